@@ -1,0 +1,14 @@
+package io.nrtcluster.common;
+
+/** Raised when copied bytes do not match the Lucene checksum or length the primary advertised for a file. The partial file is discarded and the copy retried; it is never installed. */
+public class ChecksumMismatchException extends NrtClusterException {
+  private static final long serialVersionUID = 1L;
+
+  public ChecksumMismatchException(String message) {
+    super(ErrorCode.CHECKSUM_MISMATCH, message);
+  }
+
+  public ChecksumMismatchException(String message, Throwable cause) {
+    super(ErrorCode.CHECKSUM_MISMATCH, message, cause);
+  }
+}

@@ -1,0 +1,59 @@
+package io.nrtcluster.common;
+
+/**
+ * Every kind of failure nrtcluster reports, with a stable wire code. Codes are never reused; a
+ * receiver that does not know a code treats it as {@link #INTERNAL}.
+ */
+public enum ErrorCode {
+  /** Anything unexpected on the remote side. */
+  INTERNAL(1),
+  /** A frame or message that does not follow the protocol (too long, truncated, unknown type). */
+  PROTOCOL(2),
+  /** The peer speaks an incompatible protocol version. */
+  PROTOCOL_VERSION(3),
+  /** The peer belongs to another cluster. */
+  WRONG_CLUSTER(4),
+  /** The peer does not host the requested index. */
+  UNKNOWN_INDEX(5),
+  /** A file name that is not in a copy-state or merge pre-copy the primary still holds, or unsafe. */
+  FILE_NOT_SERVABLE(6),
+  /** A copy-state id the primary does not (or no longer) hold. */
+  UNKNOWN_COPY_STATE(7),
+  /** A message from a primary generation older than one already seen. */
+  STALE_PRIMARY_GENERATION(8),
+  /** The node is closing or closed. */
+  NODE_CLOSED(9),
+  /** The node is not the primary for this index. */
+  NOT_PRIMARY(10),
+  /** Received bytes do not match the file's Lucene checksum or length. */
+  CHECKSUM_MISMATCH(11),
+  /** A bounded wait ran out. */
+  TIMEOUT(12),
+  /** The connection to the peer closed or could not be made. */
+  CONNECTION(13),
+  /** Too many requests in flight on one connection. */
+  TOO_MANY_REQUESTS(14),
+  /** Local storage failed (disk full, I/O error). */
+  STORAGE(15);
+
+  private final int wire;
+
+  ErrorCode(int wire) {
+    this.wire = wire;
+  }
+
+  /** The number sent on the wire for this code. */
+  public int wire() {
+    return wire;
+  }
+
+  /** The code for a wire number; unknown numbers map to {@link #INTERNAL}. */
+  public static ErrorCode fromWire(int wire) {
+    for (ErrorCode c : values()) {
+      if (c.wire == wire) {
+        return c;
+      }
+    }
+    return INTERNAL;
+  }
+}

@@ -1,0 +1,14 @@
+package io.nrtcluster.common;
+
+/** Raised when a requested file name is unsafe (path traversal, separators, absolute) or not part of any copy-state or merge pre-copy the primary still holds. Nothing is read from disk for such a request. */
+public class FileNotServableException extends NrtClusterException {
+  private static final long serialVersionUID = 1L;
+
+  public FileNotServableException(String message) {
+    super(ErrorCode.FILE_NOT_SERVABLE, message);
+  }
+
+  public FileNotServableException(String message, Throwable cause) {
+    super(ErrorCode.FILE_NOT_SERVABLE, message, cause);
+  }
+}

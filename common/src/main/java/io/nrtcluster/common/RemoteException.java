@@ -1,0 +1,10 @@
+package io.nrtcluster.common;
+
+/** An error reported by a remote node whose code has no more specific local type. */
+public class RemoteException extends NrtClusterException {
+  private static final long serialVersionUID = 1L;
+
+  public RemoteException(ErrorCode code, String message) {
+    super(code, message);
+  }
+}

@@ -1,0 +1,14 @@
+package io.nrtcluster.common;
+
+/** Raised when a message carries a primary generation older than the highest this node has seen: a fenced-off (zombie) primary must never be followed. */
+public class StalePrimaryGenerationException extends NrtClusterException {
+  private static final long serialVersionUID = 1L;
+
+  public StalePrimaryGenerationException(String message) {
+    super(ErrorCode.STALE_PRIMARY_GENERATION, message);
+  }
+
+  public StalePrimaryGenerationException(String message, Throwable cause) {
+    super(ErrorCode.STALE_PRIMARY_GENERATION, message, cause);
+  }
+}

@@ -1,0 +1,14 @@
+package io.nrtcluster.common;
+
+/** Raised when local storage fails while copying (disk full, I/O error); the copy is abandoned, its temp files removed, and the last good searcher keeps serving. */
+public class StorageException extends NrtClusterException {
+  private static final long serialVersionUID = 1L;
+
+  public StorageException(String message) {
+    super(ErrorCode.STORAGE, message);
+  }
+
+  public StorageException(String message, Throwable cause) {
+    super(ErrorCode.STORAGE, message, cause);
+  }
+}

@@ -1,0 +1,126 @@
+package io.nrtcluster.transport;
+
+import io.nrtcluster.common.ErrorCode;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Every message of the replication protocol. Each carries a request id: requests carry an id chosen
+ * by their sender; replies, file data and progress carry the id of the request they answer, so many
+ * requests share one connection. See {@code docs/protocol.md} for the byte layout.
+ */
+public sealed interface Message
+    permits Message.Hello,
+        Message.HelloOk,
+        Message.ErrorReply,
+        Message.Ack,
+        Message.Ping,
+        Message.GetCopyState,
+        Message.CopyStateReply,
+        Message.ReleaseCopyState,
+        Message.FetchFile,
+        Message.FileHeader,
+        FileChunk,
+        FileRegionChunk,
+        Message.Credit,
+        Message.Cancel,
+        Message.NrtPoint,
+        Message.NewReplica,
+        Message.PreCopyMerge,
+        Message.PreCopyProgress,
+        Message.PreCopyDone {
+
+  /** The request this message is, or answers. */
+  long requestId();
+
+  /** First message on every connection, from the connecting side. */
+  record Hello(
+      long requestId,
+      int protocolVersion,
+      String cluster,
+      String index,
+      int nodeId,
+      PeerRole role)
+      implements Message {}
+
+  /** Handshake accepted; says who the server is and its current primary generation (or -1). */
+  record HelloOk(long requestId, int nodeId, long primaryGen, PeerRole role) implements Message {}
+
+  /** A typed failure of one request, or of the whole connection when {@code requestId == 0}. */
+  record ErrorReply(long requestId, ErrorCode code, String message) implements Message {}
+
+  /** Success reply without payload. */
+  record Ack(long requestId) implements Message {}
+
+  /** Liveness probe, answered with {@link Ack}. */
+  record Ping(long requestId) implements Message {}
+
+  /** Replica asks the primary for its current NRT point; the reply holds it until released. */
+  record GetCopyState(long requestId, int replicaId) implements Message {}
+
+  /**
+   * A point-in-time of the primary: serialized {@code SegmentInfos} and metadata of every file it
+   * references. The primary keeps these files until {@link ReleaseCopyState} or disconnect.
+   */
+  record CopyStateReply(
+      long requestId,
+      long copyStateId,
+      long primaryGen,
+      long version,
+      long gen,
+      byte[] infosBytes,
+      Map<String, FileMeta> files,
+      Set<String> completedMergeFiles)
+      implements Message {}
+
+  /** Replica is done with a copy-state (copied, failed or cancelled). */
+  record ReleaseCopyState(long requestId, long copyStateId) implements Message {}
+
+  /** What a fetched file belongs to: a held copy-state or a running merge pre-copy. */
+  enum SourceKind {
+    COPY_STATE(1),
+    MERGE_PRECOPY(2);
+
+    final byte wire;
+
+    SourceKind(int wire) {
+      this.wire = (byte) wire;
+    }
+  }
+
+  /**
+   * Stream one file from {@code offset} to its end. The sender may have at most {@code windowBytes}
+   * unacknowledged bytes in flight; the receiver grants more with {@link Credit}.
+   */
+  record FetchFile(
+      long requestId, SourceKind sourceKind, long sourceId, String name, long offset, int windowBytes)
+      implements Message {}
+
+  /** First reply to {@link FetchFile}: the file's full length and the offset streaming starts at. */
+  record FileHeader(long requestId, long length, long offset) implements Message {}
+
+  /** Receiver of a file stream consumed {@code bytes} more bytes of request {@code requestId}. */
+  record Credit(long requestId, int bytes) implements Message {}
+
+  /** Receiver no longer wants the stream or reply of request {@code requestId}. */
+  record Cancel(long requestId) implements Message {}
+
+  /** Primary published a new NRT point (one-way, no reply). */
+  record NrtPoint(long requestId, long primaryGen, long version) implements Message {}
+
+  /** Replica started and wants NRT points and merge pre-copies; answered with {@link Ack}. */
+  record NewReplica(long requestId, int replicaId, long searchingVersion) implements Message {}
+
+  /**
+   * Primary asks a replica to pre-copy a just-merged segment before the primary installs it. The
+   * replica answers with {@link PreCopyProgress} keep-alives and one {@link PreCopyDone}.
+   */
+  record PreCopyMerge(long requestId, long preCopyId, long primaryGen, Map<String, FileMeta> files)
+      implements Message {}
+
+  /** Keep-alive of a running pre-copy: total bytes copied so far. */
+  record PreCopyProgress(long requestId, long bytesCopied) implements Message {}
+
+  /** End of a pre-copy; {@code success} false when the replica gave up or was superseded. */
+  record PreCopyDone(long requestId, boolean success) implements Message {}
+}

@@ -1,0 +1,24 @@
+package io.nrtcluster.transport;
+
+/** What a connecting peer says it is during the handshake. */
+public enum PeerRole {
+  PRIMARY(1),
+  REPLICA(2),
+  /** A tool or client that only asks questions (status, admin commands). */
+  CLIENT(3);
+
+  final byte wire;
+
+  PeerRole(int wire) {
+    this.wire = (byte) wire;
+  }
+
+  static PeerRole fromWire(byte b) throws io.nrtcluster.common.ProtocolException {
+    for (PeerRole r : values()) {
+      if (r.wire == b) {
+        return r;
+      }
+    }
+    throw new io.nrtcluster.common.ProtocolException("unknown peer role " + b);
+  }
+}

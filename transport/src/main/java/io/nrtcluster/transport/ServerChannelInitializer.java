@@ -1,0 +1,19 @@
+package io.nrtcluster.transport;
+
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.socket.SocketChannel;
+
+/** Pipeline of an accepted connection: codec, then the handshake, which installs the rest. */
+final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
+  private final TransportServer server;
+
+  ServerChannelInitializer(TransportServer server) {
+    this.server = server;
+  }
+
+  @Override
+  protected void initChannel(SocketChannel ch) {
+    TransportPipeline.addCodec(ch.pipeline(), server.transport());
+    ch.pipeline().addLast(TransportPipeline.HANDSHAKE, new ServerHandshakeHandler(server));
+  }
+}

@@ -1,0 +1,88 @@
+package io.nrtcluster.transport;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.nrtcluster.common.ErrorCode;
+import io.nrtcluster.common.ProtocolException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * First handler of every accepted connection: accepts exactly one {@link Message.Hello} within the
+ * handshake deadline, checks protocol version, cluster and index, and then hands the connection to
+ * the chosen {@link Endpoint}. Anything else closes the connection with a typed error.
+ */
+final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
+  private final TransportServer server;
+  private ScheduledFuture<?> deadline;
+
+  ServerHandshakeHandler(TransportServer server) {
+    this.server = server;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    long millis = server.transport().config().handshakeTimeout().toMillis();
+    deadline = ctx.executor().schedule(() -> {
+      Transport.LOG.warn("{}: no handshake within {} ms; closing", ctx.channel().remoteAddress(), millis);
+      ctx.close();
+    }, millis, TimeUnit.MILLISECONDS);
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    cancelDeadline();
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof Message.Hello hello)) {
+      ReferenceCountUtil.release(msg);
+      ConnectionHandler.protocolError(ctx, new ProtocolException("expected a handshake first"));
+      return;
+    }
+    cancelDeadline();
+    ErrorCode refusal = null;
+    String why = null;
+    Endpoint endpoint = null;
+    if (hello.protocolVersion() != WireFormat.PROTOCOL_VERSION) {
+      refusal = ErrorCode.PROTOCOL_VERSION;
+      why = "protocol version " + hello.protocolVersion() + " is not supported (this node speaks " + WireFormat.PROTOCOL_VERSION + ")";
+    } else if (!server.cluster().equals(hello.cluster())) {
+      refusal = ErrorCode.WRONG_CLUSTER;
+      why = "this node belongs to cluster '" + server.cluster() + "', not '" + hello.cluster() + "'";
+    } else {
+      endpoint = server.endpoint(hello.index());
+      if (endpoint == null) {
+        refusal = ErrorCode.UNKNOWN_INDEX;
+        why = "index '" + hello.index() + "' is not hosted here";
+      }
+    }
+    if (refusal != null) {
+      Transport.LOG.warn("{}: refusing node {}: {}", ctx.channel().remoteAddress(), hello.nodeId(), why);
+      ctx.writeAndFlush(new Message.ErrorReply(hello.requestId(), refusal, why)).addListener(f -> ctx.close());
+      return;
+    }
+    Connection connection = new Connection(ctx.channel(), server.transport());
+    connection.setPeer(hello.nodeId(), hello.role(), -1, hello.index());
+    ctx.pipeline().replace(this, TransportPipeline.CONNECTION, new ConnectionHandler(connection, endpoint));
+    server.track(connection);
+    connection.reply(new Message.HelloOk(hello.requestId(), endpoint.nodeId(), endpoint.primaryGeneration(), endpoint.role()));
+    endpoint.onConnect(connection);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ConnectionHandler.handleException(ctx, String.valueOf(ctx.channel().remoteAddress()), cause);
+  }
+
+  private void cancelDeadline() {
+    if (deadline != null) {
+      deadline.cancel(false);
+      deadline = null;
+    }
+  }
+}

@@ -1,0 +1,188 @@
+package io.nrtcluster.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.NodeClosedException;
+import io.nrtcluster.common.NrtClusterException;
+import java.io.Closeable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The process-wide networking of nrtcluster: named event loops, the request threads, the codec
+ * instances, and at most one {@link TransportServer}. Every index (shard) of a process shares one
+ * transport. Thread-safe; close it last.
+ */
+public final class Transport implements Closeable {
+  static final Logger LOG = LoggerFactory.getLogger(Transport.class);
+  static final ChannelFutureListener CLOSE_ON_WRITE_FAILURE = f -> {
+    if (!f.isSuccess() && f.channel().isActive()) {
+      LOG.debug("write to {} failed; closing", f.channel().remoteAddress(), f.cause());
+      f.channel().close();
+    }
+  };
+
+  private final String name;
+  private final TransportConfig config;
+  private final EventLoopGroup ioGroup;
+  private final EventLoopGroup acceptGroup;
+  private final ThreadPoolExecutor requestExecutor;
+  private final MessageEncoder encoder;
+  private final MessageDecoder decoder = new MessageDecoder();
+  private final FaultStats faultStats;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile TransportServer server;
+
+  private Transport(String name, TransportConfig config) {
+    this.name = name;
+    this.config = config;
+    this.encoder = new MessageEncoder(config.maxFrameBytes());
+    this.faultStats = new FaultStats(config.faults());
+    this.ioGroup = new MultiThreadIoEventLoopGroup(config.ioThreads(), new DefaultThreadFactory("nrt-io-" + name, true), NioIoHandler.newFactory());
+    this.acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("nrt-accept-" + name, true), NioIoHandler.newFactory());
+    this.requestExecutor = new ThreadPoolExecutor(
+        config.requestThreads(), config.requestThreads(), 30, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), new DefaultThreadFactory("nrt-req-" + name, true));
+    this.requestExecutor.allowCoreThreadTimeOut(true);
+  }
+
+  /** Starts a transport; {@code name} appears in its thread names. */
+  public static Transport create(String name, TransportConfig config) {
+    return new Transport(name, config);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public TransportConfig config() {
+    return config;
+  }
+
+  /** What the fault-injection point has done so far on this transport's connections. */
+  public FaultStats faultStats() {
+    return faultStats;
+  }
+
+  MessageEncoder encoder() {
+    return encoder;
+  }
+
+  MessageDecoder decoder() {
+    return decoder;
+  }
+
+  ExecutorService requestExecutor() {
+    return requestExecutor;
+  }
+
+  EventLoopGroup ioGroup() {
+    return ioGroup;
+  }
+
+  EventLoopGroup acceptGroup() {
+    return acceptGroup;
+  }
+
+  /**
+   * Binds this transport's server (one per transport) on {@code host:port} (port 0 picks a free
+   * one) for cluster {@code cluster}; endpoints are registered on it per index.
+   */
+  public synchronized TransportServer bind(String host, int port, String cluster) throws NrtClusterException {
+    ensureOpen();
+    if (server != null) {
+      throw new IllegalStateException("transport " + name + " is already bound to " + server.localAddress());
+    }
+    server = TransportServer.bind(this, host, port, cluster);
+    return server;
+  }
+
+  /** The bound server, or null. */
+  public TransportServer server() {
+    return server;
+  }
+
+  /**
+   * Connects to {@code address} and performs the handshake for {@code cluster}/{@code index}.
+   * Requests the peer starts on this connection go to {@code handler}. Fails with {@link
+   * ConnectionException} when unreachable within the connect timeout, or with the peer's typed
+   * refusal (for example {@link io.nrtcluster.common.ClusterMismatchException}).
+   */
+  public CompletableFuture<Connection> connect(
+      NodeAddress address, String cluster, String index, int nodeId, PeerRole role, RequestHandler handler) {
+    CompletableFuture<Connection> result = new CompletableFuture<>();
+    if (closed.get()) {
+      result.completeExceptionally(new NodeClosedException("transport " + name + " is closed"));
+      return result;
+    }
+    Bootstrap b = new Bootstrap()
+        .group(ioGroup)
+        .channel(NioSocketChannel.class)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
+        .option(ChannelOption.TCP_NODELAY, true)
+        .handler(new ClientChannelInitializer(this, handler));
+    b.connect(address.host(), address.port()).addListener((ChannelFutureListener) f -> {
+      if (!f.isSuccess()) {
+        result.completeExceptionally(new ConnectionException("cannot connect to " + address + ": " + f.cause().getMessage(), f.cause()));
+        return;
+      }
+      Channel ch = f.channel();
+      Connection connection = ((ConnectionHandler) ch.pipeline().get(TransportPipeline.CONNECTION)).connection();
+      connection
+          .request(id -> new Message.Hello(id, WireFormat.PROTOCOL_VERSION, cluster, index, nodeId, role), config.handshakeTimeout())
+          .whenComplete((reply, err) -> {
+            if (err != null) {
+              ch.close();
+              result.completeExceptionally(err);
+            } else if (reply instanceof Message.HelloOk ok) {
+              connection.setPeer(ok.nodeId(), ok.role(), ok.primaryGen(), index);
+              result.complete(connection);
+            } else {
+              ch.close();
+              result.completeExceptionally(new io.nrtcluster.common.ProtocolException("unexpected handshake reply " + reply));
+            }
+          });
+    });
+    return result;
+  }
+
+  private void ensureOpen() throws NodeClosedException {
+    if (closed.get()) {
+      throw new NodeClosedException("transport " + name + " is closed");
+    }
+  }
+
+  /** Closes the server, every connection, and the threads, waiting a bounded time. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    TransportServer s = server;
+    if (s != null) {
+      s.close();
+    }
+    acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    ioGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    requestExecutor.shutdownNow();
+    try {
+      requestExecutor.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

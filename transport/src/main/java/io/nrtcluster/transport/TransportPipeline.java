@@ -1,0 +1,34 @@
+package io.nrtcluster.transport;
+
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.traffic.ChannelTrafficShapingHandler;
+
+/** The handler names and the shared part of both sides' pipelines. */
+final class TransportPipeline {
+  static final String THROTTLE = "throttle";
+  static final String FRAMES = "frames";
+  static final String DECODER = "decoder";
+  static final String ENCODER = "encoder";
+  static final String BIT_FLIPS = "bitFlips";
+  static final String HANDSHAKE = "handshake";
+  static final String CONNECTION = "connection";
+
+  private TransportPipeline() {}
+
+  /** Adds throttle (if configured), framing, codec and bit flips (if configured), in that order. */
+  static void addCodec(ChannelPipeline p, Transport transport) {
+    TransportConfig config = transport.config();
+    FaultInjection faults = config.faults();
+    if (faults.throttles()) {
+      long rate = faults.throttleBytesPerSecond();
+      p.addLast(THROTTLE, new ChannelTrafficShapingHandler(rate, rate, 100));
+    }
+    p.addLast(FRAMES, new LengthFieldBasedFrameDecoder(config.maxFrameBytes(), 0, 4, 0, 4, true));
+    p.addLast(ENCODER, transport.encoder());
+    p.addLast(DECODER, transport.decoder());
+    if (faults.flipsBits()) {
+      p.addLast(BIT_FLIPS, new BitFlipHandler(transport.faultStats()));
+    }
+  }
+}

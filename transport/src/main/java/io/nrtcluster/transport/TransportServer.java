@@ -1,0 +1,105 @@
+package io.nrtcluster.transport;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.NrtClusterException;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The listening side of a {@link Transport}: accepts connections for one cluster and routes each,
+ * by the index named in its handshake, to that index's {@link Endpoint}.
+ */
+public final class TransportServer {
+  private final Transport transport;
+  private final String cluster;
+  private final Channel serverChannel;
+  private final ChannelGroup channels = new DefaultChannelGroup("nrt-server", GlobalEventExecutor.INSTANCE);
+  private final Map<String, Endpoint> endpoints = new ConcurrentHashMap<>();
+
+  private TransportServer(Transport transport, String cluster, Channel serverChannel) {
+    this.transport = transport;
+    this.cluster = cluster;
+    this.serverChannel = serverChannel;
+  }
+
+  static TransportServer bind(Transport transport, String host, int port, String cluster) throws NrtClusterException {
+    Checks.notBlank("cluster", cluster);
+    TransportServer[] holder = new TransportServer[1];
+    ServerBootstrap b = new ServerBootstrap()
+        .group(transport.acceptGroup(), transport.ioGroup())
+        .channel(NioServerSocketChannel.class)
+        .option(ChannelOption.SO_BACKLOG, 128)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childHandler(new io.netty.channel.ChannelInitializer<>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            holder[0].channels.add(ch);
+            ch.pipeline().addLast(new ServerChannelInitializer(holder[0]));
+          }
+        });
+    // The server object must exist before the first child channel; bind after construction.
+    io.netty.channel.ChannelFuture f = b.bind(host, port).awaitUninterruptibly();
+    if (!f.isSuccess()) {
+      throw new ConnectionException("cannot listen on " + host + ":" + port + ": " + f.cause().getMessage(), f.cause());
+    }
+    TransportServer server = new TransportServer(transport, cluster, f.channel());
+    holder[0] = server;
+    return server;
+  }
+
+  Transport transport() {
+    return transport;
+  }
+
+  public String cluster() {
+    return cluster;
+  }
+
+  /** The address actually bound (resolves port 0). */
+  public NodeAddress localAddress() {
+    InetSocketAddress a = (InetSocketAddress) serverChannel.localAddress();
+    return new NodeAddress(a.getHostString(), a.getPort());
+  }
+
+  /** Makes {@code endpoint} answer handshakes for {@code index}. */
+  public void register(String index, Endpoint endpoint) {
+    if (endpoints.putIfAbsent(index, endpoint) != null) {
+      throw new IllegalStateException("index '" + index + "' already has an endpoint on this server");
+    }
+  }
+
+  /** Stops routing new connections to {@code endpoint} and closes the connections it has. */
+  public void unregister(String index, Endpoint endpoint) {
+    if (endpoints.remove(index, endpoint)) {
+      for (Channel ch : channels) {
+        ConnectionHandler h = ch.pipeline().get(ConnectionHandler.class);
+        if (h != null && index.equals(h.connection().index())) {
+          ch.close();
+        }
+      }
+    }
+  }
+
+  Endpoint endpoint(String index) {
+    return endpoints.get(index);
+  }
+
+  void track(Connection connection) {
+    // Channels are already in the group; nothing else to do yet.
+  }
+
+  void close() {
+    serverChannel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+  }
+}
