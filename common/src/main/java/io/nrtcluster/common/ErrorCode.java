@@ -34,7 +34,9 @@ public enum ErrorCode {
   /** Too many requests in flight on one connection. */
   TOO_MANY_REQUESTS(14),
   /** Local storage failed (disk full, I/O error). */
-  STORAGE(15);
+  STORAGE(15),
+  /** A replica's files conflict with a new primary's and it must resynchronize from scratch. */
+  RESYNC_REQUIRED(16);
 
   private final int wire;
 

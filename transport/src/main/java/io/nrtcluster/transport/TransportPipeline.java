@@ -24,11 +24,20 @@ final class TransportPipeline {
       long rate = faults.throttleBytesPerSecond();
       p.addLast(THROTTLE, new ChannelTrafficShapingHandler(rate, rate, 100));
     }
-    p.addLast(FRAMES, new LengthFieldBasedFrameDecoder(config.maxFrameBytes(), 0, 4, 0, 4, true));
+    p.addLast(FRAMES, frameDecoder(config.maxFrameBytes()));
     p.addLast(ENCODER, transport.encoder());
     p.addLast(DECODER, transport.decoder());
     if (faults.flipsBits()) {
       p.addLast(BIT_FLIPS, new BitFlipHandler(transport.faultStats()));
     }
+  }
+
+  /**
+   * Splits the inbound byte stream into frames and strips their 4-byte length prefix. Accepts a
+   * length prefix of up to {@code maxFrameBytes}, the same bound {@link MessageEncoder} enforces:
+   * Netty compares its limit with the frame length plus the prefix itself, hence the {@code + 4}.
+   */
+  static LengthFieldBasedFrameDecoder frameDecoder(int maxFrameBytes) {
+    return new LengthFieldBasedFrameDecoder(maxFrameBytes + 4, 0, 4, 0, 4, true);
   }
 }

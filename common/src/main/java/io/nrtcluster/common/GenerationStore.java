@@ -1,0 +1,101 @@
+package io.nrtcluster.common;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Properties;
+
+/**
+ * A node's small durable facts that must survive restarts and must never go backwards: the highest
+ * primary generation it has seen and the highest index version it has published or searched. Kept
+ * outside the index directory (Lucene deletes unknown files there). Updates are atomic: write a temp
+ * file, fsync, rename.
+ */
+public final class GenerationStore {
+  private static final String GEN = "highestPrimaryGen";
+  private static final String VERSION = "highestVersion";
+
+  private final Path file;
+  private long highestPrimaryGen = -1;
+  private long highestVersion = -1;
+
+  private GenerationStore(Path file) {
+    this.file = file;
+  }
+
+  /** Opens (or starts) the store at {@code file}; a corrupt file is a {@link StorageException}. */
+  public static GenerationStore open(Path file) throws StorageException {
+    GenerationStore store = new GenerationStore(file);
+    if (Files.exists(file)) {
+      Properties p = new Properties();
+      try (InputStream in = Files.newInputStream(file)) {
+        p.load(in);
+        store.highestPrimaryGen = Long.parseLong(p.getProperty(GEN, "-1"));
+        store.highestVersion = Long.parseLong(p.getProperty(VERSION, "-1"));
+      } catch (IOException | NumberFormatException e) {
+        throw new StorageException("cannot read node state " + file, e);
+      }
+    }
+    return store;
+  }
+
+  public synchronized long highestPrimaryGen() {
+    return highestPrimaryGen;
+  }
+
+  public synchronized long highestVersion() {
+    return highestVersion;
+  }
+
+  /**
+   * Records that generation {@code gen} was seen; durable before returning when it is new. Returns
+   * false (and changes nothing) when {@code gen} is lower than one seen before.
+   */
+  public synchronized boolean observeGeneration(long gen) throws StorageException {
+    if (gen < highestPrimaryGen) {
+      return false;
+    }
+    if (gen > highestPrimaryGen) {
+      highestPrimaryGen = gen;
+      write(true);
+    }
+    return true;
+  }
+
+  /**
+   * Records a published or searched version. Written without fsync: it survives a process crash (the
+   * page cache does) but not a power loss, which is the trade-off for doing it on every refresh.
+   */
+  public synchronized void observeVersion(long version) throws StorageException {
+    if (version > highestVersion) {
+      highestVersion = version;
+      write(false);
+    }
+  }
+
+  private void write(boolean sync) throws StorageException {
+    Properties p = new Properties();
+    p.setProperty(GEN, Long.toString(highestPrimaryGen));
+    p.setProperty(VERSION, Long.toString(highestVersion));
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    try {
+      Files.createDirectories(file.getParent());
+      try (OutputStream out = Files.newOutputStream(tmp)) {
+        p.store(out, "nrtcluster node state; do not edit");
+      }
+      if (sync) {
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+          ch.force(true);
+        }
+      }
+      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      throw new StorageException("cannot write node state " + file, e);
+    }
+  }
+}

@@ -1,0 +1,210 @@
+package io.nrtcluster.primary;
+
+import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.transport.Connection;
+import io.nrtcluster.transport.FileMeta;
+import io.nrtcluster.transport.Message;
+import io.nrtcluster.transport.ReplyListener;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.apache.lucene.replicator.nrt.FileMetaData;
+
+/**
+ * Pre-copies a just-merged segment to the connected replicas before the primary installs it
+ * (Lucene's merged-segment warmer hook), so a big merge never makes a refresh wait.
+ *
+ * <p>Waiting is bounded twice: a replica that sends no progress for {@code keepAlive} is skipped,
+ * and the whole pre-copy ends at {@code timeout}. A skipped replica copies the merged files later,
+ * with the NRT point that first references them. A replica that connects while a pre-copy runs is
+ * included in it. Files of a pre-copy are servable exactly while it runs.
+ */
+final class MergePreCopier {
+  private final NodeLog log;
+  private final Supplier<Collection<Connection>> replicas;
+  private final LongSupplier primaryGen;
+  private final Duration timeout;
+  private final Duration keepAlive;
+  private final AtomicLong nextId = new AtomicLong(1);
+  private final Map<Long, PreCopy> running = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  MergePreCopier(NodeLog log, Supplier<Collection<Connection>> replicas, LongSupplier primaryGen, Duration timeout, Duration keepAlive) {
+    this.log = log;
+    this.replicas = replicas;
+    this.primaryGen = primaryGen;
+    this.timeout = timeout;
+    this.keepAlive = keepAlive;
+  }
+
+  /**
+   * Runs on the merge thread. Returns when every included replica finished, was skipped, or the
+   * deadline passed. Never throws: a failed pre-copy must not fail the merge.
+   */
+  void preCopy(String segment, Map<String, FileMetaData> files) {
+    if (closed) {
+      return;
+    }
+    long started = System.nanoTime();
+    PreCopy pc = new PreCopy(nextId.getAndIncrement(), WireFiles.toWire(files));
+    running.put(pc.id, pc);
+    try {
+      for (Connection c : replicas.get()) {
+        pc.include(c);
+      }
+      pc.await();
+      log.info("pre-copied merged segment {} ({} files) to {} of {} replicas in {} ms",
+          segment, files.size(), pc.succeeded(), pc.targets.size(), (System.nanoTime() - started) / 1_000_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      log.warn("pre-copy of {} interrupted", segment);
+    } catch (RuntimeException e) {
+      log.warn("pre-copy of {} failed; replicas will copy it with the next NRT point", segment, e);
+    } finally {
+      running.remove(pc.id);
+      pc.abandonRemaining();
+    }
+  }
+
+  /** A replica connected: it joins every pre-copy still running. */
+  void onNewReplica(Connection c) {
+    for (PreCopy pc : running.values()) {
+      pc.include(c);
+    }
+  }
+
+  /** True while pre-copy {@code id} runs and {@code name} is one of its files. */
+  boolean isServable(long id, String name) {
+    PreCopy pc = running.get(id);
+    return pc != null && pc.files.containsKey(name);
+  }
+
+  int running() {
+    return running.size();
+  }
+
+  /** Ends all waiting at once (the primary is closing). */
+  void close() {
+    closed = true;
+    for (PreCopy pc : running.values()) {
+      synchronized (pc) {
+        pc.notifyAll();
+      }
+    }
+  }
+
+  private final class PreCopy {
+    final long id;
+    final Map<String, FileMeta> files;
+    final Map<Connection, Target> targets = new HashMap<>();
+    final long deadline;
+
+    PreCopy(long id, Map<String, FileMeta> files) {
+      this.id = id;
+      this.files = files;
+      this.deadline = System.nanoTime() + timeout.toNanos();
+    }
+
+    final class Target implements ReplyListener {
+      final Connection connection;
+      volatile long requestId;
+      volatile long lastHeard = System.nanoTime();
+      volatile boolean done;
+      volatile boolean success;
+
+      Target(Connection connection) {
+        this.connection = connection;
+      }
+
+      @Override
+      public boolean onReply(Message reply) {
+        lastHeard = System.nanoTime();
+        switch (reply) {
+          case Message.PreCopyProgress p -> {
+            return false;
+          }
+          case Message.PreCopyDone d -> finish(d.success());
+          default -> finish(false);
+        }
+        return true;
+      }
+
+      @Override
+      public void onFailure(Throwable cause) {
+        finish(false);
+      }
+
+      private void finish(boolean ok) {
+        synchronized (PreCopy.this) {
+          success = ok;
+          done = true;
+          PreCopy.this.notifyAll();
+        }
+      }
+    }
+
+    synchronized void include(Connection c) {
+      if (targets.containsKey(c) || !c.isOpen()) {
+        return;
+      }
+      Target t = new Target(c);
+      targets.put(c, t);
+      t.requestId = c.requestStreaming(rid -> new Message.PreCopyMerge(rid, id, primaryGen.getAsLong(), files), t);
+    }
+
+    synchronized void await() throws InterruptedException {
+      while (!closed) {
+        long now = System.nanoTime();
+        boolean waiting = false;
+        for (Target t : targets.values()) {
+          if (t.done) {
+            continue;
+          }
+          if (!t.connection.isOpen()) {
+            t.done = true;
+          } else if (now - t.lastHeard > keepAlive.toNanos()) {
+            log.warn("replica {} sent no pre-copy progress for {}; merging without it", t.connection.peerNodeId(), keepAlive);
+            skip(t);
+          } else if (now > deadline) {
+            log.warn("replica {} did not finish pre-copy within {}; merging without it", t.connection.peerNodeId(), timeout);
+            skip(t);
+          } else {
+            waiting = true;
+          }
+        }
+        if (!waiting) {
+          return;
+        }
+        wait(100);
+      }
+    }
+
+    private void skip(Target t) {
+      t.done = true;
+      t.connection.cancel(t.requestId);
+    }
+
+    synchronized void abandonRemaining() {
+      for (Target t : targets.values()) {
+        if (!t.done) {
+          skip(t);
+        }
+      }
+    }
+
+    synchronized int succeeded() {
+      int n = 0;
+      for (Target t : targets.values()) {
+        if (t.success) {
+          n++;
+        }
+      }
+      return n;
+    }
+  }
+}

@@ -1,0 +1,270 @@
+package io.nrtcluster.primary;
+
+import io.nrtcluster.common.GenerationStore;
+import io.nrtcluster.common.NodeClosedException;
+import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.Slf4jPrintStream;
+import io.nrtcluster.transport.NodeAddress;
+import io.nrtcluster.transport.Transport;
+import io.nrtcluster.transport.TransportServer;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.replicator.nrt.Node;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.SearcherFactory;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.IOUtils;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The primary of one index: owns the {@link IndexWriter}, publishes each refresh as an NRT point to
+ * every connected replica, serves them the files of that point, and pre-copies merged segments
+ * before installing them.
+ *
+ * <p>Guarantees: a replica can only ever fetch files of a point-in-time this primary handed out and
+ * still holds; every copy-state handed out is released (by the replica, on disconnect, or on close);
+ * versions published by this data directory never repeat, even across restarts; {@link #close()}
+ * waits at most {@code closeTimeout} for copies in progress and then rolls back uncommitted changes,
+ * exactly like closing a Lucene {@code PrimaryNode} (call {@link #commit()} first to keep them).
+ *
+ * <pre>{@code
+ * try (Primary primary = Primary.open(config, new IndexWriterConfig(analyzer))) {
+ *   primary.writer().addDocument(doc);
+ *   long version = primary.refresh();   // replicas copy and open this exact version
+ * }
+ * }</pre>
+ */
+public final class Primary implements Closeable {
+  private final PrimaryConfig config;
+  private final NodeLog log;
+  private final GenerationStore store;
+  private final ReplicatingPrimaryNode node;
+  private final PrimaryEndpoint endpoint;
+  private final CopyStateRegistry copyStates;
+  private final MergePreCopier preCopier;
+  private final Transport transport;
+  private final boolean ownsTransport;
+  private final TransportServer server;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private Primary(PrimaryConfig config, NodeLog log, GenerationStore store, ReplicatingPrimaryNode node,
+      PrimaryEndpoint endpoint, CopyStateRegistry copyStates, MergePreCopier preCopier, Transport transport,
+      boolean ownsTransport, TransportServer server) {
+    this.config = config;
+    this.log = log;
+    this.store = store;
+    this.node = node;
+    this.endpoint = endpoint;
+    this.copyStates = copyStates;
+    this.preCopier = preCopier;
+    this.transport = transport;
+    this.ownsTransport = ownsTransport;
+    this.server = server;
+  }
+
+  /** Opens a primary with its own transport, listening on the configured address. */
+  public static Primary open(PrimaryConfig config, IndexWriterConfig writerConfig) throws IOException {
+    Transport transport = Transport.create("P" + config.nodeId(), config.transport());
+    try {
+      return open(config, writerConfig, transport, true);
+    } catch (IOException | RuntimeException e) {
+      transport.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Opens a primary on a shared transport (several indexes per process). The transport is bound on
+   * the configured address if it is not bound yet.
+   */
+  public static Primary open(PrimaryConfig config, IndexWriterConfig writerConfig, Transport transport) throws IOException {
+    return open(config, writerConfig, transport, false);
+  }
+
+  private static Primary open(PrimaryConfig config, IndexWriterConfig writerConfig, Transport transport, boolean ownsTransport)
+      throws IOException {
+    Files.createDirectories(config.indexPath());
+    GenerationStore store = GenerationStore.open(config.statePath());
+    Directory dir = FSDirectory.open(config.indexPath());
+    IndexWriter writer = null;
+    try {
+      writerConfig.setCommitOnClose(false);
+      writerConfig.setMaxFullFlushMergeWaitMillis(config.maxFullFlushMergeWait().toMillis());
+      writer = new IndexWriter(dir, writerConfig);
+      long gen = config.primaryGen() >= 0 ? config.primaryGen() : nextGeneration(store, writer);
+      store.observeGeneration(gen);
+      long forceVersion = config.forcePrimaryVersion() >= 0 ? config.forcePrimaryVersion()
+          : store.highestVersion() >= 0 ? store.highestVersion() + 1 : -1;
+      NodeLog log = new NodeLog(LoggerFactory.getLogger(Primary.class), "P" + config.nodeId(), () -> gen);
+      PrimaryEndpoint endpoint = new PrimaryEndpoint(config.nodeId(), gen, config.indexPath(), log);
+      MergePreCopier preCopier = new MergePreCopier(log, endpoint::replicas, () -> gen, config.preCopyTimeout(), config.preCopyKeepAlive());
+      ReplicatingPrimaryNode node = new ReplicatingPrimaryNode(writer, config.nodeId(), gen, forceVersion,
+          new SearcherFactory(), new Slf4jPrintStream(log), preCopier);
+      node.setRemoteCloseTimeoutMs(0);
+      CopyStateRegistry copyStates = new CopyStateRegistry(node, log);
+      endpoint.bind(node, copyStates, preCopier);
+      store.observeVersion(node.getCopyStateVersion());
+      TransportServer server = transport.server();
+      if (server == null) {
+        server = transport.bind(config.bindHost(), config.port(), config.cluster());
+      }
+      server.register(config.index(), endpoint);
+      log.info("primary of {}/{} listening on {} at version {} (data {})", config.cluster(), config.index(),
+          server.localAddress(), node.getCopyStateVersion(), config.dataDir());
+      return new Primary(config, log, store, node, endpoint, copyStates, preCopier, transport, ownsTransport, server);
+    } catch (IOException | RuntimeException e) {
+      if (writer != null) {
+        IOUtils.closeWhileHandlingException(writer::rollback);
+      }
+      IOUtils.closeWhileHandlingException(dir);
+      throw e;
+    }
+  }
+
+  private static long nextGeneration(GenerationStore store, IndexWriter writer) {
+    long fromCommit = -1;
+    Iterable<Map.Entry<String, String>> data = writer.getLiveCommitData();
+    if (data != null) {
+      for (Map.Entry<String, String> e : data) {
+        if (e.getKey().equals(Node.PRIMARY_GEN_KEY)) {
+          fromCommit = Long.parseLong(e.getValue());
+        }
+      }
+    }
+    return Math.max(store.highestPrimaryGen(), fromCommit) + 1;
+  }
+
+  /** The writer: add, update and delete documents here; they become visible with {@link #refresh()}. */
+  public IndexWriter writer() {
+    return node.writer();
+  }
+
+  /**
+   * Opens a new NRT point and tells every replica; returns the version now searchable here (the
+   * same as before when nothing changed).
+   */
+  public synchronized long refresh() throws IOException {
+    ensureOpen();
+    boolean changed = node.flushAndRefresh();
+    long version = node.getCopyStateVersion();
+    if (changed) {
+      store.observeVersion(version);
+      endpoint.publish(version);
+    }
+    return version;
+  }
+
+  /** Durably commits the last refreshed point (with its primary generation and version). */
+  public void commit() throws IOException {
+    ensureOpen();
+    node.commit();
+  }
+
+  public IndexSearcher acquireSearcher() throws IOException {
+    ensureOpen();
+    return node.getSearcherManager().acquire();
+  }
+
+  public void releaseSearcher(IndexSearcher searcher) throws IOException {
+    node.getSearcherManager().release(searcher);
+  }
+
+  /** Version of the last published NRT point. */
+  public long version() {
+    return node.getCopyStateVersion();
+  }
+
+  /** Version of the last commit. */
+  public long lastCommitVersion() {
+    return node.getLastCommitVersion();
+  }
+
+  public long primaryGen() {
+    return node.getPrimaryGen();
+  }
+
+  public int nodeId() {
+    return config.nodeId();
+  }
+
+  /** Where replicas connect. */
+  public NodeAddress address() {
+    return server.localAddress();
+  }
+
+  /** Copy-states handed out and not yet released; 0 when no replica is copying. */
+  public int copyStatesHeld() {
+    return copyStates.size();
+  }
+
+  /** Replicas connected and subscribed to NRT points. */
+  public int replicaCount() {
+    return endpoint.replicas().size();
+  }
+
+  /** Merge pre-copies running right now. */
+  public int preCopiesRunning() {
+    return preCopier.running();
+  }
+
+  /** The transport this primary uses (for its fault-injection statistics). */
+  public Transport transport() {
+    return transport;
+  }
+
+  private void ensureOpen() throws NodeClosedException {
+    if (closed.get()) {
+      throw new NodeClosedException("primary " + log.name() + " is closed");
+    }
+  }
+
+  /**
+   * Stops serving: waits up to {@code closeTimeout} for replicas to finish their copies, then drops
+   * their connections, releases what they still hold and closes the writer without committing.
+   */
+  @Override
+  public void close() throws IOException {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    endpoint.beginClose();
+    long deadline = System.nanoTime() + config.closeTimeout().toNanos();
+    synchronized (this) {
+      // Bounded wait for copies in progress; replicas release their copy-states when done.
+      while (copyStates.size() > 0 && System.nanoTime() < deadline) {
+        try {
+          wait(20);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+    }
+    if (copyStates.size() > 0) {
+      log.warn("closing with {} copies still in progress after {}", copyStates.size(), config.closeTimeout());
+    }
+    preCopier.close();
+    server.unregister(config.index(), endpoint);
+    copyStates.releaseAll();
+    try {
+      node.close();
+    } finally {
+      if (ownsTransport) {
+        transport.close();
+      }
+      log.info("primary closed");
+    }
+  }
+
+  /** The bounded close wait, for callers that want to know it. */
+  public Duration closeTimeout() {
+    return config.closeTimeout();
+  }
+}

@@ -1,0 +1,164 @@
+package io.nrtcluster.primary;
+
+import io.nrtcluster.common.Checks;
+import io.nrtcluster.transport.TransportConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * Immutable settings of one {@link Primary}. Built with {@link #builder()}, which validates every
+ * bound and names the offending field.
+ *
+ * @param nodeId this node's id, unique in the cluster (appears as {@code P<id>} in logs)
+ * @param cluster cluster name; replicas of another cluster are refused
+ * @param index index (shard) name
+ * @param dataDir node directory: the Lucene index lives in {@code dataDir/index}, node state beside it
+ * @param bindHost address the replication server listens on
+ * @param port port the replication server listens on; 0 picks a free one
+ * @param primaryGen primary generation (fencing epoch); -1 means "one above any this data directory
+ *     has used", which is right for a standalone primary and wrong when an election assigns it
+ * @param forcePrimaryVersion version to advance the index to, above every version ever published;
+ *     -1 means "above the highest this data directory has published"
+ * @param preCopyTimeout longest a merge waits for replicas to pre-copy its segment
+ * @param preCopyKeepAlive a replica that reports no pre-copy progress for this long is skipped
+ * @param closeTimeout longest {@code close()} waits for replicas still copying
+ * @param maxFullFlushMergeWait Lucene's {@code maxFullFlushMergeWaitMillis}: how long a refresh waits
+ *     for small merges of just-flushed segments. 0 by default: refresh latency is this library's
+ *     point, and merged segments are pre-copied in the background anyway
+ * @param transport transport settings, used when the primary creates its own transport
+ */
+public record PrimaryConfig(
+    int nodeId,
+    String cluster,
+    String index,
+    Path dataDir,
+    String bindHost,
+    int port,
+    long primaryGen,
+    long forcePrimaryVersion,
+    Duration preCopyTimeout,
+    Duration preCopyKeepAlive,
+    Duration closeTimeout,
+    Duration maxFullFlushMergeWait,
+    TransportConfig transport) {
+
+  public PrimaryConfig {
+    Checks.inRange("nodeId", nodeId, 0, 65535);
+    Checks.safeName("cluster", cluster);
+    Checks.safeName("index", index);
+    Checks.notNull("dataDir", dataDir);
+    Checks.notBlank("bindHost", bindHost);
+    Checks.inRange("port", port, 0, 65535);
+    Checks.inRange("primaryGen", primaryGen, -1, Long.MAX_VALUE / 2);
+    Checks.inRange("forcePrimaryVersion", forcePrimaryVersion, -1, Long.MAX_VALUE / 2);
+    Checks.positive("preCopyTimeout", preCopyTimeout);
+    Checks.atMost("preCopyKeepAlive", preCopyKeepAlive, preCopyTimeout);
+    Checks.positive("closeTimeout", closeTimeout);
+    Checks.notNull("maxFullFlushMergeWait", maxFullFlushMergeWait);
+    if (maxFullFlushMergeWait.isNegative()) {
+      throw new IllegalArgumentException("maxFullFlushMergeWait must not be negative");
+    }
+    Checks.notNull("transport", transport);
+  }
+
+  /** Where the Lucene index lives. */
+  public Path indexPath() {
+    return dataDir.resolve("index");
+  }
+
+  /** Where the node's durable generation/version facts live. */
+  public Path statePath() {
+    return dataDir.resolve("node.state");
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a validated {@link PrimaryConfig}; only cluster, index and dataDir have no default. */
+  public static final class Builder {
+    private int nodeId;
+    private String cluster;
+    private String index;
+    private Path dataDir;
+    private String bindHost = "127.0.0.1";
+    private int port;
+    private long primaryGen = -1;
+    private long forcePrimaryVersion = -1;
+    private Duration preCopyTimeout = Duration.ofMinutes(5);
+    private Duration preCopyKeepAlive = Duration.ofSeconds(10);
+    private Duration closeTimeout = Duration.ofSeconds(10);
+    private Duration maxFullFlushMergeWait = Duration.ZERO;
+    private TransportConfig transport = TransportConfig.defaults();
+
+    public Builder nodeId(int v) {
+      nodeId = v;
+      return this;
+    }
+
+    public Builder cluster(String v) {
+      cluster = v;
+      return this;
+    }
+
+    public Builder index(String v) {
+      index = v;
+      return this;
+    }
+
+    public Builder dataDir(Path v) {
+      dataDir = v;
+      return this;
+    }
+
+    public Builder bindHost(String v) {
+      bindHost = v;
+      return this;
+    }
+
+    public Builder port(int v) {
+      port = v;
+      return this;
+    }
+
+    public Builder primaryGen(long v) {
+      primaryGen = v;
+      return this;
+    }
+
+    public Builder forcePrimaryVersion(long v) {
+      forcePrimaryVersion = v;
+      return this;
+    }
+
+    public Builder preCopyTimeout(Duration v) {
+      preCopyTimeout = v;
+      return this;
+    }
+
+    public Builder preCopyKeepAlive(Duration v) {
+      preCopyKeepAlive = v;
+      return this;
+    }
+
+    public Builder closeTimeout(Duration v) {
+      closeTimeout = v;
+      return this;
+    }
+
+    public Builder maxFullFlushMergeWait(Duration v) {
+      maxFullFlushMergeWait = v;
+      return this;
+    }
+
+    public Builder transport(TransportConfig v) {
+      transport = v;
+      return this;
+    }
+
+    public PrimaryConfig build() {
+      return new PrimaryConfig(nodeId, cluster, index, dataDir, bindHost, port, primaryGen, forcePrimaryVersion,
+          preCopyTimeout, preCopyKeepAlive, closeTimeout, maxFullFlushMergeWait, transport);
+    }
+  }
+}

@@ -1,0 +1,153 @@
+package io.nrtcluster.primary;
+
+import io.nrtcluster.common.ErrorCode;
+import io.nrtcluster.common.FileNotServableException;
+import io.nrtcluster.common.IndexFileNames;
+import io.nrtcluster.common.NodeClosedException;
+import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.common.ProtocolException;
+import io.nrtcluster.transport.Connection;
+import io.nrtcluster.transport.Endpoint;
+import io.nrtcluster.transport.Message;
+import io.nrtcluster.transport.PeerRole;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.lucene.replicator.nrt.CopyState;
+
+/**
+ * The primary's side of the wire for one index: hands out copy-states, streams only files that a
+ * held copy-state or a running merge pre-copy names, tracks connected replicas and tells them about
+ * new NRT points. A file name is checked before it is ever joined to the index path.
+ */
+final class PrimaryEndpoint implements Endpoint {
+  private final int nodeId;
+  private final long primaryGen;
+  private final Path indexPath;
+  private final NodeLog log;
+  private final Set<Connection> replicas = ConcurrentHashMap.newKeySet();
+  private volatile ReplicatingPrimaryNode node;
+  private volatile CopyStateRegistry copyStates;
+  private volatile MergePreCopier preCopier;
+  private volatile boolean closing;
+
+  PrimaryEndpoint(int nodeId, long primaryGen, Path indexPath, NodeLog log) {
+    this.nodeId = nodeId;
+    this.primaryGen = primaryGen;
+    this.indexPath = indexPath;
+    this.log = log;
+  }
+
+  void bind(ReplicatingPrimaryNode node, CopyStateRegistry copyStates, MergePreCopier preCopier) {
+    this.node = node;
+    this.copyStates = copyStates;
+    this.preCopier = preCopier;
+  }
+
+  @Override
+  public int nodeId() {
+    return nodeId;
+  }
+
+  @Override
+  public long primaryGeneration() {
+    return primaryGen;
+  }
+
+  @Override
+  public PeerRole role() {
+    return PeerRole.PRIMARY;
+  }
+
+  Collection<Connection> replicas() {
+    return Collections.unmodifiableSet(replicas);
+  }
+
+  /** Stops handing out new copy-states; copies in progress may finish. */
+  void beginClose() {
+    closing = true;
+  }
+
+  @Override
+  public void onRequest(Connection c, Message request) throws Exception {
+    switch (request) {
+      case Message.Ping p -> c.reply(new Message.Ack(p.requestId()));
+      case Message.GetCopyState g -> {
+        if (closing || node == null) {
+          throw new NodeClosedException("primary " + log.name() + " is closing");
+        }
+        CopyStateRegistry.Lease lease = copyStates.acquire(c);
+        CopyState s = lease.state();
+        c.reply(new Message.CopyStateReply(g.requestId(), lease.id(), s.primaryGen(), s.version(), s.gen(),
+            s.infosBytes(), WireFiles.toWire(s.files()), s.completedMergeFiles()));
+      }
+      case Message.ReleaseCopyState r -> {
+        copyStates.release(r.copyStateId());
+        c.reply(new Message.Ack(r.requestId()));
+      }
+      case Message.FetchFile f -> serveFile(c, f);
+      case Message.NewReplica n -> {
+        if (closing) {
+          throw new NodeClosedException("primary " + log.name() + " is closing");
+        }
+        c.attach(n.replicaId());
+        boolean added = replicas.add(c);
+        c.reply(new Message.Ack(n.requestId()));
+        if (added) {
+          log.info("replica R{} joined from {} (searching version {})", n.replicaId(), c.remoteAddress(), n.searchingVersion());
+          preCopier.onNewReplica(c);
+        }
+        long version = node.getCopyStateVersion();
+        if (n.searchingVersion() != version) {
+          c.send(new Message.NrtPoint(c.nextRequestId(), primaryGen, version));
+        }
+      }
+      default -> throw new ProtocolException("a primary does not handle " + request.getClass().getSimpleName());
+    }
+  }
+
+  private void serveFile(Connection c, Message.FetchFile f) throws NrtClusterException {
+    String name = IndexFileNames.requireSafe(f.name());
+    switch (f.sourceKind()) {
+      case COPY_STATE -> {
+        CopyState s = copyStates.get(f.sourceId());
+        if (s == null) {
+          throw new NrtClusterException(ErrorCode.UNKNOWN_COPY_STATE, "copy-state " + f.sourceId() + " is not held");
+        }
+        if (!s.files().containsKey(name)) {
+          throw new FileNotServableException("file '" + name + "' is not in copy-state " + f.sourceId());
+        }
+      }
+      case MERGE_PRECOPY -> {
+        if (!preCopier.isServable(f.sourceId(), name)) {
+          throw new FileNotServableException("file '" + name + "' is not in running merge pre-copy " + f.sourceId());
+        }
+      }
+    }
+    c.streamFile(f, indexPath.resolve(name));
+  }
+
+  @Override
+  public void onClose(Connection c) {
+    if (replicas.remove(c)) {
+      log.info("replica R{} at {} disconnected", c.attachment(), c.remoteAddress());
+    }
+    CopyStateRegistry registry = copyStates;
+    if (registry != null) {
+      int released = registry.releaseAll(c);
+      if (released > 0) {
+        log.info("released {} copy-states held by disconnected {}", released, c.remoteAddress());
+      }
+    }
+  }
+
+  /** Tells every connected replica about NRT point {@code version}. */
+  void publish(long version) {
+    for (Connection c : replicas) {
+      c.send(new Message.NrtPoint(c.nextRequestId(), primaryGen, version));
+    }
+  }
+}

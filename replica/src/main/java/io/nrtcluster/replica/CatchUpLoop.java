@@ -1,0 +1,127 @@
+package io.nrtcluster.replica;
+
+import io.nrtcluster.common.Backoff;
+import io.nrtcluster.common.NodeLog;
+import java.time.Duration;
+
+/**
+ * The one thread that moves a replica towards the newest NRT point it has heard of. Announcements
+ * only record the target and wake it; the thread asks the replica to copy, and retries with backoff
+ * after a failure, so a dead link or a failed copy is never the end of catching up.
+ */
+final class CatchUpLoop implements Runnable {
+  /** What one attempt achieved. */
+  enum Outcome {
+    /** Searching the target (or newer); nothing to do until the next announcement. */
+    CAUGHT_UP,
+    /** A copy is running; its completion wakes the loop. */
+    IN_FLIGHT,
+    /** Could not progress now; try again after a backoff delay. */
+    RETRY
+  }
+
+  /** One attempt to reach {@code (primaryGen, version)}. */
+  interface Step {
+    Outcome attempt(long primaryGen, long version) throws InterruptedException;
+  }
+
+  private final NodeLog log;
+  private final Step step;
+  private final Backoff backoff;
+  private final Thread thread;
+  private long targetGen = -1;
+  private long targetVersion = -1;
+  private boolean wake;
+  private long retryAtNanos = Long.MAX_VALUE;
+  private volatile boolean closed;
+
+  CatchUpLoop(NodeLog log, Step step, Duration minBackoff, Duration maxBackoff) {
+    this.log = log;
+    this.step = step;
+    this.backoff = new Backoff(minBackoff, maxBackoff);
+    this.thread = new Thread(this, "nrt-catchup-" + log.name());
+    this.thread.setDaemon(true);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  /** The primary announced NRT point {@code version} of generation {@code gen}. */
+  synchronized void announce(long gen, long version) {
+    if (gen > targetGen || (gen == targetGen && version > targetVersion)) {
+      targetGen = gen;
+      targetVersion = version;
+    }
+    wake = true;
+    notifyAll();
+  }
+
+  /** Something changed (a copy ended, the link came back): look again now. */
+  synchronized void wakeUp() {
+    wake = true;
+    notifyAll();
+  }
+
+  /** Something failed: look again after a backoff delay. */
+  synchronized void retryLater() {
+    long at = System.nanoTime() + backoff.next().toNanos();
+    retryAtNanos = Math.min(retryAtNanos, at);
+    notifyAll();
+  }
+
+  synchronized long targetVersion() {
+    return targetVersion;
+  }
+
+  @Override
+  public void run() {
+    while (!closed) {
+      long gen;
+      long version;
+      synchronized (this) {
+        try {
+          while (!closed && !wake && System.nanoTime() < retryAtNanos) {
+            long waitMillis = retryAtNanos == Long.MAX_VALUE ? 1000 : Math.max(1, (retryAtNanos - System.nanoTime()) / 1_000_000);
+            wait(Math.min(waitMillis, 1000));
+          }
+        } catch (InterruptedException e) {
+          return;
+        }
+        wake = false;
+        retryAtNanos = Long.MAX_VALUE;
+        gen = targetGen;
+        version = targetVersion;
+      }
+      if (closed || gen < 0) {
+        continue;
+      }
+      try {
+        Outcome outcome = step.attempt(gen, version);
+        if (outcome == Outcome.RETRY) {
+          retryLater();
+        } else {
+          backoff.reset();
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        log.warn("catching up to version {} failed", version, e);
+        retryLater();
+      }
+    }
+  }
+
+  void close() {
+    closed = true;
+    synchronized (this) {
+      notifyAll();
+    }
+    thread.interrupt();
+    try {
+      thread.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

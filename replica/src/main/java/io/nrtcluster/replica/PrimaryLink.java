@@ -1,0 +1,212 @@
+package io.nrtcluster.replica;
+
+import io.nrtcluster.common.Backoff;
+import io.nrtcluster.common.ClusterMismatchException;
+import io.nrtcluster.common.NamedThreadFactory;
+import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.ProtocolException;
+import io.nrtcluster.transport.Connection;
+import io.nrtcluster.transport.Message;
+import io.nrtcluster.transport.NodeAddress;
+import io.nrtcluster.transport.PeerRole;
+import io.nrtcluster.transport.RequestHandler;
+import io.nrtcluster.transport.Transport;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The replica's connection to its primary: connects with a bounded wait, refuses a primary whose
+ * generation is older than one already seen, reconnects with exponential backoff when the link
+ * drops, and hands the primary's requests (NRT points, merge pre-copies) to the replica.
+ */
+final class PrimaryLink implements RequestHandler {
+  /** What the link needs from the replica it serves. */
+  interface Listener {
+    void onNrtPoint(long primaryGen, long version) throws Exception;
+
+    void onPreCopy(Connection connection, Message.PreCopyMerge request) throws Exception;
+
+    void onConnected(Connection connection);
+
+    /** Version searched now, or -1 before the replica has started. */
+    long searchingVersion();
+  }
+
+  private final Transport transport;
+  private final ReplicaContext ctx;
+  private final NodeLog log;
+  private final Listener listener;
+  private final ScheduledExecutorService scheduler;
+  private final Backoff backoff;
+  private volatile NodeAddress target;
+  private volatile Connection current;
+  private ScheduledFuture<?> reconnect;
+  private volatile boolean closed;
+
+  PrimaryLink(Transport transport, ReplicaContext ctx, Listener listener) {
+    this.transport = transport;
+    this.ctx = ctx;
+    this.log = ctx.log();
+    this.listener = listener;
+    this.target = ctx.config().primary();
+    this.backoff = new Backoff(ctx.config().reconnectMin(), ctx.config().reconnectMax());
+    this.scheduler = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("nrt-link-" + log.name()));
+  }
+
+  ScheduledExecutorService scheduler() {
+    return scheduler;
+  }
+
+  /** The live connection to the primary, or null. */
+  Connection current() {
+    Connection c = current;
+    return c != null && c.isOpen() ? c : null;
+  }
+
+  NodeAddress target() {
+    return target;
+  }
+
+  /** Follow the primary at {@code address} from now on (null: no primary known). */
+  void retarget(NodeAddress address) {
+    NodeAddress old = target;
+    target = address;
+    if (address != null && address.equals(old)) {
+      return;
+    }
+    Connection c = current;
+    if (c != null) {
+      c.close();
+    } else {
+      scheduleReconnect(Duration.ZERO);
+    }
+  }
+
+  /**
+   * One bounded attempt to connect and handshake. Returns the connection, or null when the primary
+   * is unreachable, refuses us, or announces a stale generation.
+   */
+  Connection connectOnce() {
+    NodeAddress address = target;
+    if (address == null || closed) {
+      return null;
+    }
+    var cfg = ctx.config();
+    long waitMillis = cfg.transport().connectTimeout().plus(cfg.transport().handshakeTimeout()).toMillis() + 1000;
+    Connection c;
+    try {
+      c = transport.connect(address, cfg.cluster(), cfg.index(), cfg.nodeId(), PeerRole.REPLICA, this)
+          .get(waitMillis, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof ClusterMismatchException m) {
+        log.error("primary at {} refused us: {}", address, m.getMessage());
+      } else {
+        log.debug("primary at {} unreachable: {}", address, String.valueOf(e.getCause()));
+      }
+      return null;
+    } catch (java.util.concurrent.TimeoutException e) {
+      log.debug("primary at {} did not answer within {} ms", address, waitMillis);
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+    long seen = ctx.store().highestPrimaryGen();
+    if (c.peerPrimaryGen() < seen) {
+      ctx.stats().staleGenerationRefused();
+      log.warn("refusing primary P{} at {}: its generation {} is older than {} already seen",
+          c.peerNodeId(), address, c.peerPrimaryGen(), seen);
+      c.close();
+      return null;
+    }
+    synchronized (this) {
+      if (closed) {
+        c.close();
+        return null;
+      }
+      current = c;
+    }
+    backoff.reset();
+    c.closeFuture().thenRun(() -> onClosed(c));
+    log.info("connected to primary P{} at {} (generation {})", c.peerNodeId(), address, c.peerPrimaryGen());
+    return c;
+  }
+
+  /** Keep reconnecting in the background whenever the link is down. */
+  void maintain() {
+    if (current() == null) {
+      scheduleReconnect(Duration.ZERO);
+    }
+  }
+
+  private void onClosed(Connection c) {
+    synchronized (this) {
+      if (current != c) {
+        return;
+      }
+      current = null;
+    }
+    if (!closed) {
+      log.info("lost connection to primary at {}; reconnecting", c.remoteAddress());
+      scheduleReconnect(backoff.next());
+    }
+  }
+
+  private synchronized void scheduleReconnect(Duration delay) {
+    if (closed || (reconnect != null && !reconnect.isDone())) {
+      return;
+    }
+    reconnect = scheduler.schedule(() -> {
+      Connection c = connectOnce();
+      if (c != null) {
+        listener.onConnected(c);
+      } else if (!closed) {
+        synchronized (PrimaryLink.this) {
+          reconnect = null;
+        }
+        scheduleReconnect(backoff.next());
+      }
+    }, delay.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Tells the primary we want its NRT points and merge pre-copies. Best effort; never throws. */
+  void announce() {
+    Connection c = current();
+    if (c == null) {
+      return;
+    }
+    c.request(id -> new Message.NewReplica(id, ctx.config().nodeId(), listener.searchingVersion()))
+        .exceptionally(t -> {
+          log.debug("announcing to the primary failed: {}", t.toString());
+          return null;
+        });
+  }
+
+  @Override
+  public void onRequest(Connection connection, Message request) throws Exception {
+    switch (request) {
+      case Message.NrtPoint p -> listener.onNrtPoint(p.primaryGen(), p.version());
+      case Message.PreCopyMerge m -> listener.onPreCopy(connection, m);
+      case Message.Ping p -> connection.reply(new Message.Ack(p.requestId()));
+      default -> throw new ProtocolException("a replica does not handle " + request.getClass().getSimpleName());
+    }
+  }
+
+  void close() {
+    synchronized (this) {
+      closed = true;
+      if (reconnect != null) {
+        reconnect.cancel(false);
+      }
+    }
+    Connection c = current;
+    if (c != null) {
+      c.close();
+    }
+    scheduler.shutdownNow();
+  }
+}

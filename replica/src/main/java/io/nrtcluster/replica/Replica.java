@@ -1,0 +1,475 @@
+package io.nrtcluster.replica;
+
+import io.nrtcluster.common.GenerationStore;
+import io.nrtcluster.common.NodeClosedException;
+import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.Slf4jPrintStream;
+import io.nrtcluster.common.StalePrimaryGenerationException;
+import io.nrtcluster.transport.Connection;
+import io.nrtcluster.transport.Message;
+import io.nrtcluster.transport.NodeAddress;
+import io.nrtcluster.transport.Transport;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongConsumer;
+import org.apache.lucene.index.IndexNotFoundException;
+import org.apache.lucene.index.SegmentInfos;
+import org.apache.lucene.replicator.nrt.CopyJob;
+import org.apache.lucene.replicator.nrt.FileMetaData;
+import org.apache.lucene.replicator.nrt.Node;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.SearcherFactory;
+import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.IOUtils;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A replica of one index: searches exactly the point-in-time versions its primary publishes, by
+ * copying only the files it lacks.
+ *
+ * <p>Guarantees: it starts and serves its last commit at once even when the primary is down, then
+ * catches up and reconnects with backoff for as long as it runs; it never installs a file whose
+ * length or checksum is wrong; a failed copy leaves the last good searcher serving; it never
+ * follows a primary generation older than one it has seen (remembered across restarts); {@link
+ * #commit()} makes what it searches durable, independently of the primary.
+ *
+ * <pre>{@code
+ * try (Replica replica = Replica.open(config)) {
+ *   IndexSearcher s = replica.acquireSearcher();
+ *   try { s.search(query, 10); } finally { replica.releaseSearcher(s); }
+ * }
+ * }</pre>
+ */
+public final class Replica implements Closeable {
+  /** Lifecycle of a replica; transitions only forward, except RESYNCING back to RUNNING. */
+  public enum State {
+    STARTING,
+    RUNNING,
+    RESYNCING,
+    CLOSED
+  }
+
+  private final ReplicaConfig config;
+  private final ReplicaContext ctx;
+  private final NodeLog log;
+  private final Transport transport;
+  private final boolean ownsTransport;
+  private final PrimaryLink link;
+  private final CopyJobRunner runner;
+  private final CatchUpLoop catchUp;
+  private final List<LongConsumer> versionListeners = new CopyOnWriteArrayList<>();
+  private volatile ReplicatingReplicaNode node;
+  private volatile IndexSearcher fallback;
+  private volatile State state = State.STARTING;
+
+  private Replica(ReplicaConfig config, Transport transport, boolean ownsTransport) throws IOException {
+    this.config = config;
+    this.transport = transport;
+    this.ownsTransport = ownsTransport;
+    Files.createDirectories(config.indexPath());
+    GenerationStore store = GenerationStore.open(config.statePath());
+    this.log = new NodeLog(LoggerFactory.getLogger(Replica.class), "R" + config.nodeId(), () -> {
+      ReplicatingReplicaNode n = node;
+      return n == null ? store.highestPrimaryGen() : n.lastPrimaryGen();
+    });
+    this.ctx = new ReplicaContext(config, log, new ReplicaStats(), store);
+    this.runner = new CopyJobRunner(log);
+    this.link = new PrimaryLink(transport, ctx, new LinkListener());
+    this.catchUp = new CatchUpLoop(log, this::catchUpStep, config.reconnectMin(), config.reconnectMax());
+  }
+
+  /** Opens a replica with its own transport. */
+  public static Replica open(ReplicaConfig config) throws IOException {
+    Transport transport = Transport.create("R" + config.nodeId(), config.transport());
+    try {
+      return open(config, transport, true);
+    } catch (IOException | RuntimeException e) {
+      transport.close();
+      throw e;
+    }
+  }
+
+  /** Opens a replica on a shared transport (several indexes per process). */
+  public static Replica open(ReplicaConfig config, Transport transport) throws IOException {
+    return open(config, transport, false);
+  }
+
+  private static Replica open(ReplicaConfig config, Transport transport, boolean owns) throws IOException {
+    Replica r = new Replica(config, transport, owns);
+    try {
+      r.start();
+    } catch (IOException | RuntimeException e) {
+      r.closeQuietly();
+      throw e;
+    }
+    return r;
+  }
+
+  private void start() throws IOException {
+    Connection c = link.connectOnce();
+    long commitGen = commitGeneration();
+    ctx.store().observeGeneration(Math.max(commitGen, -1));
+    if (c != null) {
+      try {
+        node = openNode(c.peerPrimaryGen());
+      } catch (IOException | RuntimeException e) {
+        log.warn("initial sync with primary generation {} failed; starting from local index: {}", c.peerPrimaryGen(), e.toString());
+        node = openNode(commitGeneration());
+      }
+    } else {
+      log.info("primary {} unreachable; serving the last commit and retrying in the background", config.primary());
+      node = openNode(commitGen);
+    }
+    state = State.RUNNING;
+    catchUp.start();
+    link.maintain();
+    link.announce();
+    catchUp.wakeUp();
+    log.info("replica of {}/{} started at version {}", config.cluster(), config.index(), searchingVersion());
+  }
+
+  private long commitGeneration() throws IOException {
+    try (Directory dir = FSDirectory.open(config.indexPath())) {
+      String gen = SegmentInfos.readLatestCommit(dir).getUserData().get(Node.PRIMARY_GEN_KEY);
+      return gen == null ? -1 : Long.parseLong(gen);
+    } catch (IndexNotFoundException e) {
+      return -1;
+    }
+  }
+
+  private ReplicatingReplicaNode openNode(long primaryGen) throws IOException {
+    Directory dir = FSDirectory.open(config.indexPath());
+    ReplicatingReplicaNode n;
+    try {
+      n = new ReplicatingReplicaNode(config.nodeId(), dir, new SearcherFactory(), new Slf4jPrintStream(log), ctx, link,
+          runner, this::onNrtCopyDone);
+    } catch (IOException | RuntimeException e) {
+      IOUtils.closeWhileHandlingException(dir);
+      throw e;
+    }
+    try {
+      n.startAt(primaryGen);
+      return n;
+    } catch (IOException | RuntimeException e) {
+      IOUtils.closeWhileHandlingException(n);
+      throw e;
+    }
+  }
+
+  private CatchUpLoop.Outcome catchUpStep(long gen, long version) {
+    ReplicatingReplicaNode n = node;
+    if (state != State.RUNNING || n == null) {
+      return CatchUpLoop.Outcome.CAUGHT_UP;
+    }
+    try {
+      if (gen < ctx.store().highestPrimaryGen()) {
+        return CatchUpLoop.Outcome.CAUGHT_UP;
+      }
+      if (gen == n.lastPrimaryGen() && version <= n.getCurrentSearchingVersion()) {
+        return CatchUpLoop.Outcome.CAUGHT_UP;
+      }
+      if (gen == n.lastPrimaryGen() && n.copyingVersion() >= version) {
+        return CatchUpLoop.Outcome.IN_FLIGHT;
+      }
+      if (link.current() == null) {
+        return CatchUpLoop.Outcome.RETRY;
+      }
+      CopyJob job = n.newNRTPoint(gen, version);
+      return job != null ? CatchUpLoop.Outcome.IN_FLIGHT : CatchUpLoop.Outcome.RETRY;
+    } catch (ResyncRequiredException e) {
+      log.warn("{}", e.getMessage());
+      resync(e.primaryGen);
+      return CatchUpLoop.Outcome.RETRY;
+    } catch (StalePrimaryGenerationException e) {
+      log.warn("{}", e.getMessage());
+      return CatchUpLoop.Outcome.CAUGHT_UP;
+    } catch (AlreadyClosedException e) {
+      return CatchUpLoop.Outcome.RETRY;
+    } catch (IOException | RuntimeException e) {
+      log.warn("copying NRT point {} failed; will retry: {}", version, e.toString());
+      return CatchUpLoop.Outcome.RETRY;
+    }
+  }
+
+  private void onNrtCopyDone(CopyJob job) {
+    if (job.getFailed()) {
+      catchUp.retryLater();
+      return;
+    }
+    long version = job.getCopyState().version();
+    for (LongConsumer l : versionListeners) {
+      try {
+        l.accept(version);
+      } catch (RuntimeException e) {
+        log.warn("version listener failed", e);
+      }
+    }
+    catchUp.wakeUp();
+  }
+
+  /**
+   * Drops the local commit and copies the new primary's point-in-time from scratch (only files that
+   * differ cross the wire). The last searcher keeps serving until the new one is open.
+   */
+  private void resync(long primaryGen) {
+    ReplicatingReplicaNode old = node;
+    try {
+      fallback = old.getSearcherManager().acquire();
+    } catch (IOException | RuntimeException e) {
+      fallback = null;
+    }
+    state = State.RESYNCING;
+    ctx.stats().resynced();
+    IOUtils.closeWhileHandlingException(old);
+    ReplicatingReplicaNode fresh = null;
+    while (fresh == null && state == State.RESYNCING) {
+      try {
+        fresh = openNode(primaryGen);
+      } catch (IOException | RuntimeException e) {
+        log.warn("resync with generation {} failed; starting from what is left locally: {}", primaryGen, e.toString());
+        try {
+          fresh = openNode(commitGeneration());
+        } catch (IOException | RuntimeException e2) {
+          log.error("cannot reopen the local index", e2);
+          return;
+        }
+      }
+    }
+    node = fresh;
+    synchronized (this) {
+      if (state == State.RESYNCING) {
+        state = State.RUNNING;
+      }
+    }
+    IndexSearcher f = fallback;
+    fallback = null;
+    if (f != null) {
+      releaseSearcher(f);
+    }
+    link.announce();
+  }
+
+  private final class LinkListener implements PrimaryLink.Listener {
+    @Override
+    public void onNrtPoint(long primaryGen, long version) throws Exception {
+      if (primaryGen < ctx.store().highestPrimaryGen()) {
+        ctx.stats().staleGenerationRefused();
+        throw new StalePrimaryGenerationException("NRT point " + version + " is from generation " + primaryGen
+            + " but generation " + ctx.store().highestPrimaryGen() + " was already seen");
+      }
+      catchUp.announce(primaryGen, version);
+    }
+
+    @Override
+    public void onPreCopy(Connection c, Message.PreCopyMerge m) throws Exception {
+      ReplicatingReplicaNode n = node;
+      if (state != State.RUNNING || n == null || !n.isStarted()) {
+        c.reply(new Message.PreCopyDone(m.requestId(), false));
+        return;
+      }
+      Map<String, FileMetaData> files = WireFiles.fromWire(m.files());
+      AtomicBoolean finished = new AtomicBoolean();
+      CopyJob job = n.preCopyMerge(m.preCopyId(), m.primaryGen(), files, finished);
+      reportPreCopy(c, m.requestId(), job, finished);
+    }
+
+    @Override
+    public void onConnected(Connection c) {
+      link.announce();
+      catchUp.wakeUp();
+    }
+
+    @Override
+    public long searchingVersion() {
+      return Replica.this.searchingVersion();
+    }
+  }
+
+  /** Keeps the primary informed while a pre-copy runs, then reports how it ended. */
+  private void reportPreCopy(Connection c, long requestId, CopyJob job, AtomicBoolean finished) {
+    long intervalNanos = config.preCopyProgressInterval().toNanos();
+    long[] lastSent = {System.nanoTime()};
+    ScheduledFuture<?>[] self = new ScheduledFuture<?>[1];
+    Runnable tick = () -> {
+      if (finished.get() || !c.isOpen() || state == State.CLOSED) {
+        boolean ok = finished.get() && !job.getFailed();
+        if (ok) {
+          ctx.stats().preCopyCompleted();
+        }
+        c.reply(new Message.PreCopyDone(requestId, ok));
+        self[0].cancel(false);
+      } else if (System.nanoTime() - lastSent[0] >= intervalNanos) {
+        lastSent[0] = System.nanoTime();
+        c.reply(new Message.PreCopyProgress(requestId, job.getTotalBytesCopied()));
+      }
+    };
+    synchronized (self) {
+      self[0] = link.scheduler().scheduleWithFixedDelay(() -> {
+        synchronized (self) {
+          tick.run();
+        }
+      }, 20, 20, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** Searcher of the current version. Release it with {@link #releaseSearcher}. */
+  public IndexSearcher acquireSearcher() throws IOException {
+    for (int attempt = 0; attempt < 100; attempt++) {
+      if (state == State.CLOSED) {
+        throw new NodeClosedException("replica " + log.name() + " is closed");
+      }
+      ReplicatingReplicaNode n = node;
+      if (state == State.RUNNING && n != null && n.isStarted()) {
+        try {
+          return n.getSearcherManager().acquire();
+        } catch (AlreadyClosedException e) {
+          // A resync swapped the node; look again.
+        }
+      }
+      IndexSearcher f = fallback;
+      if (f != null && f.getIndexReader().tryIncRef()) {
+        return f;
+      }
+      Thread.onSpinWait();
+    }
+    throw new NodeClosedException("replica " + log.name() + " has no searcher available right now");
+  }
+
+  public void releaseSearcher(IndexSearcher searcher) {
+    try {
+      searcher.getIndexReader().decRef();
+    } catch (IOException e) {
+      log.warn("releasing a searcher failed", e);
+    }
+  }
+
+  /** The version searched now (the primary's version of the same point-in-time). */
+  public long searchingVersion() {
+    ReplicatingReplicaNode n = node;
+    if (n == null || !n.isStarted()) {
+      return -1;
+    }
+    try {
+      return n.getCurrentSearchingVersion();
+    } catch (IOException | AlreadyClosedException e) {
+      return -1;
+    }
+  }
+
+  /** Primary generation of the point-in-time searched now. */
+  public long primaryGen() {
+    ReplicatingReplicaNode n = node;
+    return n == null ? -1 : n.lastPrimaryGen();
+  }
+
+  /** Highest primary generation ever seen (durable). */
+  public long highestPrimaryGenSeen() {
+    return ctx.store().highestPrimaryGen();
+  }
+
+  public boolean isConnected() {
+    return link.current() != null;
+  }
+
+  /** True while an NRT point is being copied. */
+  public boolean isCopying() {
+    ReplicatingReplicaNode n = node;
+    return n != null && n.isCopying();
+  }
+
+  public State state() {
+    return state;
+  }
+
+  public int nodeId() {
+    return config.nodeId();
+  }
+
+  public ReplicaStats stats() {
+    return ctx.stats();
+  }
+
+  /** The transport this replica uses (for its fault-injection statistics). */
+  public Transport transport() {
+    return transport;
+  }
+
+  /** Follow the primary at {@code address} from now on. */
+  public void setPrimary(NodeAddress address) {
+    link.retarget(address);
+  }
+
+  /** Called with each new version this replica starts searching (on a copy thread: be quick). */
+  public void addVersionListener(LongConsumer listener) {
+    versionListeners.add(listener);
+  }
+
+  /**
+   * Checks a primary's NRT point announcement the way the wire path does: refuses a stale
+   * generation, otherwise starts catching up to it. For tools and tests that drive a replica.
+   */
+  public void onNrtPoint(long primaryGen, long version) throws IOException {
+    try {
+      new LinkListener().onNrtPoint(primaryGen, version);
+    } catch (IOException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IOException(e);
+    }
+  }
+
+  /** Durably commits the point-in-time searched now, independently of the primary. */
+  public void commit() throws IOException {
+    ReplicatingReplicaNode n = node;
+    if (state != State.RUNNING || n == null) {
+      throw new NodeClosedException("replica " + log.name() + " is " + state);
+    }
+    n.commit();
+  }
+
+  /** Stops copying, closes the link and the index. Does not commit. */
+  @Override
+  public void close() throws IOException {
+    synchronized (this) {
+      if (state == State.CLOSED) {
+        return;
+      }
+      state = State.CLOSED;
+    }
+    catchUp.close();
+    link.close();
+    runner.close(config.closeTimeout().toMillis());
+    try {
+      ReplicatingReplicaNode n = node;
+      if (n != null) {
+        n.close();
+      }
+    } finally {
+      IndexSearcher f = fallback;
+      if (f != null) {
+        releaseSearcher(f);
+      }
+      if (ownsTransport) {
+        transport.close();
+      }
+      log.info("replica closed");
+    }
+  }
+
+  private void closeQuietly() {
+    try {
+      close();
+    } catch (IOException | RuntimeException e) {
+      log.warn("close after failed start", e);
+    }
+  }
+}

@@ -1,0 +1,156 @@
+package io.nrtcluster.replica;
+
+import io.nrtcluster.common.Checks;
+import io.nrtcluster.transport.NodeAddress;
+import io.nrtcluster.transport.TransportConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * Immutable settings of one {@link Replica}. Built with {@link #builder()}, which validates every
+ * bound and names the offending field.
+ *
+ * @param nodeId this node's id, unique in the cluster (appears as {@code R<id>} in logs)
+ * @param cluster cluster name; a primary of another cluster refuses this replica
+ * @param index index (shard) name
+ * @param dataDir node directory: the Lucene index lives in {@code dataDir/index}, node state beside it
+ * @param primary where the primary listens; may be null when the address is supplied later
+ * @param reconnectMin first delay before reconnecting to an unreachable primary
+ * @param reconnectMax longest delay between reconnect attempts
+ * @param maxFileRetries times one file is re-fetched after a checksum mismatch before the copy fails
+ * @param prefetchFiles files of one copy requested ahead, so several are in flight at once
+ * @param preCopyProgressInterval how often a running merge pre-copy tells the primary it is alive
+ * @param closeTimeout longest {@code close()} waits for copy threads to stop
+ * @param transport transport settings, used when the replica creates its own transport
+ */
+public record ReplicaConfig(
+    int nodeId,
+    String cluster,
+    String index,
+    Path dataDir,
+    NodeAddress primary,
+    Duration reconnectMin,
+    Duration reconnectMax,
+    int maxFileRetries,
+    int prefetchFiles,
+    Duration preCopyProgressInterval,
+    Duration closeTimeout,
+    TransportConfig transport) {
+
+  public ReplicaConfig {
+    Checks.inRange("nodeId", nodeId, 0, 65535);
+    Checks.safeName("cluster", cluster);
+    Checks.safeName("index", index);
+    Checks.notNull("dataDir", dataDir);
+    Checks.positive("reconnectMin", reconnectMin);
+    Checks.positive("reconnectMax", reconnectMax);
+    if (reconnectMax.compareTo(reconnectMin) < 0) {
+      throw new IllegalArgumentException("reconnectMax must be >= reconnectMin");
+    }
+    Checks.inRange("maxFileRetries", maxFileRetries, 0, 1000);
+    Checks.inRange("prefetchFiles", prefetchFiles, 1, 64);
+    Checks.positive("preCopyProgressInterval", preCopyProgressInterval);
+    Checks.positive("closeTimeout", closeTimeout);
+    Checks.notNull("transport", transport);
+  }
+
+  public Path indexPath() {
+    return dataDir.resolve("index");
+  }
+
+  public Path statePath() {
+    return dataDir.resolve("node.state");
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public Builder toBuilder() {
+    return new Builder().nodeId(nodeId).cluster(cluster).index(index).dataDir(dataDir).primary(primary)
+        .reconnectMin(reconnectMin).reconnectMax(reconnectMax).maxFileRetries(maxFileRetries)
+        .prefetchFiles(prefetchFiles).preCopyProgressInterval(preCopyProgressInterval)
+        .closeTimeout(closeTimeout).transport(transport);
+  }
+
+  /** Builds a validated {@link ReplicaConfig}; only cluster, index and dataDir have no default. */
+  public static final class Builder {
+    private int nodeId = 1;
+    private String cluster;
+    private String index;
+    private Path dataDir;
+    private NodeAddress primary;
+    private Duration reconnectMin = Duration.ofMillis(100);
+    private Duration reconnectMax = Duration.ofSeconds(5);
+    private int maxFileRetries = 10;
+    private int prefetchFiles = 4;
+    private Duration preCopyProgressInterval = Duration.ofSeconds(1);
+    private Duration closeTimeout = Duration.ofSeconds(10);
+    private TransportConfig transport = TransportConfig.defaults();
+
+    public Builder nodeId(int v) {
+      nodeId = v;
+      return this;
+    }
+
+    public Builder cluster(String v) {
+      cluster = v;
+      return this;
+    }
+
+    public Builder index(String v) {
+      index = v;
+      return this;
+    }
+
+    public Builder dataDir(Path v) {
+      dataDir = v;
+      return this;
+    }
+
+    public Builder primary(NodeAddress v) {
+      primary = v;
+      return this;
+    }
+
+    public Builder reconnectMin(Duration v) {
+      reconnectMin = v;
+      return this;
+    }
+
+    public Builder reconnectMax(Duration v) {
+      reconnectMax = v;
+      return this;
+    }
+
+    public Builder maxFileRetries(int v) {
+      maxFileRetries = v;
+      return this;
+    }
+
+    public Builder prefetchFiles(int v) {
+      prefetchFiles = v;
+      return this;
+    }
+
+    public Builder preCopyProgressInterval(Duration v) {
+      preCopyProgressInterval = v;
+      return this;
+    }
+
+    public Builder closeTimeout(Duration v) {
+      closeTimeout = v;
+      return this;
+    }
+
+    public Builder transport(TransportConfig v) {
+      transport = v;
+      return this;
+    }
+
+    public ReplicaConfig build() {
+      return new ReplicaConfig(nodeId, cluster, index, dataDir, primary, reconnectMin, reconnectMax,
+          maxFileRetries, prefetchFiles, preCopyProgressInterval, closeTimeout, transport);
+    }
+  }
+}

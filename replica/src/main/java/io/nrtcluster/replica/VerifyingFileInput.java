@@ -1,0 +1,99 @@
+package io.nrtcluster.replica;
+
+import io.nrtcluster.common.ChecksumMismatchException;
+import io.nrtcluster.common.ProtocolException;
+import io.nrtcluster.transport.InboundFileStream;
+import java.io.IOException;
+import java.util.zip.CRC32;
+import org.apache.lucene.replicator.nrt.FileMetaData;
+import org.apache.lucene.store.DataInput;
+
+/**
+ * The bytes of one file arriving from the primary, as the {@link DataInput} Lucene's {@code
+ * CopyOneFile} reads. Verifies as it goes: the sender's length must match the metadata, the CRC32
+ * of the body must equal the advertised checksum the moment the body is complete, and the footer's
+ * stored checksum must equal it too. Any mismatch raises {@link ChecksumMismatchException} before
+ * the bad bytes are accepted, so the caller can discard the temp file and fetch the file again.
+ */
+final class VerifyingFileInput extends DataInput {
+  private final InboundFileStream stream;
+  private final String name;
+  private final long length;
+  private final long checksum;
+  private final CRC32 crc;
+  private final long startPosition;
+  private long position;
+  private long trailer;
+  private boolean lengthChecked;
+
+  /**
+   * @param crc running checksum of bytes {@code [0, startPosition)}; a fresh one when starting at 0
+   */
+  VerifyingFileInput(InboundFileStream stream, String name, FileMetaData meta, long startPosition, CRC32 crc) {
+    this.stream = stream;
+    this.name = name;
+    this.length = meta.length();
+    this.checksum = meta.checksum();
+    this.crc = crc;
+    this.startPosition = startPosition;
+    this.position = startPosition;
+  }
+
+  CRC32 crc() {
+    return crc;
+  }
+
+  /** Bytes this input received over the wire (excludes bytes carried over from a previous job). */
+  long bytesReceived() {
+    return position - startPosition;
+  }
+
+  @Override
+  public byte readByte() throws IOException {
+    byte[] one = new byte[1];
+    readBytes(one, 0, 1);
+    return one[0];
+  }
+
+  @Override
+  public void readBytes(byte[] b, int offset, int len) throws IOException {
+    if (!lengthChecked) {
+      long sent = stream.length();
+      if (sent != length) {
+        throw new ChecksumMismatchException("file " + name + ": primary sends " + sent + " bytes but advertised " + length);
+      }
+      lengthChecked = true;
+    }
+    if (position + len > length) {
+      throw new ProtocolException("file " + name + ": read past its end (" + (position + len) + " > " + length + ")");
+    }
+    stream.readFully(b, offset, len);
+    long bodyEnd = length - Long.BYTES;
+    int body = (int) Math.max(0, Math.min(len, bodyEnd - position));
+    if (body > 0) {
+      crc.update(b, offset, body);
+    }
+    for (int i = body; i < len; i++) {
+      trailer = (trailer << 8) | (b[offset + i] & 0xFF);
+    }
+    long before = position;
+    position += len;
+    if (before < bodyEnd && position >= bodyEnd && crc.getValue() != checksum) {
+      throw new ChecksumMismatchException(String.format(
+          "file %s: received bytes have checksum %x, primary advertised %x", name, crc.getValue(), checksum));
+    }
+    if (position == length && trailer != checksum) {
+      throw new ChecksumMismatchException(String.format(
+          "file %s: footer stores checksum %x, primary advertised %x", name, trailer, checksum));
+    }
+  }
+
+  @Override
+  public void skipBytes(long numBytes) {
+    throw new UnsupportedOperationException("a copied file is read in full");
+  }
+
+  void close() {
+    stream.close();
+  }
+}

@@ -1,0 +1,31 @@
+package io.nrtcluster.replica;
+
+import io.nrtcluster.common.IndexFileNames;
+import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.common.ProtocolException;
+import io.nrtcluster.transport.FileMeta;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.lucene.codecs.CodecUtil;
+import org.apache.lucene.replicator.nrt.FileMetaData;
+
+/**
+ * The transport's file metadata in Lucene's terms (the replica only ever receives it). Every name
+ * and length is checked here, so nothing unsafe reaches the directory.
+ */
+final class WireFiles {
+  private WireFiles() {}
+
+  static Map<String, FileMetaData> fromWire(Map<String, FileMeta> files) throws NrtClusterException {
+    Map<String, FileMetaData> out = HashMap.newHashMap(files.size());
+    for (Map.Entry<String, FileMeta> e : files.entrySet()) {
+      String name = IndexFileNames.requireSafe(e.getKey());
+      FileMeta m = e.getValue();
+      if (m.length() < CodecUtil.footerLength()) {
+        throw new ProtocolException("file " + name + " is shorter (" + m.length() + ") than a Lucene footer");
+      }
+      out.put(name, new FileMetaData(m.header(), m.footer(), m.length(), m.checksum()));
+    }
+    return out;
+  }
+}
