@@ -436,12 +436,22 @@ public final class Replica implements Closeable {
     n.commit();
   }
 
-  /** Stops copying, closes the link and the index. Does not commit. */
+  /**
+   * Stops copying, closes the link and the index. Commits what it searches first when {@code
+   * commitOnClose} is set (the default), so a restart only copies what changed meanwhile.
+   */
   @Override
   public void close() throws IOException {
     synchronized (this) {
       if (state == State.CLOSED) {
         return;
+      }
+      if (state == State.RUNNING && config.commitOnClose()) {
+        try {
+          commit();
+        } catch (IOException | RuntimeException e) {
+          log.warn("commit on close failed; a restart copies more", e);
+        }
       }
       state = State.CLOSED;
     }

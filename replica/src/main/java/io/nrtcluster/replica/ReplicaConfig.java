@@ -21,6 +21,8 @@ import java.time.Duration;
  * @param prefetchFiles files of one copy requested ahead, so several are in flight at once
  * @param preCopyProgressInterval how often a running merge pre-copy tells the primary it is alive
  * @param closeTimeout longest {@code close()} waits for copy threads to stop
+ * @param commitOnClose commit the searched point-in-time on a graceful close, so a restart copies
+ *     only what changed meanwhile (a crashed replica restarts from its last explicit commit)
  * @param transport transport settings, used when the replica creates its own transport
  */
 public record ReplicaConfig(
@@ -35,6 +37,7 @@ public record ReplicaConfig(
     int prefetchFiles,
     Duration preCopyProgressInterval,
     Duration closeTimeout,
+    boolean commitOnClose,
     TransportConfig transport) {
 
   public ReplicaConfig {
@@ -70,7 +73,7 @@ public record ReplicaConfig(
     return new Builder().nodeId(nodeId).cluster(cluster).index(index).dataDir(dataDir).primary(primary)
         .reconnectMin(reconnectMin).reconnectMax(reconnectMax).maxFileRetries(maxFileRetries)
         .prefetchFiles(prefetchFiles).preCopyProgressInterval(preCopyProgressInterval)
-        .closeTimeout(closeTimeout).transport(transport);
+        .closeTimeout(closeTimeout).commitOnClose(commitOnClose).transport(transport);
   }
 
   /** Builds a validated {@link ReplicaConfig}; only cluster, index and dataDir have no default. */
@@ -86,6 +89,7 @@ public record ReplicaConfig(
     private int prefetchFiles = 4;
     private Duration preCopyProgressInterval = Duration.ofSeconds(1);
     private Duration closeTimeout = Duration.ofSeconds(10);
+    private boolean commitOnClose = true;
     private TransportConfig transport = TransportConfig.defaults();
 
     public Builder nodeId(int v) {
@@ -143,6 +147,11 @@ public record ReplicaConfig(
       return this;
     }
 
+    public Builder commitOnClose(boolean v) {
+      commitOnClose = v;
+      return this;
+    }
+
     public Builder transport(TransportConfig v) {
       transport = v;
       return this;
@@ -150,7 +159,7 @@ public record ReplicaConfig(
 
     public ReplicaConfig build() {
       return new ReplicaConfig(nodeId, cluster, index, dataDir, primary, reconnectMin, reconnectMax,
-          maxFileRetries, prefetchFiles, preCopyProgressInterval, closeTimeout, transport);
+          maxFileRetries, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport);
     }
   }
 }
