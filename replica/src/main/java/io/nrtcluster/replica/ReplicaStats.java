@@ -18,8 +18,11 @@ public final class ReplicaStats {
   private final AtomicLong resyncs = new AtomicLong();
   private volatile long lastCopyCompletedMillis;
 
-  void fileCopied(long bytes) {
+  void bytesReceived(long bytes) {
     bytesCopied.addAndGet(bytes);
+  }
+
+  void fileCopied() {
     filesCopied.incrementAndGet();
   }
 
@@ -27,8 +30,8 @@ public final class ReplicaStats {
     checksumMismatches.incrementAndGet();
   }
 
-  void resumedFile(long bytesAlreadyCopied) {
-    bytesResumed.addAndGet(bytesAlreadyCopied);
+  void resumedFile(long bytesCarriedOver) {
+    bytesResumed.addAndGet(bytesCarriedOver);
   }
 
   void nrtCopyCompleted() {
@@ -52,7 +55,7 @@ public final class ReplicaStats {
     resyncs.incrementAndGet();
   }
 
-  /** File bytes received from primaries. */
+  /** File bytes received from primaries, counted as they arrive (including attempts that failed). */
   public long bytesCopied() {
     return bytesCopied.get();
   }
@@ -67,7 +70,10 @@ public final class ReplicaStats {
     return checksumMismatches.get();
   }
 
-  /** Bytes of partly copied files that a newer NRT point's job continued instead of re-fetching. */
+  /**
+   * Bytes a newer NRT point's copy took over from the copy it superseded (finished temp files and
+   * the partly copied file) instead of fetching them again.
+   */
   public long bytesResumed() {
     return bytesResumed.get();
   }

@@ -102,7 +102,7 @@ final class StreamingCopyJob extends CopyJob {
   }
 
   private VerifyingFileInput open(String name, FileMetaData meta, long offset, CRC32 crc) {
-    return new VerifyingFileInput(connection.fetchFile(sourceKind, sourceId, name, offset), name, meta, offset, crc);
+    return new VerifyingFileInput(connection.fetchFile(sourceKind, sourceId, name, offset), name, meta, offset, crc, stats);
   }
 
   /** Copies one slice; returns true when there is nothing left to do (done or cancelled). */
@@ -123,7 +123,7 @@ final class StreamingCopyJob extends CopyJob {
       if (current.visit()) {
         copiedFiles.put(current.name, current.tmpName);
         totBytesCopied += current.getBytesCopied();
-        stats.fileCopied(currentInput.bytesReceived());
+        stats.fileCopied();
         currentInput.close();
         currentInput = null;
         current = null;
@@ -168,7 +168,6 @@ final class StreamingCopyJob extends CopyJob {
     currentInput = open(prev.name, prev.metaData, prev.getBytesCopied(), from.currentInput.crc());
     from.currentInput.close();
     from.currentInput = null;
-    stats.resumedFile(prev.getBytesCopied());
     return new CopyOneFile(prev, currentInput);
   }
 
@@ -178,6 +177,12 @@ final class StreamingCopyJob extends CopyJob {
     transferringFrom = prev;
     try {
       super.transferAndCancel(prevJob);
+      // Nothing is copied by this job yet: whatever it holds now was carried over.
+      long carried = current == null ? 0 : current.getBytesCopied();
+      for (String name : copiedFiles.keySet()) {
+        carried += files.get(name).length();
+      }
+      stats.resumedFile(carried);
     } finally {
       transferringFrom = null;
       synchronized (prev) {

@@ -22,6 +22,7 @@ final class VerifyingFileInput extends DataInput {
   private final long checksum;
   private final CRC32 crc;
   private final long startPosition;
+  private final ReplicaStats stats;
   private long position;
   private long trailer;
   private boolean lengthChecked;
@@ -29,7 +30,9 @@ final class VerifyingFileInput extends DataInput {
   /**
    * @param crc running checksum of bytes {@code [0, startPosition)}; a fresh one when starting at 0
    */
-  VerifyingFileInput(InboundFileStream stream, String name, FileMetaData meta, long startPosition, CRC32 crc) {
+  VerifyingFileInput(InboundFileStream stream, String name, FileMetaData meta, long startPosition, CRC32 crc,
+      ReplicaStats stats) {
+    this.stats = stats;
     this.stream = stream;
     this.name = name;
     this.length = meta.length();
@@ -44,10 +47,6 @@ final class VerifyingFileInput extends DataInput {
   }
 
   /** Bytes this input received over the wire (excludes bytes carried over from a previous job). */
-  long bytesReceived() {
-    return position - startPosition;
-  }
-
   @Override
   public byte readByte() throws IOException {
     byte[] one = new byte[1];
@@ -68,6 +67,7 @@ final class VerifyingFileInput extends DataInput {
       throw new ProtocolException("file " + name + ": read past its end (" + (position + len) + " > " + length + ")");
     }
     stream.readFully(b, offset, len);
+    stats.bytesReceived(len);
     long bodyEnd = length - Long.BYTES;
     int body = (int) Math.max(0, Math.min(len, bodyEnd - position));
     if (body > 0) {

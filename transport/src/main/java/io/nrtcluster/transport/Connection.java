@@ -9,6 +9,7 @@ import io.nrtcluster.common.TimeoutException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -176,11 +177,15 @@ public final class Connection {
     return id;
   }
 
-  /** Stops waiting for replies to {@code requestId} and tells the peer. */
+  /**
+   * Stops waiting for replies to {@code requestId} and tells the peer. The request's future fails
+   * (and its listener's {@link ReplyListener#onFailure} is called) with {@link CancellationException}.
+   */
   public void cancel(long requestId) {
     ReplySink sink = pending.remove(requestId);
     if (sink != null) {
       send(new Message.Cancel(requestId));
+      sink.fail(new CancellationException("request " + requestId + " to " + remoteAddress() + " cancelled"));
     }
   }
 

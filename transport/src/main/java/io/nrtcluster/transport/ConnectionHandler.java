@@ -62,6 +62,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     if (sink == null) {
       Transport.LOG.debug("{}: ignoring {} for unknown request id {}", connection, m.getClass().getSimpleName(), m.requestId());
       ReferenceCountUtil.release(m);
+      if (m instanceof Message.FileHeader) {
+        // A stream nobody reads (cancelled before the sender started it, so the sender missed the
+        // Cancel): stop it, or it would hold a file and a stream slot until the connection closes.
+        connection.send(new Message.Cancel(m.requestId()));
+      }
       return;
     }
     boolean done;

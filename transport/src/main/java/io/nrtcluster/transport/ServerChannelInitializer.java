@@ -13,6 +13,7 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
 
   @Override
   protected void initChannel(SocketChannel ch) {
+    server.track(ch);
     TransportPipeline.addCodec(ch.pipeline(), server.transport());
     ch.pipeline().addLast(TransportPipeline.HANDSHAKE, new ServerHandshakeHandler(server));
   }

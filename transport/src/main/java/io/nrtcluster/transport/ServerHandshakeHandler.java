@@ -69,7 +69,6 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
     Connection connection = new Connection(ctx.channel(), server.transport());
     connection.setPeer(hello.nodeId(), hello.role(), -1, hello.index());
     ctx.pipeline().replace(this, TransportPipeline.CONNECTION, new ConnectionHandler(connection, endpoint));
-    server.track(connection);
     connection.reply(new Message.HelloOk(hello.requestId(), endpoint.nodeId(), endpoint.primaryGeneration(), endpoint.role()));
     endpoint.onConnect(connection);
   }

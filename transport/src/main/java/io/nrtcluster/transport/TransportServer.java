@@ -22,38 +22,30 @@ import java.util.concurrent.TimeUnit;
 public final class TransportServer {
   private final Transport transport;
   private final String cluster;
-  private final Channel serverChannel;
+  private volatile Channel serverChannel;
   private final ChannelGroup channels = new DefaultChannelGroup("nrt-server", GlobalEventExecutor.INSTANCE);
   private final Map<String, Endpoint> endpoints = new ConcurrentHashMap<>();
 
-  private TransportServer(Transport transport, String cluster, Channel serverChannel) {
+  private TransportServer(Transport transport, String cluster) {
     this.transport = transport;
     this.cluster = cluster;
-    this.serverChannel = serverChannel;
   }
 
   static TransportServer bind(Transport transport, String host, int port, String cluster) throws NrtClusterException {
     Checks.notBlank("cluster", cluster);
-    TransportServer[] holder = new TransportServer[1];
+    // The server object exists before the socket accepts anything, so no child channel can see it unset.
+    TransportServer server = new TransportServer(transport, cluster);
     ServerBootstrap b = new ServerBootstrap()
         .group(transport.acceptGroup(), transport.ioGroup())
         .channel(NioServerSocketChannel.class)
         .option(ChannelOption.SO_BACKLOG, 128)
         .childOption(ChannelOption.TCP_NODELAY, true)
-        .childHandler(new io.netty.channel.ChannelInitializer<>() {
-          @Override
-          protected void initChannel(Channel ch) {
-            holder[0].channels.add(ch);
-            ch.pipeline().addLast(new ServerChannelInitializer(holder[0]));
-          }
-        });
-    // The server object must exist before the first child channel; bind after construction.
+        .childHandler(new ServerChannelInitializer(server));
     io.netty.channel.ChannelFuture f = b.bind(host, port).awaitUninterruptibly();
     if (!f.isSuccess()) {
       throw new ConnectionException("cannot listen on " + host + ":" + port + ": " + f.cause().getMessage(), f.cause());
     }
-    TransportServer server = new TransportServer(transport, cluster, f.channel());
-    holder[0] = server;
+    server.serverChannel = f.channel();
     return server;
   }
 
@@ -94,8 +86,8 @@ public final class TransportServer {
     return endpoints.get(index);
   }
 
-  void track(Connection connection) {
-    // Channels are already in the group; nothing else to do yet.
+  void track(Channel channel) {
+    channels.add(channel);
   }
 
   void close() {

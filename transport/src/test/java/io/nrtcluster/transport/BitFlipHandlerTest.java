@@ -159,7 +159,7 @@ class BitFlipHandlerTest {
             "not a message at all");
     for (Object m : messages) {
       ch.writeInbound(m);
-      assertThat((Object) ch.readInbound()).isSameAs(m);
+      assertThat(ch.<Object>readInbound()).isSameAs(m);
     }
     assertThat(infos).containsExactly(1, 2, 3, 4);
     assertThat(stats.bitFlipsInjected()).isZero();

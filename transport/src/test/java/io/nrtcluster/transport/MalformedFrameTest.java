@@ -326,10 +326,20 @@ class MalformedFrameTest {
     EmbeddedChannel huge = WireTestUtil.codecChannel(max);
     ByteBuf hugePrefix = Unpooled.buffer().writeInt(Integer.MAX_VALUE);
     assertThatThrownBy(() -> huge.writeInbound(hugePrefix)).isInstanceOf(TooLongFrameException.class);
-    assertThat((Object) ch.readInbound()).isNull();
-    assertThat((Object) huge.readInbound()).isNull();
+    assertThat(ch.<Object>readInbound()).isNull();
+    assertThat(huge.<Object>readInbound()).isNull();
     ch.finishAndReleaseAll();
     huge.finishAndReleaseAll();
+  }
+
+  @Test
+  void lengthPrefixWithTheSignBitSetIsRefusedAsTooLong() {
+    // The prefix is read unsigned: 0xFFFFFFFF is a 4 GiB frame, not a negative one.
+    EmbeddedChannel ch = WireTestUtil.codecChannel(64 * 1024);
+    ByteBuf frame = Unpooled.buffer().writeInt(-1).writeLong(0);
+    assertThatThrownBy(() -> ch.writeInbound(frame)).isInstanceOf(TooLongFrameException.class);
+    assertThat(ch.<Object>readInbound()).isNull();
+    ch.finishAndReleaseAll();
   }
 
   @Test

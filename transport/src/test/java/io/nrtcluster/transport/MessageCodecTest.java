@@ -249,7 +249,7 @@ class MessageCodecTest {
     assertThat(sender.writeOutbound(new FileRegionChunk(77, position, region))).isTrue();
     Object header = sender.readOutbound();
     Object body = sender.readOutbound();
-    assertThat((Object) sender.readOutbound()).isNull();
+    assertThat(sender.<Object>readOutbound()).isNull();
     assertThat(header).isInstanceOf(ByteBuf.class);
     assertThat(body).isSameAs(region);
 
@@ -308,7 +308,7 @@ class MessageCodecTest {
       assertThat((Message) receiver.readInbound()).isEqualTo(messages.get(4));
       FileChunk chunk = receiver.readInbound();
       assertThat(WireTestUtil.bytesOf(chunk)).isEqualTo(data);
-      assertThat((Object) receiver.readInbound()).isNull();
+      assertThat(receiver.<Object>readInbound()).isNull();
     }
   }
 
@@ -329,7 +329,7 @@ class MessageCodecTest {
         .hasCauseInstanceOf(ProtocolException.class)
         .hasMessageContaining("maxFrameBytes");
     assertThat(content.refCnt()).isZero();
-    assertThat((Object) sender.readOutbound()).isNull();
+    assertThat(sender.<Object>readOutbound()).isNull();
   }
 
   @Test
@@ -341,7 +341,7 @@ class MessageCodecTest {
         .isInstanceOf(EncoderException.class)
         .hasCauseInstanceOf(ProtocolException.class);
     assertThat(region.refCnt()).isZero();
-    assertThat((Object) sender.readOutbound()).isNull();
+    assertThat(sender.<Object>readOutbound()).isNull();
   }
 
   @Test
@@ -351,7 +351,7 @@ class MessageCodecTest {
             () -> sender.writeOutbound(new Message.FetchFile(1, Message.SourceKind.COPY_STATE, 1, name, 0, 1)))
         .isInstanceOf(EncoderException.class)
         .hasCauseInstanceOf(IllegalArgumentException.class);
-    assertThat((Object) sender.readOutbound()).isNull();
+    assertThat(sender.<Object>readOutbound()).isNull();
   }
 
   @Test
@@ -376,7 +376,7 @@ class MessageCodecTest {
     ByteBuf prefix = Unpooled.buffer(4).writeInt(MAX_FRAME + 1);
     assertThatThrownBy(() -> receiver.writeInbound(prefix)).isInstanceOf(TooLongFrameException.class);
     assertThat(prefix.refCnt()).isZero();
-    assertThat((Object) receiver.readInbound()).isNull();
+    assertThat(receiver.<Object>readInbound()).isNull();
   }
 
   @Test
@@ -405,7 +405,7 @@ class MessageCodecTest {
     }
     Message decoded = receiver.readInbound();
     assertThat(decoded).as("decoded message").isNotNull();
-    assertThat((Object) receiver.readInbound()).as("exactly one message").isNull();
+    assertThat(receiver.<Object>readInbound()).as("exactly one message").isNull();
     return decoded;
   }
 }

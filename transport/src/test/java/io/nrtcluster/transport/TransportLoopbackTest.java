@@ -35,6 +35,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -65,6 +66,8 @@ class TransportLoopbackTest {
   private static final int CHUNK = 16 * 1024;
   private static final int MAX_FRAME = 256 * 1024;
   private static final Duration WAIT = Duration.ofSeconds(20);
+  /** A pre-copy the client handler never answers. */
+  private static final long SILENT_PRE_COPY = 99;
 
   @RegisterExtension final TestSeed seed = new TestSeed();
 
@@ -143,6 +146,8 @@ class TransportLoopbackTest {
       throw new AssertionError("expected a failure, got " + value);
     } catch (ExecutionException e) {
       return e.getCause();
+    } catch (CancellationException e) {
+      return e;
     } catch (java.util.concurrent.TimeoutException e) {
       throw new AssertionError("future did not complete within " + WAIT, e);
     }
@@ -258,6 +263,7 @@ class TransportLoopbackTest {
       requests.add(request);
       switch (request) {
         case Message.Ping p -> connection.reply(new Message.Ack(p.requestId()));
+        case Message.PreCopyMerge m when m.preCopyId() == SILENT_PRE_COPY -> {}
         case Message.PreCopyMerge m -> {
           for (int i = 1; i <= 3; i++) {
             connection.reply(new Message.PreCopyProgress(m.requestId(), i * 1000L));
@@ -461,6 +467,20 @@ class TransportLoopbackTest {
   }
 
   @Test
+  void lengthPrefixWithTheSignBitSetClosesOnlyThatConnection() throws Exception {
+    TransportServer server = server();
+    Connection healthy = connect(server);
+    Socket s = rawSocket(server);
+    s.getOutputStream().write(ByteBuffer.allocate(12).putInt(Integer.MIN_VALUE).putLong(1).array());
+    // The prefix is unsigned: a 2 GiB frame, refused as too long.
+    Message reply = WireTestUtil.readFrame(s.getInputStream());
+    assertThat(((Message.ErrorReply) reply).code()).isEqualTo(ErrorCode.PROTOCOL);
+    assertThat(closedByPeer(s.getInputStream())).isTrue();
+    assertThat(ping(healthy)).isInstanceOf(Message.Ack.class);
+    assertThat(ping(connect(server))).isInstanceOf(Message.Ack.class);
+  }
+
+  @Test
   void malformedFrameAfterHandshakeClosesOnlyThatConnection() throws Exception {
     TransportServer server = server();
     Connection healthy = connect(server);
@@ -653,6 +673,94 @@ class TransportLoopbackTest {
     Message.PreCopyMerge received = (Message.PreCopyMerge) clientHandler.requests.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
     assertThat(received.files()).isEqualTo(files);
     assertThat(failures).isEmpty();
+  }
+
+  @Test
+  void cancellingAStreamingRequestNotifiesItsListener() throws Exception {
+    TransportServer server = server();
+    connect(server);
+    waiting().until(() -> endpoint.connected.size() == 1);
+    Connection serverSide = endpoint.connected.get(0);
+    List<Message> replies = new CopyOnWriteArrayList<>();
+    List<Throwable> failures = new CopyOnWriteArrayList<>();
+    long id =
+        serverSide.requestStreaming(
+            rid -> new Message.PreCopyMerge(rid, SILENT_PRE_COPY, SERVER_GEN, Map.of()),
+            new ReplyListener() {
+              @Override
+              public boolean onReply(Message reply) {
+                replies.add(reply);
+                return true;
+              }
+
+              @Override
+              public void onFailure(Throwable cause) {
+                failures.add(cause);
+              }
+            });
+    assertThat(clientHandler.requests.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(Message.PreCopyMerge.class);
+
+    serverSide.cancel(id);
+
+    // ReplyListener#onFailure: "the connection closed or the request was cancelled before the last reply".
+    waiting().until(() -> failures.size() == 1);
+    assertThat(failures.get(0)).isInstanceOf(CancellationException.class);
+    assertThat(serverSide.pendingSink(id)).isNull();
+    assertThat(replies).isEmpty();
+    assertThat(serverSide.isOpen()).isTrue();
+  }
+
+  @Test
+  void cancellingARequestCompletesItsFuture() throws Exception {
+    TransportServer server = server();
+    Connection c = connect(server);
+    endpoint.behaviour = (conn, r) -> {}; // never answers
+    long[] id = new long[1];
+    CompletableFuture<Message> future =
+        c.request(rid -> {
+          id[0] = rid;
+          return new Message.GetCopyState(rid, 1);
+        });
+    c.cancel(id[0]);
+    assertThat(failure(future)).isInstanceOf(CancellationException.class);
+    assertThat(future.isCancelled()).isTrue();
+    endpoint.behaviour = null;
+    assertThat(ping(c)).isInstanceOf(Message.Ack.class);
+  }
+
+  @Test
+  void streamCancelledBeforeTheSenderStartsItDoesNotLinger() throws Exception {
+    randomFile("late.bin", 1024 * 1024, seed.random());
+    TransportServer server = server(config().zeroCopy(false).build());
+    Connection c = connect(server);
+    waiting().until(() -> endpoint.connected.size() == 1);
+    Connection serverSide = endpoint.connected.get(0);
+    CountDownLatch fetchReceived = new CountDownLatch(1);
+    CountDownLatch mayStream = new CountDownLatch(1);
+    CountDownLatch streamed = new CountDownLatch(1);
+    endpoint.behaviour = (conn, r) -> {
+      switch (r) {
+        case Message.FetchFile f -> {
+          fetchReceived.countDown();
+          assertThat(mayStream.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+          conn.streamFile(f, dir.resolve(f.name()));
+          streamed.countDown();
+        }
+        default -> conn.reply(new Message.Ack(r.requestId()));
+      }
+    };
+
+    InboundFileStream s = c.fetchFile(Message.SourceKind.COPY_STATE, 1, "late.bin", 0);
+    assertThat(fetchReceived.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    s.close(); // sends Cancel while the request thread still holds the fetch
+    assertThat(ping(c)).isInstanceOf(Message.Ack.class); // so the Cancel has been handled by now
+    mayStream.countDown();
+    assertThat(streamed.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+    // The sender must not keep a stream (with an open file and a slot of maxRequestsInFlight) that
+    // nobody reads until the connection closes.
+    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10)).until(() -> outboundStreams(serverSide) == 0);
+    assertThat(ping(c)).isInstanceOf(Message.Ack.class);
   }
 
   @Test
