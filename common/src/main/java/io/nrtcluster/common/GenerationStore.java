@@ -19,10 +19,14 @@ import java.util.Properties;
 public final class GenerationStore {
   private static final String GEN = "highestPrimaryGen";
   private static final String VERSION = "highestVersion";
+  private static final String COMMITTED_VERSION = "committedVersion";
+  private static final String COMMITTED_POSITION = "committedReplayPosition";
 
   private final Path file;
   private long highestPrimaryGen = -1;
   private long highestVersion = -1;
+  private long committedVersion = -1;
+  private String committedPosition;
 
   private GenerationStore(Path file) {
     this.file = file;
@@ -37,6 +41,8 @@ public final class GenerationStore {
         p.load(in);
         store.highestPrimaryGen = Long.parseLong(p.getProperty(GEN, "-1"));
         store.highestVersion = Long.parseLong(p.getProperty(VERSION, "-1"));
+        store.committedVersion = Long.parseLong(p.getProperty(COMMITTED_VERSION, "-1"));
+        store.committedPosition = p.getProperty(COMMITTED_POSITION);
       } catch (IOException | NumberFormatException e) {
         throw new StorageException("cannot read node state " + file, e);
       }
@@ -78,10 +84,35 @@ public final class GenerationStore {
     }
   }
 
+  /**
+   * Records that version {@code version} was committed with application replay position {@code
+   * position} (may be null). Durable before returning.
+   */
+  public synchronized void recordCommit(long version, String position) throws StorageException {
+    committedVersion = version;
+    committedPosition = position;
+    highestVersion = Math.max(highestVersion, version);
+    write(true);
+  }
+
+  /** Version of the last commit recorded with {@link #recordCommit}, or -1. */
+  public synchronized long committedVersion() {
+    return committedVersion;
+  }
+
+  /** Replay position recorded with the last commit, or null. */
+  public synchronized String committedPosition() {
+    return committedPosition;
+  }
+
   private void write(boolean sync) throws StorageException {
     Properties p = new Properties();
     p.setProperty(GEN, Long.toString(highestPrimaryGen));
     p.setProperty(VERSION, Long.toString(highestVersion));
+    p.setProperty(COMMITTED_VERSION, Long.toString(committedVersion));
+    if (committedPosition != null) {
+      p.setProperty(COMMITTED_POSITION, committedPosition);
+    }
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     try {
       Files.createDirectories(file.getParent());

@@ -42,6 +42,7 @@ public class NrtClusterException extends IOException {
       case PROTOCOL -> new ProtocolException(text);
       case NODE_CLOSED -> new NodeClosedException(text);
       case CHECKSUM_MISMATCH -> new ChecksumMismatchException(text);
+      case NOT_PRIMARY -> new NotPrimaryException(text, null);
       default -> new RemoteException(code, text);
     };
   }

@@ -1,0 +1,77 @@
+package io.nrtcluster.election;
+
+import io.nrtcluster.common.Checks;
+import java.time.Duration;
+
+/**
+ * Settings of one index's election on one node. Built with {@link #builder()}, which validates
+ * every bound and names the offending field.
+ *
+ * @param layout where the index's state lives in ZooKeeper
+ * @param nodeId this node's cluster-unique id
+ * @param address {@code host:port} other nodes reach this node's replication endpoint at
+ * @param settleTime how long a node waits, after seeing no primary, for the others to report their
+ *     progress before the best-ranked one claims the next epoch
+ * @param retryInterval how often a node that is not the best candidate looks again while there is
+ *     still no primary (the best one may have died before claiming)
+ * @param zkTimeout bound of each ZooKeeper operation the election waits for
+ */
+public record ElectionConfig(
+    ZkLayout layout, int nodeId, String address, Duration settleTime, Duration retryInterval, Duration zkTimeout) {
+  public ElectionConfig {
+    Checks.notNull("layout", layout);
+    Checks.inRange("nodeId", nodeId, 0, 65535);
+    Checks.notBlank("address", address);
+    Checks.positive("settleTime", settleTime);
+    Checks.positive("retryInterval", retryInterval);
+    Checks.positive("zkTimeout", zkTimeout);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a validated {@link ElectionConfig}. */
+  public static final class Builder {
+    private ZkLayout layout;
+    private int nodeId;
+    private String address;
+    private Duration settleTime = Duration.ofMillis(500);
+    private Duration retryInterval = Duration.ofSeconds(1);
+    private Duration zkTimeout = Duration.ofSeconds(10);
+
+    public Builder layout(ZkLayout v) {
+      layout = v;
+      return this;
+    }
+
+    public Builder nodeId(int v) {
+      nodeId = v;
+      return this;
+    }
+
+    public Builder address(String v) {
+      address = v;
+      return this;
+    }
+
+    public Builder settleTime(Duration v) {
+      settleTime = v;
+      return this;
+    }
+
+    public Builder retryInterval(Duration v) {
+      retryInterval = v;
+      return this;
+    }
+
+    public Builder zkTimeout(Duration v) {
+      zkTimeout = v;
+      return this;
+    }
+
+    public ElectionConfig build() {
+      return new ElectionConfig(layout, nodeId, address, settleTime, retryInterval, zkTimeout);
+    }
+  }
+}

@@ -1,0 +1,53 @@
+package io.nrtcluster.election;
+
+import io.nrtcluster.common.Checks;
+import org.apache.curator.utils.ZKPaths;
+
+/**
+ * Where one index's cluster state lives in ZooKeeper:
+ *
+ * <pre>
+ * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/members/n-&lt;id&gt;  ephemeral, one per live node: {@link MemberInfo}
+ * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/primary          ephemeral, the current primary: {@link PrimaryInfo}
+ * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/epoch            persistent, the last primary generation handed out
+ * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/maxVersion       persistent, the highest version ever published
+ * </pre>
+ */
+public record ZkLayout(String root, String cluster, String index) {
+  public ZkLayout {
+    Checks.safeName("cluster", cluster);
+    Checks.safeName("index", index);
+  }
+
+  public static ZkLayout of(String cluster, String index) {
+    return new ZkLayout("/nrtcluster", cluster, index);
+  }
+
+  public String clusterPath() {
+    return ZKPaths.makePath(root, cluster);
+  }
+
+  public String indexPath() {
+    return ZKPaths.makePath(clusterPath(), index);
+  }
+
+  public String members() {
+    return ZKPaths.makePath(indexPath(), "members");
+  }
+
+  public String member(int nodeId) {
+    return ZKPaths.makePath(members(), "n-" + nodeId);
+  }
+
+  public String primary() {
+    return ZKPaths.makePath(indexPath(), "primary");
+  }
+
+  public String epoch() {
+    return ZKPaths.makePath(indexPath(), "epoch");
+  }
+
+  public String maxVersion() {
+    return ZKPaths.makePath(indexPath(), "maxVersion");
+  }
+}

@@ -1,0 +1,164 @@
+package io.nrtcluster.election;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.NotPrimaryException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(120)
+class IndexElectionTest {
+  private TestingServer zk;
+  private final List<CuratorFramework> clients = new ArrayList<>();
+  private final List<IndexElection> elections = new ArrayList<>();
+
+  /** Records what the election told one node. */
+  static final class Events implements ElectionListener {
+    final List<String> log = new CopyOnWriteArrayList<>();
+    volatile long gen = -1;
+    volatile long forceVersion = -1;
+    volatile PrimaryInfo following;
+
+    @Override
+    public void becomePrimary(long primaryGen, long force) {
+      gen = primaryGen;
+      forceVersion = force;
+      log.add("primary " + primaryGen);
+    }
+
+    @Override
+    public void followPrimary(PrimaryInfo primary) {
+      following = primary;
+      log.add("follow " + primary.nodeId());
+    }
+
+    @Override
+    public void fenced() {
+      log.add("fenced");
+    }
+
+    @Override
+    public void unfenced() {
+      log.add("unfenced");
+    }
+
+    @Override
+    public void stepDown() {
+      log.add("stepDown");
+    }
+  }
+
+  @BeforeEach
+  void startZk() throws Exception {
+    zk = new TestingServer(true);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    elections.forEach(IndexElection::close);
+    clients.forEach(CuratorFramework::close);
+    zk.close();
+  }
+
+  private CuratorFramework client() {
+    CuratorFramework c = CuratorFrameworkFactory.builder().connectString(zk.getConnectString())
+        .sessionTimeoutMs(4000).connectionTimeoutMs(2000).retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
+    c.start();
+    clients.add(c);
+    return c;
+  }
+
+  private IndexElection join(CuratorFramework c, int nodeId, long gen, long version, Events events) throws Exception {
+    ElectionConfig config = ElectionConfig.builder().layout(ZkLayout.of("c1", "docs")).nodeId(nodeId)
+        .address("127.0.0.1:" + (9000 + nodeId)).settleTime(Duration.ofMillis(300)).retryInterval(Duration.ofMillis(200)).build();
+    IndexElection e = new IndexElection(c, config, new MemberInfo(nodeId, config.address(), Role.JOINING, gen, version, version, false, 0), events);
+    e.start();
+    elections.add(e);
+    return e;
+  }
+
+  @Test
+  void theMostUpToDateMemberWinsAndTheOthersFollowIt() throws Exception {
+    Events e1 = new Events();
+    Events e2 = new Events();
+    Events e3 = new Events();
+    IndexElection n1 = join(client(), 1, 0, 5, e1);
+    IndexElection n2 = join(client(), 2, 0, 7, e2);
+    IndexElection n3 = join(client(), 3, 0, 6, e3);
+    await().atMost(Duration.ofSeconds(20)).until(() -> n2.role() == Role.PRIMARY);
+    await().atMost(Duration.ofSeconds(20)).until(() -> e1.following != null && e3.following != null);
+    assertThat(e1.following.nodeId()).isEqualTo(2);
+    assertThat(e3.following.nodeId()).isEqualTo(2);
+    assertThat(e2.gen).isEqualTo(1);
+    assertThat(e2.forceVersion).as("above every version a member reported").isEqualTo(8);
+    assertThat(List.of(n1.role(), n3.role())).containsOnly(Role.REPLICA);
+
+    n2.publishVersion(20);
+    assertThatThrownBy(() -> n1.publishVersion(21)).isInstanceOfSatisfying(NotPrimaryException.class,
+        ex -> assertThat(ex.primaryAddress()).isEqualTo("127.0.0.1:9002"));
+  }
+
+  @Test
+  void whenThePrimaryDiesTheNextBestWinsANewEpochAboveEveryPublishedVersion() throws Exception {
+    Events e1 = new Events();
+    Events e2 = new Events();
+    Events e3 = new Events();
+    CuratorFramework c2 = client();
+    IndexElection n1 = join(client(), 1, 0, 5, e1);
+    IndexElection n2 = join(c2, 2, 0, 7, e2);
+    IndexElection n3 = join(client(), 3, 0, 6, e3);
+    await().atMost(Duration.ofSeconds(20)).until(() -> n2.role() == Role.PRIMARY);
+    n2.publishVersion(40);
+    await().atMost(Duration.ofSeconds(20)).until(() -> e3.following != null);
+
+    c2.close(); // abrupt: no resign; the session closes and its ephemeral znodes vanish
+    await().atMost(Duration.ofSeconds(20)).until(() -> n3.role() == Role.PRIMARY);
+    assertThat(e3.gen).isEqualTo(2);
+    assertThat(e3.forceVersion).isEqualTo(41);
+    await().atMost(Duration.ofSeconds(20)).until(() -> e1.following != null && e1.following.nodeId() == 3);
+    assertThat(n1.role()).isEqualTo(Role.REPLICA);
+  }
+
+  @Test
+  void aPrimaryWhoseSessionExpiresIsFencedCannotPublishAndStepsDown() throws Exception {
+    Events e1 = new Events();
+    Events e2 = new Events();
+    CuratorFramework c1 = client();
+    IndexElection n1 = join(c1, 1, 0, 9, e1);
+    IndexElection n2 = join(client(), 2, 0, 3, e2);
+    await().atMost(Duration.ofSeconds(20)).until(() -> n1.role() == Role.PRIMARY);
+
+    c1.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+    await().atMost(Duration.ofSeconds(20)).until(() -> e1.log.contains("fenced"));
+    await().atMost(Duration.ofSeconds(20)).until(() -> n2.role() == Role.PRIMARY || n1.role() == Role.PRIMARY && n1.epoch() > 1);
+    await().atMost(Duration.ofSeconds(20)).until(() -> e1.log.contains("stepDown"));
+    if (n2.role() == Role.PRIMARY) {
+      assertThatThrownBy(() -> n1.publishVersion(100)).isInstanceOf(NotPrimaryException.class);
+    }
+  }
+
+  @Test
+  void anUnreachableZooKeeperIsATypedError() throws Exception {
+    CuratorFramework c = CuratorFrameworkFactory.builder().connectString("127.0.0.1:1")
+        .sessionTimeoutMs(2000).connectionTimeoutMs(500).retryPolicy(new ExponentialBackoffRetry(100, 1)).build();
+    c.start();
+    clients.add(c);
+    ElectionConfig config = ElectionConfig.builder().layout(ZkLayout.of("c1", "docs")).nodeId(1).address("127.0.0.1:9001")
+        .zkTimeout(Duration.ofSeconds(1)).build();
+    IndexElection e = new IndexElection(c, config, new MemberInfo(1, "127.0.0.1:9001", Role.JOINING, 0, 0, 0, false, 0), new Events());
+    assertThatThrownBy(e::start).isInstanceOf(ConnectionException.class).hasMessageContaining("unreachable");
+  }
+}
