@@ -3,6 +3,7 @@ package io.nrtcluster.primary;
 import io.nrtcluster.common.GenerationStore;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.ReplayPositions;
 import io.nrtcluster.common.Slf4jPrintStream;
 import io.nrtcluster.transport.NodeAddress;
 import io.nrtcluster.transport.Transport;
@@ -10,7 +11,6 @@ import io.nrtcluster.transport.TransportServer;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.index.IndexWriter;
@@ -53,6 +53,17 @@ public final class Primary implements Closeable {
   private final boolean ownsTransport;
   private final TransportServer server;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile PublishGate publishGate = version -> {};
+  private volatile String replayPosition;
+
+  /**
+   * Runs before a new NRT point is announced to replicas; throwing stops the announcement. A
+   * cluster uses it to record the version in ZooKeeper while it provably still holds its epoch.
+   */
+  @FunctionalInterface
+  public interface PublishGate {
+    void beforePublish(long version) throws IOException;
+  }
 
   private Primary(PrimaryConfig config, NodeLog log, GenerationStore store, ReplicatingPrimaryNode node,
       PrimaryEndpoint endpoint, CopyStateRegistry copyStates, MergePreCopier preCopier, Transport transport,
@@ -98,6 +109,12 @@ public final class Primary implements Closeable {
       writerConfig.setCommitOnClose(false);
       writerConfig.setMaxFullFlushMergeWaitMillis(config.maxFullFlushMergeWait().toMillis());
       writer = new IndexWriter(dir, writerConfig);
+      String position = initialReplayPosition(writer, store);
+      if (position != null) {
+        Map<String, String> data = ReplicatingPrimaryNode.userData(writer);
+        data.put(ReplayPositions.KEY, position);
+        writer.setLiveCommitData(data.entrySet(), false);
+      }
       long gen = config.primaryGen() >= 0 ? config.primaryGen() : nextGeneration(store, writer);
       store.observeGeneration(gen);
       long forceVersion = config.forcePrimaryVersion() >= 0 ? config.forcePrimaryVersion()
@@ -118,7 +135,9 @@ public final class Primary implements Closeable {
       server.register(config.index(), endpoint);
       log.info("primary of {}/{} listening on {} at version {} (data {})", config.cluster(), config.index(),
           server.localAddress(), node.getCopyStateVersion(), config.dataDir());
-      return new Primary(config, log, store, node, endpoint, copyStates, preCopier, transport, ownsTransport, server);
+      Primary primary = new Primary(config, log, store, node, endpoint, copyStates, preCopier, transport, ownsTransport, server);
+      primary.replayPosition = position;
+      return primary;
     } catch (IOException | RuntimeException e) {
       if (writer != null) {
         IOUtils.closeWhileHandlingException(writer::rollback);
@@ -126,6 +145,20 @@ public final class Primary implements Closeable {
       IOUtils.closeWhileHandlingException(dir);
       throw e;
     }
+  }
+
+  /**
+   * The replay position of the commit the writer opened: from its user data, or (when a replica's
+   * commit dropped it, as Lucene's replica commit does) from the node state recorded with that commit.
+   */
+  private static String initialReplayPosition(IndexWriter writer, GenerationStore store) {
+    Map<String, String> data = ReplicatingPrimaryNode.userData(writer);
+    String position = data.get(ReplayPositions.KEY);
+    if (position == null && data.containsKey(Node.VERSION_KEY)
+        && Long.parseLong(data.get(Node.VERSION_KEY)) == store.committedVersion()) {
+      position = store.committedPosition();
+    }
+    return position;
   }
 
   private static long nextGeneration(GenerationStore store, IndexWriter writer) {
@@ -151,20 +184,47 @@ public final class Primary implements Closeable {
    * same as before when nothing changed).
    */
   public synchronized long refresh() throws IOException {
+    return refresh(replayPosition);
+  }
+
+  /**
+   * Like {@link #refresh()}, recording the application's source position (for example a queue
+   * offset) with the new point-in-time. It travels to the replicas and into commits; after a
+   * failover, {@link #replayPosition()} on the new primary says where to replay from.
+   */
+  public synchronized long refresh(String sourcePosition) throws IOException {
     ensureOpen();
+    if (sourcePosition != null && !sourcePosition.equals(replayPosition)) {
+      Map<String, String> data = node.liveUserData();
+      data.put(ReplayPositions.KEY, sourcePosition);
+      node.writer().setLiveCommitData(data.entrySet(), false);
+    }
     boolean changed = node.flushAndRefresh();
     long version = node.getCopyStateVersion();
+    replayPosition = sourcePosition;
     if (changed) {
       store.observeVersion(version);
+      publishGate.beforePublish(version);
       endpoint.publish(version);
     }
     return version;
   }
 
+  /** Installs the check that runs before each new NRT point is announced. */
+  public void setPublishGate(PublishGate gate) {
+    this.publishGate = gate;
+  }
+
+  /** The application's source position of the newest point-in-time here, or null if never given. */
+  public String replayPosition() {
+    return replayPosition;
+  }
+
   /** Durably commits the last refreshed point (with its primary generation and version). */
-  public void commit() throws IOException {
+  public synchronized void commit() throws IOException {
     ensureOpen();
     node.commit();
+    store.recordCommit(node.getCopyStateVersion(), replayPosition);
   }
 
   public IndexSearcher acquireSearcher() throws IOException {
@@ -263,8 +323,4 @@ public final class Primary implements Closeable {
     }
   }
 
-  /** The bounded close wait, for callers that want to know it. */
-  public Duration closeTimeout() {
-    return config.closeTimeout();
-  }
 }

@@ -2,6 +2,8 @@ package io.nrtcluster.primary;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import io.nrtcluster.common.ReplayPositions;
+import java.util.HashMap;
 import java.util.Map;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.SegmentCommitInfo;
@@ -33,5 +35,38 @@ final class ReplicatingPrimaryNode extends PrimaryNode {
 
   IndexWriter writer() {
     return writer;
+  }
+
+  /**
+   * Lucene's primary commit, except that the application's replay position in the live user data
+   * is kept (Lucene's own commit would replace the user data with generation and version only).
+   */
+  @Override
+  public void commit() throws IOException {
+    Map<String, String> data = new HashMap<>();
+    String position = liveUserData().get(ReplayPositions.KEY);
+    if (position != null) {
+      data.put(ReplayPositions.KEY, position);
+    }
+    data.put(PRIMARY_GEN_KEY, Long.toString(primaryGen));
+    data.put(VERSION_KEY, Long.toString(getCopyStateVersion()));
+    writer.setLiveCommitData(data.entrySet(), false);
+    writer.commit();
+  }
+
+  /** A copy of the writer's live user data (travels with every NRT point and commit). */
+  Map<String, String> liveUserData() {
+    return userData(writer);
+  }
+
+  static Map<String, String> userData(IndexWriter writer) {
+    Map<String, String> data = new HashMap<>();
+    Iterable<Map.Entry<String, String>> live = writer.getLiveCommitData();
+    if (live != null) {
+      for (Map.Entry<String, String> e : live) {
+        data.put(e.getKey(), e.getValue());
+      }
+    }
+    return data;
   }
 }

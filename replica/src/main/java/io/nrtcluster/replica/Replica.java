@@ -365,6 +365,31 @@ public final class Replica implements Closeable {
     }
   }
 
+  /**
+   * The application's source position recorded with the point-in-time searched now, or null. After
+   * this replica is promoted, the application replays its source from here.
+   */
+  public String replayPosition() {
+    ReplicatingReplicaNode n = node;
+    if (n == null || !n.isStarted()) {
+      return null;
+    }
+    try {
+      String position = n.searchedReplayPosition();
+      if (position == null && n.getCurrentSearchingVersion() == ctx.store().committedVersion()) {
+        position = ctx.store().committedPosition();
+      }
+      return position;
+    } catch (IOException | AlreadyClosedException e) {
+      return null;
+    }
+  }
+
+  /** Version of the last commit this node made (here or as primary on the same directory), or -1. */
+  public long lastCommitVersion() {
+    return ctx.store().committedVersion();
+  }
+
   /** Primary generation of the point-in-time searched now. */
   public long primaryGen() {
     ReplicatingReplicaNode n = node;

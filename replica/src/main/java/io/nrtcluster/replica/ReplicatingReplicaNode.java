@@ -1,6 +1,7 @@
 package io.nrtcluster.replica;
 
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.ReplayPositions;
 import io.nrtcluster.common.StalePrimaryGenerationException;
 import io.nrtcluster.transport.Connection;
 import io.nrtcluster.transport.Message;
@@ -16,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.index.IndexNotFoundException;
 import org.apache.lucene.index.SegmentInfos;
+import org.apache.lucene.index.StandardDirectoryReader;
+import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.replicator.nrt.CopyJob;
 import org.apache.lucene.replicator.nrt.CopyState;
 import org.apache.lucene.replicator.nrt.FileMetaData;
@@ -41,6 +44,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   private final PrimaryLink link;
   private final CopyJobRunner runner;
   private final CopyListener listener;
+  private final Object commitOrder = new Object();
   private long expectedGen = -1;
   private long nextPreCopyId = -1;
 
@@ -168,6 +172,39 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     if (!conflicts.isEmpty()) {
       throw new ResyncRequiredException(state.primaryGen(), "primary generation " + state.primaryGen()
           + " has different contents for files of our last commit: " + conflicts);
+    }
+  }
+
+  /**
+   * Lucene's replica commit, which replaces the user data with generation and version; the
+   * application's replay position of the committed point-in-time is read first and recorded with
+   * the commit in the node state.
+   */
+  @Override
+  public void commit() throws IOException {
+    synchronized (commitLock()) {
+      long version = getCurrentSearchingVersion();
+      String position = searchedReplayPosition();
+      if (position == null && version == ctx.store().committedVersion()) {
+        position = ctx.store().committedPosition();
+      }
+      super.commit();
+      ctx.store().recordCommit(version, position);
+    }
+  }
+
+  private Object commitLock() {
+    // Not the node's monitor: a commit fsyncs, and copies must not wait for that.
+    return commitOrder;
+  }
+
+  /** Replay position in the user data of the point-in-time searched now, or null. */
+  String searchedReplayPosition() throws IOException {
+    IndexSearcher s = mgr.acquire();
+    try {
+      return ((StandardDirectoryReader) s.getIndexReader()).getSegmentInfos().getUserData().get(ReplayPositions.KEY);
+    } finally {
+      mgr.release(s);
     }
   }
 
