@@ -460,6 +460,15 @@ public final class IndexElection implements Closeable {
     closeQuietly();
   }
 
+  /** Stops participating without resigning or deleting anything (the node is crashing). */
+  public void abandon() {
+    closed = true;
+    synchronized (roleLock) {
+      role = Role.CLOSED;
+    }
+    closeQuietly();
+  }
+
   private void closeQuietly() {
     closed = true;
     client.getConnectionStateListenable().removeListener(connectionListener);

@@ -12,6 +12,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
@@ -55,6 +56,8 @@ public final class Primary implements Closeable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile PublishGate publishGate = version -> {};
   private volatile String replayPosition;
+  /** Replay position of recent versions, for the copy-states handed to replicas. */
+  private final ConcurrentSkipListMap<Long, String> positions = new ConcurrentSkipListMap<>();
 
   /**
    * Runs before a new NRT point is announced to replicas; throwing stops the announcement. A
@@ -137,6 +140,8 @@ public final class Primary implements Closeable {
           server.localAddress(), node.getCopyStateVersion(), config.dataDir());
       Primary primary = new Primary(config, log, store, node, endpoint, copyStates, preCopier, transport, ownsTransport, server);
       primary.replayPosition = position;
+      primary.recordPosition(node.getCopyStateVersion(), position);
+      endpoint.positions(primary::positionOf);
       return primary;
     } catch (IOException | RuntimeException e) {
       if (writer != null) {
@@ -202,12 +207,35 @@ public final class Primary implements Closeable {
     boolean changed = node.flushAndRefresh();
     long version = node.getCopyStateVersion();
     replayPosition = sourcePosition;
+    recordPosition(version, sourcePosition);
     if (changed) {
       store.observeVersion(version);
       publishGate.beforePublish(version);
       endpoint.publish(version);
     }
     return version;
+  }
+
+  private void recordPosition(long version, String position) {
+    if (position == null) {
+      positions.remove(version);
+    } else {
+      positions.put(version, position);
+    }
+    while (positions.size() > 128) {
+      positions.pollFirstEntry();
+    }
+  }
+
+  /** The replay position of {@code version}, waiting for a refresh under way to record it. */
+  String positionOf(long version) {
+    String p = positions.get(version);
+    if (p == null) {
+      synchronized (this) {
+        p = positions.get(version);
+      }
+    }
+    return p;
   }
 
   /** Installs the check that runs before each new NRT point is announced. */

@@ -16,6 +16,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongFunction;
 import org.apache.lucene.replicator.nrt.CopyState;
 
 /**
@@ -33,6 +34,7 @@ final class PrimaryEndpoint implements Endpoint {
   private volatile CopyStateRegistry copyStates;
   private volatile MergePreCopier preCopier;
   private volatile boolean closing;
+  private volatile LongFunction<String> positions = v -> null;
 
   PrimaryEndpoint(int nodeId, long primaryGen, Path indexPath, NodeLog log) {
     this.nodeId = nodeId;
@@ -66,6 +68,11 @@ final class PrimaryEndpoint implements Endpoint {
     return Collections.unmodifiableSet(replicas);
   }
 
+  /** Where the replay position of a version comes from. */
+  void positions(LongFunction<String> positionOf) {
+    this.positions = positionOf;
+  }
+
   /** Stops handing out new copy-states; copies in progress may finish. */
   void beginClose() {
     closing = true;
@@ -82,7 +89,7 @@ final class PrimaryEndpoint implements Endpoint {
         CopyStateRegistry.Lease lease = copyStates.acquire(c);
         CopyState s = lease.state();
         c.reply(new Message.CopyStateReply(g.requestId(), lease.id(), s.primaryGen(), s.version(), s.gen(),
-            s.infosBytes(), WireFiles.toWire(s.files()), s.completedMergeFiles()));
+            s.infosBytes(), WireFiles.toWire(s.files()), s.completedMergeFiles(), positions.apply(s.version())));
       }
       case Message.ReleaseCopyState r -> {
         copyStates.release(r.copyStateId());

@@ -375,11 +375,7 @@ public final class Replica implements Closeable {
       return null;
     }
     try {
-      String position = n.searchedReplayPosition();
-      if (position == null && n.getCurrentSearchingVersion() == ctx.store().committedVersion()) {
-        position = ctx.store().committedPosition();
-      }
-      return position;
+      return n.replayPosition(n.getCurrentSearchingVersion());
     } catch (IOException | AlreadyClosedException e) {
       return null;
     }
@@ -467,11 +463,23 @@ public final class Replica implements Closeable {
    */
   @Override
   public void close() throws IOException {
+    close(config.commitOnClose());
+  }
+
+  /**
+   * Stops like {@link #close()} but never commits: what is on disk is what a crash would leave. A
+   * restart copies whatever the last explicit commit lacks.
+   */
+  public void closeWithoutCommit() throws IOException {
+    close(false);
+  }
+
+  private void close(boolean commitFirst) throws IOException {
     synchronized (this) {
       if (state == State.CLOSED) {
         return;
       }
-      if (state == State.RUNNING && config.commitOnClose()) {
+      if (state == State.RUNNING && commitFirst) {
         try {
           commit();
         } catch (IOException | RuntimeException e) {

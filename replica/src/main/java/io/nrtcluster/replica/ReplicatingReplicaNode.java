@@ -12,6 +12,7 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -45,6 +46,8 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   private final CopyJobRunner runner;
   private final CopyListener listener;
   private final Object commitOrder = new Object();
+  /** Replay positions of recently copied versions, as the primary reported them. */
+  private final ConcurrentSkipListMap<Long, String> positions = new ConcurrentSkipListMap<>();
   private long expectedGen = -1;
   private long nextPreCopyId = -1;
 
@@ -132,6 +135,12 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     try {
       CopyState state = new CopyState(WireFiles.fromWire(reply.files()), reply.version(), reply.gen(),
           reply.infosBytes(), reply.completedMergeFiles(), reply.primaryGen(), null);
+      if (reply.replayPosition() != null) {
+        positions.put(reply.version(), reply.replayPosition());
+        while (positions.size() > 128) {
+          positions.pollFirstEntry();
+        }
+      }
       requireCurrentGeneration(state.primaryGen(), "copy-state version " + state.version());
       if (expectedGen >= 0 && state.primaryGen() != expectedGen) {
         throw new NodeCommunicationException("the primary changed while asking for its copy-state",
@@ -184,10 +193,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   public void commit() throws IOException {
     synchronized (commitLock()) {
       long version = getCurrentSearchingVersion();
-      String position = searchedReplayPosition();
-      if (position == null && version == ctx.store().committedVersion()) {
-        position = ctx.store().committedPosition();
-      }
+      String position = replayPosition(version);
       super.commit();
       ctx.store().recordCommit(version, position);
     }
@@ -198,8 +204,21 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     return commitOrder;
   }
 
+  /**
+   * The application's replay position of {@code version}: as the primary reported it with the
+   * copy-state, else as recorded with this node's commit of that version, else from the commit's
+   * user data (a primary's commit carries it). Null when unknown.
+   */
+  String replayPosition(long version) throws IOException {
+    String p = positions.get(version);
+    if (p == null && version == ctx.store().committedVersion()) {
+      p = ctx.store().committedPosition();
+    }
+    return p != null ? p : searchedReplayPosition();
+  }
+
   /** Replay position in the user data of the point-in-time searched now, or null. */
-  String searchedReplayPosition() throws IOException {
+  private String searchedReplayPosition() throws IOException {
     IndexSearcher s = mgr.acquire();
     try {
       return ((StandardDirectoryReader) s.getIndexReader()).getSegmentInfos().getUserData().get(ReplayPositions.KEY);

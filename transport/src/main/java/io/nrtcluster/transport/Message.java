@@ -60,7 +60,8 @@ public sealed interface Message
 
   /**
    * A point-in-time of the primary: serialized {@code SegmentInfos} and metadata of every file it
-   * references. The primary keeps these files until {@link ReleaseCopyState} or disconnect.
+   * references, and the application's replay position of that point (null when none was given).
+   * The primary keeps these files until {@link ReleaseCopyState} or disconnect.
    */
   record CopyStateReply(
       long requestId,
@@ -70,8 +71,16 @@ public sealed interface Message
       long gen,
       byte[] infosBytes,
       Map<String, FileMeta> files,
-      Set<String> completedMergeFiles)
-      implements Message {}
+      Set<String> completedMergeFiles,
+      String replayPosition)
+      implements Message {
+
+    /** A copy-state without a replay position. */
+    public CopyStateReply(long requestId, long copyStateId, long primaryGen, long version, long gen, byte[] infosBytes,
+        Map<String, FileMeta> files, Set<String> completedMergeFiles) {
+      this(requestId, copyStateId, primaryGen, version, gen, infosBytes, files, completedMergeFiles, null);
+    }
+  }
 
   /** Replica is done with a copy-state (copied, failed or cancelled). */
   record ReleaseCopyState(long requestId, long copyStateId) implements Message {}

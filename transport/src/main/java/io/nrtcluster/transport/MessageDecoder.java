@@ -7,6 +7,8 @@ import io.netty.handler.codec.MessageToMessageDecoder;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.ProtocolException;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * Decodes one frame (length prefix already stripped by the frame decoder) into a {@link Message}.
@@ -64,8 +66,11 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
             long version = in.readLong();
             long gen = in.readLong();
             byte[] infos = WireFormat.readBytes(in);
-            yield new Message.CopyStateReply(
-                id, copyStateId, primaryGen, version, gen, infos, WireFormat.readFiles(in), WireFormat.readNames(in));
+            Map<String, FileMeta> files = WireFormat.readFiles(in);
+            Set<String> merged = WireFormat.readNames(in);
+            WireFormat.need(in, 1, "replay position flag");
+            String position = in.readBoolean() ? WireFormat.readString(in) : null;
+            yield new Message.CopyStateReply(id, copyStateId, primaryGen, version, gen, infos, files, merged, position);
           }
           case RELEASE_COPY_STATE -> {
             WireFormat.need(in, 8, "copy state id");

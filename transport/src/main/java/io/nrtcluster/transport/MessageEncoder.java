@@ -84,6 +84,10 @@ final class MessageEncoder extends MessageToMessageEncoder<Message> {
         WireFormat.writeBytes(b, m.infosBytes());
         WireFormat.writeFiles(b, m.files());
         WireFormat.writeNames(b, m.completedMergeFiles());
+        b.writeBoolean(m.replayPosition() != null);
+        if (m.replayPosition() != null) {
+          WireFormat.writeString(b, m.replayPosition());
+        }
       }
       case Message.ReleaseCopyState m -> b.writeLong(m.copyStateId());
       case Message.FetchFile m -> {

@@ -131,7 +131,7 @@ class MessageCodecTest {
     seed.random().nextBytes(infos);
     Map<String, FileMeta> files = files();
     Set<String> merged = Set.of("_4.cfs", "_4.cfe", "_4.si");
-    Message.CopyStateReply m = new Message.CopyStateReply(21, 77, 5, 1234, 9, infos, files, merged);
+    Message.CopyStateReply m = new Message.CopyStateReply(21, 77, 5, 1234, 9, infos, files, merged, "kafka:3:88812");
 
     Message.CopyStateReply d = (Message.CopyStateReply) roundTrip(m);
 
@@ -143,6 +143,7 @@ class MessageCodecTest {
     assertThat(d.infosBytes()).isEqualTo(infos);
     assertFilesEqual(d.files(), files);
     assertThat(d.completedMergeFiles()).containsExactlyInAnyOrderElementsOf(merged);
+    assertThat(d.replayPosition()).isEqualTo("kafka:3:88812");
   }
 
   @Test
@@ -154,6 +155,7 @@ class MessageCodecTest {
     assertThat(d.files()).isEmpty();
     assertThat(d.completedMergeFiles()).isEmpty();
     assertThat(d.copyStateId()).isEqualTo(2);
+    assertThat(d.replayPosition()).isNull();
   }
 
   @Test

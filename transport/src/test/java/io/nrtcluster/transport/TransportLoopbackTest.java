@@ -441,8 +441,8 @@ class TransportLoopbackTest {
   void replyOfExactlyMaxFrameBytesCrossesTheWire() throws Exception {
     TransportServer server = server();
     Connection c = connect(server);
-    // type + id + 4 longs + infos length + infos + file count + name count = maxFrameBytes
-    byte[] infos = new byte[MAX_FRAME - (1 + 8 + 32 + 4 + 4 + 4)];
+    // type + id + 4 longs + infos length + infos + file count + name count + position flag = maxFrameBytes
+    byte[] infos = new byte[MAX_FRAME - (1 + 8 + 32 + 4 + 4 + 4 + 1)];
     seed.random().nextBytes(infos);
     endpoint.behaviour =
         (conn, r) -> conn.reply(new Message.CopyStateReply(r.requestId(), 1, SERVER_GEN, 2, 3, infos, Map.of(), Set.of()));

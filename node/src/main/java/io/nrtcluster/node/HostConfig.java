@@ -1,0 +1,137 @@
+package io.nrtcluster.node;
+
+import io.nrtcluster.common.Checks;
+import io.nrtcluster.transport.TransportConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * Settings of one process's {@link NrtHost}. Built with {@link #builder()}, which validates every
+ * bound and names the offending field.
+ *
+ * @param nodeId this node's cluster-unique id
+ * @param cluster cluster name (a namespace in ZooKeeper; peers of other clusters are refused)
+ * @param dataDir node directory; each index lives in {@code dataDir/<index>}
+ * @param zooKeeper ZooKeeper connect string of a real ensemble, or {@value #EMBEDDED} to start a
+ *     single in-process server for a one-host trial (its data in {@code dataDir/zookeeper})
+ * @param embeddedZooKeeperPort client port of the embedded server (0: a free one)
+ * @param bindHost address the replication server listens on and advertises
+ * @param port replication server port (0: a free one)
+ * @param sessionTimeout ZooKeeper session timeout: how long a dead node keeps its roles
+ * @param connectionTimeout how long to wait for ZooKeeper when starting
+ * @param electionSettle wait, after the primary vanished, for members to report before electing
+ * @param transport transport settings
+ */
+public record HostConfig(
+    int nodeId,
+    String cluster,
+    Path dataDir,
+    String zooKeeper,
+    int embeddedZooKeeperPort,
+    String bindHost,
+    int port,
+    Duration sessionTimeout,
+    Duration connectionTimeout,
+    Duration electionSettle,
+    TransportConfig transport) {
+
+  /** The {@link #zooKeeper} value that starts an in-process server. */
+  public static final String EMBEDDED = "embedded";
+
+  public HostConfig {
+    Checks.inRange("nodeId", nodeId, 0, 65535);
+    Checks.safeName("cluster", cluster);
+    Checks.notNull("dataDir", dataDir);
+    Checks.notBlank("zooKeeper", zooKeeper);
+    Checks.inRange("embeddedZooKeeperPort", embeddedZooKeeperPort, 0, 65535);
+    Checks.notBlank("bindHost", bindHost);
+    Checks.inRange("port", port, 0, 65535);
+    Checks.positive("sessionTimeout", sessionTimeout);
+    Checks.positive("connectionTimeout", connectionTimeout);
+    Checks.positive("electionSettle", electionSettle);
+    Checks.notNull("transport", transport);
+  }
+
+  public boolean embeddedZooKeeper() {
+    return EMBEDDED.equals(zooKeeper);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a validated {@link HostConfig}. */
+  public static final class Builder {
+    private int nodeId;
+    private String cluster;
+    private Path dataDir;
+    private String zooKeeper = EMBEDDED;
+    private int embeddedZooKeeperPort;
+    private String bindHost = "127.0.0.1";
+    private int port;
+    private Duration sessionTimeout = Duration.ofSeconds(10);
+    private Duration connectionTimeout = Duration.ofSeconds(10);
+    private Duration electionSettle = Duration.ofMillis(500);
+    private TransportConfig transport = TransportConfig.defaults();
+
+    public Builder nodeId(int v) {
+      nodeId = v;
+      return this;
+    }
+
+    public Builder cluster(String v) {
+      cluster = v;
+      return this;
+    }
+
+    public Builder dataDir(Path v) {
+      dataDir = v;
+      return this;
+    }
+
+    public Builder zooKeeper(String v) {
+      zooKeeper = v;
+      return this;
+    }
+
+    public Builder embeddedZooKeeperPort(int v) {
+      embeddedZooKeeperPort = v;
+      return this;
+    }
+
+    public Builder bindHost(String v) {
+      bindHost = v;
+      return this;
+    }
+
+    public Builder port(int v) {
+      port = v;
+      return this;
+    }
+
+    public Builder sessionTimeout(Duration v) {
+      sessionTimeout = v;
+      return this;
+    }
+
+    public Builder connectionTimeout(Duration v) {
+      connectionTimeout = v;
+      return this;
+    }
+
+    public Builder electionSettle(Duration v) {
+      electionSettle = v;
+      return this;
+    }
+
+    public Builder transport(TransportConfig v) {
+      transport = v;
+      return this;
+    }
+
+    public HostConfig build() {
+      return new HostConfig(nodeId, cluster, dataDir, zooKeeper, embeddedZooKeeperPort, bindHost, port,
+          sessionTimeout, connectionTimeout, electionSettle, transport);
+    }
+  }
+}

@@ -1,0 +1,171 @@
+package io.nrtcluster.node;
+
+import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.transport.NodeAddress;
+import io.nrtcluster.transport.Transport;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.lucene.util.IOUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One process's membership in a cluster: one replication server (Netty) and one ZooKeeper client
+ * (Curator) shared by all the indexes (shards) this process hosts, each opened with {@link
+ * #openIndex}. Optionally runs an embedded ZooKeeper server for a one-host trial.
+ */
+public final class NrtHost implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(NrtHost.class);
+
+  private final HostConfig config;
+  private final EmbeddedZooKeeper embedded;
+  private final Transport transport;
+  private final CuratorFramework curator;
+  private final NodeAddress address;
+  private final Map<String, ClusterNode> indexes = new ConcurrentHashMap<>();
+
+  private NrtHost(HostConfig config, EmbeddedZooKeeper embedded, Transport transport, CuratorFramework curator, NodeAddress address) {
+    this.config = config;
+    this.embedded = embedded;
+    this.transport = transport;
+    this.curator = curator;
+    this.address = address;
+  }
+
+  /**
+   * Starts the host: the embedded ZooKeeper if asked for, the replication server, and the ZooKeeper
+   * client. Fails with {@link ConnectionException} when ZooKeeper is unreachable within the
+   * connection timeout or the port cannot be bound.
+   */
+  public static NrtHost start(HostConfig config) throws IOException {
+    Files.createDirectories(config.dataDir());
+    EmbeddedZooKeeper embedded = null;
+    Transport transport = null;
+    CuratorFramework curator = null;
+    try {
+      String connect = config.zooKeeper();
+      if (config.embeddedZooKeeper()) {
+        embedded = EmbeddedZooKeeper.start(config.dataDir().resolve("zookeeper"), config.embeddedZooKeeperPort());
+        connect = embedded.connectString();
+        LOG.warn("N{}: started an embedded ZooKeeper at {}: for trials on one host only; production uses an ensemble",
+            config.nodeId(), connect);
+      }
+      transport = Transport.create("N" + config.nodeId(), config.transport());
+      NodeAddress address = transport.bind(config.bindHost(), config.port(), config.cluster()).localAddress();
+      curator = CuratorFrameworkFactory.builder()
+          .connectString(connect)
+          .sessionTimeoutMs((int) config.sessionTimeout().toMillis())
+          .connectionTimeoutMs((int) Math.min(config.connectionTimeout().toMillis(), config.sessionTimeout().toMillis()))
+          .retryPolicy(new ExponentialBackoffRetry(100, 10, 2000))
+          .build();
+      curator.start();
+      if (!curator.blockUntilConnected((int) config.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new ConnectionException("ZooKeeper at " + connect + " unreachable within " + config.connectionTimeout());
+      }
+      LOG.info("N{}: host of cluster {} at {} (ZooKeeper {})", config.nodeId(), config.cluster(), address, connect);
+      return new NrtHost(config, embedded, transport, curator, address);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      close(curator, transport, embedded);
+      throw new ConnectionException("interrupted while connecting to ZooKeeper", e);
+    } catch (IOException | RuntimeException e) {
+      close(curator, transport, embedded);
+      throw e;
+    }
+  }
+
+  private static void close(CuratorFramework curator, Transport transport, EmbeddedZooKeeper embedded) {
+    if (curator != null) {
+      curator.close();
+    }
+    if (transport != null) {
+      transport.close();
+    }
+    if (embedded != null) {
+      embedded.close();
+    }
+  }
+
+  /**
+   * Joins {@code settings.name()} as a member: serves the local index at once, then becomes primary
+   * or replica as the election decides.
+   */
+  public ClusterNode openIndex(IndexSettings settings) throws NrtClusterException, IOException {
+    if (indexes.containsKey(settings.name())) {
+      throw new IllegalStateException("index " + settings.name() + " is already open on this host");
+    }
+    ClusterNode node = ClusterNode.open(this, settings);
+    indexes.put(settings.name(), node);
+    return node;
+  }
+
+  /** The open index {@code name}, or null. */
+  public ClusterNode index(String name) {
+    return indexes.get(name);
+  }
+
+  HostConfig config() {
+    return config;
+  }
+
+  Transport transport() {
+    return transport;
+  }
+
+  CuratorFramework curator() {
+    return curator;
+  }
+
+  /** The replication address other nodes reach this one at. */
+  public NodeAddress address() {
+    return address;
+  }
+
+  public int nodeId() {
+    return config.nodeId();
+  }
+
+  /** ZooKeeper connect string in use (the embedded server's when embedded). */
+  public String zooKeeperConnectString() {
+    return embedded != null ? embedded.connectString() : config.zooKeeper();
+  }
+
+  void forget(ClusterNode node) {
+    indexes.remove(node.index(), node);
+  }
+
+  /**
+   * Stops at once, as a crash looks to the rest of the cluster: the ZooKeeper session and every
+   * connection end first, then local files are closed without committing or resigning anything.
+   * For operators' emergency stops and for tests that need an abrupt failure in one JVM.
+   */
+  public void halt() {
+    curator.close();
+    transport.close();
+    for (ClusterNode node : List.copyOf(indexes.values())) {
+      node.halt();
+    }
+    if (embedded != null) {
+      embedded.close();
+    }
+  }
+
+  /** Gracefully leaves: every index commits and resigns, then the client, server and ZooKeeper stop. */
+  @Override
+  public void close() throws IOException {
+    try {
+      IOUtils.close(indexes.values());
+    } finally {
+      close(curator, transport, embedded);
+    }
+  }
+}

@@ -1,0 +1,9 @@
+package io.nrtcluster.node;
+
+import io.nrtcluster.election.Role;
+
+/** Told when this node's role for an index changes (on the election thread: be quick). */
+@FunctionalInterface
+public interface RoleListener {
+  void onRoleChange(ClusterNode node, Role role, long primaryGen);
+}
