@@ -105,7 +105,7 @@ final class CatchUpLoop implements Runnable {
         }
       } catch (InterruptedException e) {
         return;
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | AssertionError e) {
         log.warn("catching up to version {} failed", version, e);
         retryLater();
       }

@@ -49,6 +49,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   /** Replay positions of recently copied versions, as the primary reported them. */
   private final ConcurrentSkipListMap<Long, String> positions = new ConcurrentSkipListMap<>();
   private long expectedGen = -1;
+  private long genBeforePoint = -1;
   private long nextPreCopyId = -1;
 
   ReplicatingReplicaNode(int id, Directory dir, SearcherFactory searcherFactory, PrintStream printStream,
@@ -84,10 +85,13 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   public synchronized CopyJob newNRTPoint(long newPrimaryGen, long version) throws IOException {
     requireCurrentGeneration(newPrimaryGen, "NRT point version " + version);
     expectedGen = newPrimaryGen;
+    // Lucene switches lastPrimaryGen before asking for the copy-state; remember where we came from.
+    genBeforePoint = lastPrimaryGen;
     try {
       return super.newNRTPoint(newPrimaryGen, version);
     } finally {
       expectedGen = -1;
+      genBeforePoint = -1;
     }
   }
 
@@ -146,7 +150,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
         throw new NodeCommunicationException("the primary changed while asking for its copy-state",
             new StalePrimaryGenerationException("expected generation " + expectedGen + ", got " + state.primaryGen()));
       }
-      if (mgr != null && state.primaryGen() != lastPrimaryGen) {
+      if (mgr != null && state.primaryGen() != (genBeforePoint >= 0 ? genBeforePoint : lastPrimaryGen)) {
         checkNoConflictWithLastCommit(state);
       }
       return StreamingCopyJob.forNrtPoint(reason, this, highPriority, onceDone, c, state, reply.copyStateId(), ctx);

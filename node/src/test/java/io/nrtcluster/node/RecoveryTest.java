@@ -1,0 +1,149 @@
+package io.nrtcluster.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.nrtcluster.election.Role;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(180)
+class RecoveryTest {
+  @TempDir Path dir;
+
+  @Test
+  void theOldPrimaryReturnsAsAReplicaWithExactlyTheNewPrimarysDocuments() throws Exception {
+    long seed = FailoverTest.seed();
+    try (ClusterHarness c = new ClusterHarness(dir, seed, 3, List.of(ClusterHarness.INDEX))) {
+      c.start(0);
+      assertThat(c.awaitPrimary()).isZero();
+      c.start(1);
+      c.start(2);
+      ClusterNode old = c.node(0);
+      c.addDocs(old, 100);
+      long v = old.refresh();
+      c.awaitAllAt(v);
+      // Committed on the old primary but never replicated: must vanish when it returns.
+      c.addDocs(old, 50);
+      old.commit();
+      c.kill(0);
+
+      int np = c.awaitPrimary();
+      ClusterNode primary = c.node(np);
+      c.addDocs(primary, 30);
+      long v2 = primary.refresh();
+      c.awaitAllAt(v2);
+
+      c.start(0);
+      ClusterNode back = c.node(0);
+      await().atMost(Duration.ofSeconds(60)).until(() -> back.role() == Role.REPLICA && back.searchingVersion() >= v2);
+      assertThat(ClusterHarness.count(back)).as("seed %d", seed).isEqualTo(130).isEqualTo(ClusterHarness.count(primary));
+      assertThat(back.primaryGen()).isEqualTo(primary.primaryGen());
+    }
+  }
+
+  @Test
+  void aWholeClusterRestartElectsTheNodeWithTheMostRecentCommit() throws Exception {
+    long seed = FailoverTest.seed();
+    try (ClusterHarness c = new ClusterHarness(dir, seed, 3, List.of(ClusterHarness.INDEX))) {
+      c.start(0);
+      assertThat(c.awaitPrimary()).isZero();
+      c.start(1);
+      c.start(2);
+      ClusterNode primary = c.node(0);
+      c.addDocs(primary, 100);
+      long v1 = primary.refresh();
+      c.awaitAllAt(v1);
+      primary.commit();
+      c.node(2).commit();
+      c.addDocs(primary, 100);
+      long v2 = primary.refresh();
+      c.awaitAllAt(v2);
+      c.node(1).commit(); // only N2 commits the newest point
+      for (int i = 0; i < 3; i++) {
+        c.kill(i);
+      }
+      for (int i = 0; i < 3; i++) {
+        c.start(i);
+      }
+      assertThat(c.awaitPrimary()).as("seed %d: N2 holds the most recent commit", seed).isEqualTo(1);
+      ClusterNode np = c.node(1);
+      assertThat(ClusterHarness.count(np)).isEqualTo(200);
+      assertThat(np.searchingVersion()).isGreaterThan(v2);
+      c.awaitAllAt(np.searchingVersion());
+      for (int i = 0; i < 3; i++) {
+        assertThat(ClusterHarness.count(c.node(i))).as("N%d", i + 1).isEqualTo(200);
+      }
+    }
+  }
+
+  @Test
+  void twoIndexesInOneProcessFailOverIndependently() throws Exception {
+    long seed = FailoverTest.seed();
+    try (ClusterHarness c = new ClusterHarness(dir, seed, 3, List.of("a", "b")).startAll()) {
+      int pa = c.awaitPrimary("a", Duration.ofSeconds(30));
+      int pb = c.awaitPrimary("b", Duration.ofSeconds(30));
+      long genB = c.node(pb, "b").primaryGen();
+      c.addDocs(c.node(pa, "a"), 10);
+      c.addDocs(c.node(pb, "b"), 20);
+      c.awaitAllAt("a", c.node(pa, "a").refresh(), Duration.ofSeconds(30));
+      c.awaitAllAt("b", c.node(pb, "b").refresh(), Duration.ofSeconds(30));
+
+      // Index "a" leaves its primary host; "b" must not notice.
+      c.node(pa, "a").close();
+      await().atMost(Duration.ofSeconds(30)).until(() -> {
+        for (int i = 0; i < 3; i++) {
+          ClusterNode n = c.node(i, "a");
+          if (i != pa && n != null && n.isWritablePrimary()) {
+            return true;
+          }
+        }
+        return false;
+      });
+      assertThat(c.node(pb, "b").isWritablePrimary()).isTrue();
+      assertThat(c.node(pb, "b").primaryGen()).isEqualTo(genB);
+      for (int i = 0; i < 3; i++) {
+        ClusterNode a = c.node(i, "a");
+        if (a != null) {
+          assertThat(ClusterHarness.count(a)).isEqualTo(10);
+        }
+        assertThat(ClusterHarness.count(c.node(i, "b"))).isEqualTo(20);
+      }
+    }
+  }
+
+  @Test
+  void aZooKeeperServerOfAnEnsembleDyingAndReturningCausesNoFailover() throws Exception {
+    long seed = FailoverTest.seed();
+    try (TestingCluster ensemble = new TestingCluster(3)) {
+      ensemble.start();
+      try (ClusterHarness c = new ClusterHarness(dir, seed, 3, List.of(ClusterHarness.INDEX), ensemble.getConnectString()).startAll()) {
+        int p = c.awaitPrimary();
+        ClusterNode primary = c.node(p);
+        long gen = primary.primaryGen();
+        c.addDocs(primary, 10);
+        c.awaitAllAt(primary.refresh());
+
+        for (InstanceSpec server : ensemble.getInstances()) {
+          ensemble.killServer(server);
+          // Clients on the dead server move to another within the session timeout.
+          await().atMost(Duration.ofSeconds(30)).until(primary::isWritablePrimary);
+          c.addDocs(primary, 10);
+          c.awaitAllAt(primary.refresh());
+          ensemble.restartServer(server);
+        }
+        assertThat(c.awaitPrimary()).as("seed %d: still the same primary", seed).isEqualTo(p);
+        assertThat(primary.primaryGen()).as("no new epoch").isEqualTo(gen);
+        for (int i = 0; i < 3; i++) {
+          assertThat(ClusterHarness.count(c.node(i))).isEqualTo(40);
+        }
+      }
+    }
+  }
+}
