@@ -446,37 +446,29 @@ public final class ClusterNode implements Closeable {
     } catch (IOException | RuntimeException e) {
       log.warn("commit on close failed: {}", e.toString());
     }
-    closed = true;
-    writable = false;
-    reporter.shutdownNow();
-    if (election != null) {
-      election.close();
-    }
-    switchLock.writeLock().lock();
-    try {
-      Primary p = primary;
-      Replica r = replica;
-      primary = null;
-      replica = null;
-      if (p != null) {
-        p.close();
-      }
-      if (r != null) {
-        r.close();
-      }
-    } finally {
-      switchLock.writeLock().unlock();
-      host.forget(this);
-    }
+    stop(true);
   }
 
   /** Stops without committing or resigning (the host is halting as if it crashed). */
   void halt() {
+    try {
+      stop(false);
+    } catch (IOException | RuntimeException e) {
+      log.debug("halt: {}", e.toString());
+    }
+  }
+
+  /** Leaves the election (resigning when graceful) and closes whichever role is open. */
+  private void stop(boolean graceful) throws IOException {
     closed = true;
     writable = false;
     reporter.shutdownNow();
     if (election != null) {
-      election.abandon();
+      if (graceful) {
+        election.close();
+      } else {
+        election.abandon();
+      }
     }
     switchLock.writeLock().lock();
     try {
@@ -488,10 +480,12 @@ public final class ClusterNode implements Closeable {
         p.close();
       }
       if (r != null) {
-        r.closeWithoutCommit();
+        if (graceful) {
+          r.close();
+        } else {
+          r.closeWithoutCommit();
+        }
       }
-    } catch (IOException | RuntimeException e) {
-      log.debug("halt: {}", e.toString());
     } finally {
       switchLock.writeLock().unlock();
       host.forget(this);
