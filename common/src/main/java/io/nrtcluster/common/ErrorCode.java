@@ -36,7 +36,13 @@ public enum ErrorCode {
   /** Local storage failed (disk full, I/O error). */
   STORAGE(15),
   /** A replica's files conflict with a new primary's and it must resynchronize from scratch. */
-  RESYNC_REQUIRED(16);
+  RESYNC_REQUIRED(16),
+  /** An operator named a node that is not a live member of the index. */
+  UNKNOWN_NODE(17),
+  /** An operator's request was refused before anything changed (see the message). */
+  REFUSED(18),
+  /** An operator's promotion did not complete; nothing changed (see the message). */
+  PROMOTION_FAILED(19);
 
   private final int wire;
 

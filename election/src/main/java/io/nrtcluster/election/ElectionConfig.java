@@ -15,9 +15,12 @@ import java.time.Duration;
  * @param retryInterval how often a node that is not the best candidate looks again while there is
  *     still no primary (the best one may have died before claiming)
  * @param zkTimeout bound of each ZooKeeper operation the election waits for
+ * @param automatic whether a node claims the primary role by itself when there is none; when false
+ *     only a node an operator designated (a forced promotion) ever claims
  */
 public record ElectionConfig(
-    ZkLayout layout, int nodeId, String address, Duration settleTime, Duration retryInterval, Duration zkTimeout) {
+    ZkLayout layout, int nodeId, String address, Duration settleTime, Duration retryInterval, Duration zkTimeout,
+    boolean automatic) {
   public ElectionConfig {
     Checks.notNull("layout", layout);
     Checks.inRange("nodeId", nodeId, 0, 65535);
@@ -39,6 +42,12 @@ public record ElectionConfig(
     private Duration settleTime = Duration.ofMillis(500);
     private Duration retryInterval = Duration.ofSeconds(1);
     private Duration zkTimeout = Duration.ofSeconds(10);
+    private boolean automatic = true;
+
+    public Builder automatic(boolean v) {
+      automatic = v;
+      return this;
+    }
 
     public Builder layout(ZkLayout v) {
       layout = v;
@@ -71,7 +80,7 @@ public record ElectionConfig(
     }
 
     public ElectionConfig build() {
-      return new ElectionConfig(layout, nodeId, address, settleTime, retryInterval, zkTimeout);
+      return new ElectionConfig(layout, nodeId, address, settleTime, retryInterval, zkTimeout, automatic);
     }
   }
 }

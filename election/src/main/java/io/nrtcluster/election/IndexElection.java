@@ -9,7 +9,6 @@ import io.nrtcluster.common.ProtocolException;
 import java.io.Closeable;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -348,12 +347,33 @@ public final class IndexElection implements Closeable {
       noPrimarySince = now;
       log.info("no primary; electing in {}", config.settleTime());
     }
+    List<MemberInfo> members;
+    Integer successor = designatedSuccessor();
+    if (successor != null) {
+      members = readMembers();
+      boolean alive = members.stream().anyMatch(m -> m.nodeId() == successor);
+      if (alive) {
+        // An operator chose the next primary: only it claims, at once.
+        if (successor == config.nodeId()) {
+          claim(members);
+        } else {
+          scheduleEvaluate(config.retryInterval().toMillis());
+        }
+        return;
+      }
+      log.warn("designated successor {} is not a live member; electing normally", successor);
+    }
+    if (!config.automatic()) {
+      // Manual failover: wait for an operator to designate the next primary.
+      scheduleEvaluate(config.retryInterval().toMillis());
+      return;
+    }
     long waited = (now - noPrimarySince) / 1_000_000;
     if (waited < config.settleTime().toMillis()) {
       scheduleEvaluate(config.settleTime().toMillis() - waited);
       return;
     }
-    List<MemberInfo> members = readMembers();
+    members = readMembers();
     Optional<MemberInfo> best = members.stream().filter(m -> m.role() != Role.CLOSED).max(MemberInfo::rank);
     if (best.isPresent() && best.get().nodeId() == config.nodeId()) {
       claim(members);
@@ -376,6 +396,11 @@ public final class IndexElection implements Closeable {
       log.info("another node claimed the epoch first");
       scheduleEvaluate(0);
       return;
+    }
+    try {
+      client.delete().forPath(layout.successor());
+    } catch (KeeperException.NoNodeException e) {
+      // No operator designation: a normal election.
     }
     long maxVersion;
     try {
@@ -404,6 +429,51 @@ public final class IndexElection implements Closeable {
     }
   }
 
+  private Integer designatedSuccessor() throws Exception {
+    try {
+      return Integer.valueOf(new String(client.getData().forPath(layout.successor()), StandardCharsets.UTF_8).trim());
+    } catch (KeeperException.NoNodeException e) {
+      return null;
+    } catch (NumberFormatException e) {
+      log.warn("ignoring malformed successor designation");
+      return null;
+    }
+  }
+
+  /**
+   * Hands the primary role to {@code successor} (an operator's promotion): designates it as the only
+   * node allowed to claim the next epoch, resigns, and steps down to a replica. The caller has made
+   * sure the successor searches this primary's final version.
+   */
+  public void handOff(int successor) throws NrtClusterException {
+    try {
+      executor.submit(() -> {
+        designate(successor);
+        resignNow();
+        if (role == Role.PRIMARY || role == Role.FENCED) {
+          stepDown("handed off to node " + successor);
+        }
+        scheduleEvaluate(0);
+        return null;
+      }).get(config.zkTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConnectionException("interrupted handing off", e);
+    } catch (Exception e) {
+      throw new ConnectionException("handing off to node " + successor + " failed: " + e, e);
+    }
+  }
+
+  /** Makes {@code nodeId} the only node that may claim the next epoch (until it does). */
+  public void designate(int nodeId) throws Exception {
+    byte[] data = Integer.toString(nodeId).getBytes(StandardCharsets.UTF_8);
+    try {
+      client.create().forPath(layout.successor(), data);
+    } catch (KeeperException.NodeExistsException e) {
+      client.setData().forPath(layout.successor(), data);
+    }
+  }
+
   private void stepDown(String why) throws Exception {
     log.warn("stepping down as primary: {}", why);
     synchronized (roleLock) {
@@ -414,18 +484,7 @@ public final class IndexElection implements Closeable {
   }
 
   private List<MemberInfo> readMembers() throws Exception {
-    List<MemberInfo> out = new ArrayList<>();
-    for (String child : client.getChildren().forPath(layout.members())) {
-      try {
-        out.add(MemberInfo.decode(client.getData().forPath(layout.members() + "/" + child)));
-      } catch (KeeperException.NoNodeException e) {
-        // Left while we looked.
-      } catch (ProtocolException e) {
-        log.warn("ignoring member {}: {}", child, e.getMessage());
-      }
-    }
-    out.sort(Comparator.comparingInt(MemberInfo::nodeId));
-    return out;
+    return ClusterView.members(client, layout);
   }
 
   private long sessionId() throws Exception {

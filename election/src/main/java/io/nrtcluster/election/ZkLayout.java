@@ -11,6 +11,9 @@ import org.apache.curator.utils.ZKPaths;
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/primary          ephemeral, the current primary: {@link PrimaryInfo}
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/epoch            persistent, the last primary generation handed out
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/maxVersion       persistent, the highest version ever published
+ * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/successor        persistent while set: the only node that may claim next
+ * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/handoff          persistent while an operator's promotion runs
+ * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/commands/cmd-N   operator commands (commit) and their acks
  * </pre>
  */
 public record ZkLayout(String root, String cluster, String index) {
@@ -45,6 +48,18 @@ public record ZkLayout(String root, String cluster, String index) {
 
   public String epoch() {
     return ZKPaths.makePath(indexPath(), "epoch");
+  }
+
+  public String successor() {
+    return ZKPaths.makePath(indexPath(), "successor");
+  }
+
+  public String handoff() {
+    return ZKPaths.makePath(indexPath(), "handoff");
+  }
+
+  public String commands() {
+    return ZKPaths.makePath(indexPath(), "commands");
   }
 
   public String maxVersion() {

@@ -54,6 +54,7 @@ public final class ClusterNode implements Closeable {
   private final List<RoleListener> roleListeners = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService reporter;
   private IndexElection election;
+  private OperatorChannel operators;
   private volatile Primary primary;
   private volatile Replica replica;
   private volatile boolean writable;
@@ -89,9 +90,16 @@ public final class ClusterNode implements Closeable {
         .settleTime(host.config().electionSettle())
         .retryInterval(host.config().electionSettle())
         .zkTimeout(host.config().connectionTimeout())
+        .automatic(host.config().automaticFailover())
         .build();
     election = new IndexElection(host.curator(), ec, memberInfo(), new Listener());
     election.start();
+    operators = new OperatorChannel(host.curator(), ec.layout(), this, host.nodeId(), log);
+    try {
+      operators.start();
+    } catch (Exception e) {
+      throw new io.nrtcluster.common.ConnectionException("watching operator requests failed: " + e, e);
+    }
     reporter.scheduleWithFixedDelay(this::report, 100, 100, TimeUnit.MILLISECONDS);
   }
 
@@ -243,6 +251,65 @@ public final class ClusterNode implements Closeable {
     }
   }
 
+  /**
+   * Runs an operator's graceful hand-off on the primary: stops acknowledging writes, publishes a
+   * final version, waits until the target searches it, commits, and resigns in the target's favour.
+   * If the target does not catch up in time, writes resume and nothing changes.
+   */
+  Handoff handOff(Handoff request) {
+    Primary p;
+    long finalVersion = -1;
+    switchLock.writeLock().lock();
+    try {
+      p = primary;
+      if (p == null || !writable) {
+        return request.with(Handoff.Status.FAILED, -1, "node " + host.nodeId() + " is not a writable primary");
+      }
+      // Taken under the write side: no write is in flight once this returns.
+      writable = false;
+    } finally {
+      switchLock.writeLock().unlock();
+    }
+    log.info("hand-off to node {} requested: writes stopped", request.target());
+    try {
+      finalVersion = p.refresh();
+      long gen = p.primaryGen();
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.timeoutMillis());
+      while (!targetSearches(request.target(), gen, finalVersion)) {
+        if (System.nanoTime() > deadline) {
+          writable = true;
+          log.warn("hand-off to node {} failed: it did not reach version {} within {} ms; writes resume",
+              request.target(), finalVersion, request.timeoutMillis());
+          return request.with(Handoff.Status.FAILED, finalVersion, "node " + request.target() + " did not reach version "
+              + finalVersion + " within " + request.timeoutMillis() + " ms");
+        }
+        synchronized (this) {
+          wait(50);
+        }
+      }
+      p.commit();
+      election.handOff(request.target());
+      log.info("handed off to node {} at version {}", request.target(), finalVersion);
+      return request.with(Handoff.Status.HANDED_OFF, finalVersion, null);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      writable = primary != null;
+      return request.with(Handoff.Status.FAILED, finalVersion, "interrupted");
+    } catch (IOException | RuntimeException e) {
+      writable = primary != null && election.role() == Role.PRIMARY;
+      return request.with(Handoff.Status.FAILED, finalVersion, e.toString());
+    }
+  }
+
+  private boolean targetSearches(int target, long gen, long version) throws IOException {
+    for (MemberInfo m : election.members()) {
+      if (m.nodeId() == target) {
+        return m.primaryGen() == gen && m.searchingVersion() >= version;
+      }
+    }
+    return false;
+  }
+
   /** The index's name. */
   public String index() {
     return settings.name();
@@ -273,28 +340,37 @@ public final class ClusterNode implements Closeable {
 
   /** Adds a document (primary only). */
   public void addDocument(Iterable<? extends IndexableField> doc) throws IOException {
-    writer("add a document").addDocument(doc);
+    write("add a document", w -> w.addDocument(doc));
   }
 
   /** Replaces the documents matching {@code term} with {@code doc} (primary only). */
   public void updateDocument(Term term, Iterable<? extends IndexableField> doc) throws IOException {
-    writer("update a document").updateDocument(term, doc);
+    write("update a document", w -> w.updateDocument(term, doc));
   }
 
   /** Deletes the documents matching any of {@code terms} (primary only). */
   public void deleteDocuments(Term... terms) throws IOException {
-    writer("delete documents").deleteDocuments(terms);
+    write("delete documents", w -> w.deleteDocuments(terms));
   }
 
   /** Deletes the documents matching any of {@code queries} (primary only). */
   public void deleteDocuments(Query... queries) throws IOException {
-    writer("delete documents").deleteDocuments(queries);
+    write("delete documents", w -> w.deleteDocuments(queries));
   }
 
-  private IndexWriter writer(String what) throws IOException {
+  @FunctionalInterface
+  private interface WriteOp {
+    void apply(IndexWriter writer) throws IOException;
+  }
+
+  /**
+   * Runs a write under the switch lock's read side, so a hand-off (which takes the write side to
+   * stop writes) knows every acknowledged write is in its final version.
+   */
+  private void write(String what, WriteOp op) throws IOException {
     switchLock.readLock().lock();
     try {
-      return requirePrimary(what).writer();
+      op.apply(requirePrimary(what).writer());
     } finally {
       switchLock.readLock().unlock();
     }
@@ -463,6 +539,9 @@ public final class ClusterNode implements Closeable {
     closed = true;
     writable = false;
     reporter.shutdownNow();
+    if (operators != null) {
+      operators.close();
+    }
     if (election != null) {
       if (graceful) {
         election.close();

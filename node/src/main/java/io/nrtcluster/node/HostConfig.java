@@ -20,6 +20,8 @@ import java.time.Duration;
  * @param sessionTimeout ZooKeeper session timeout: how long a dead node keeps its roles
  * @param connectionTimeout how long to wait for ZooKeeper when starting
  * @param electionSettle wait, after the primary vanished, for members to report before electing
+ * @param automaticFailover whether a new primary is elected by itself when there is none; when
+ *     false an operator must force-promote one ({@code bin/nrt promote --force})
  * @param transport transport settings
  */
 public record HostConfig(
@@ -33,6 +35,7 @@ public record HostConfig(
     Duration sessionTimeout,
     Duration connectionTimeout,
     Duration electionSettle,
+    boolean automaticFailover,
     TransportConfig transport) {
 
   /** The {@link #zooKeeper} value that starts an in-process server. */
@@ -73,6 +76,12 @@ public record HostConfig(
     private Duration connectionTimeout = Duration.ofSeconds(10);
     private Duration electionSettle = Duration.ofMillis(500);
     private TransportConfig transport = TransportConfig.defaults();
+    private boolean automaticFailover = true;
+
+    public Builder automaticFailover(boolean v) {
+      automaticFailover = v;
+      return this;
+    }
 
     public Builder nodeId(int v) {
       nodeId = v;
@@ -131,7 +140,7 @@ public record HostConfig(
 
     public HostConfig build() {
       return new HostConfig(nodeId, cluster, dataDir, zooKeeper, embeddedZooKeeperPort, bindHost, port,
-          sessionTimeout, connectionTimeout, electionSettle, transport);
+          sessionTimeout, connectionTimeout, electionSettle, automaticFailover, transport);
     }
   }
 }

@@ -37,6 +37,7 @@ final class ClusterHarness implements AutoCloseable {
   private final Random random;
   private final List<String> indexes;
   private int nextId;
+  private boolean automaticFailover = true;
 
   ClusterHarness(Path root, long seed, int nodes, List<String> indexes) throws Exception {
     this(root, seed, nodes, indexes, null);
@@ -64,6 +65,11 @@ final class ClusterHarness implements AutoCloseable {
         .readTimeout(Duration.ofSeconds(10)).requestTimeout(Duration.ofSeconds(10)).build();
   }
 
+  ClusterHarness manualFailover() {
+    automaticFailover = false;
+    return this;
+  }
+
   ClusterHarness transport(int node, TransportConfig config) {
     transports.set(node, config);
     return this;
@@ -72,7 +78,7 @@ final class ClusterHarness implements AutoCloseable {
   HostConfig hostConfig(int i) {
     return HostConfig.builder().nodeId(i + 1).cluster(CLUSTER).dataDir(root.resolve("n" + (i + 1))).zooKeeper(zk)
         .sessionTimeout(Duration.ofSeconds(4)).connectionTimeout(Duration.ofSeconds(10))
-        .electionSettle(Duration.ofMillis(300)).transport(transports.get(i)).build();
+        .electionSettle(Duration.ofMillis(300)).automaticFailover(automaticFailover).transport(transports.get(i)).build();
   }
 
   ClusterHarness startAll() throws IOException {

@@ -49,7 +49,6 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   /** Replay positions of recently copied versions, as the primary reported them. */
   private final ConcurrentSkipListMap<Long, String> positions = new ConcurrentSkipListMap<>();
   private long expectedGen = -1;
-  private long genBeforePoint = -1;
   private long nextPreCopyId = -1;
 
   ReplicatingReplicaNode(int id, Directory dir, SearcherFactory searcherFactory, PrintStream printStream,
@@ -85,13 +84,10 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   public synchronized CopyJob newNRTPoint(long newPrimaryGen, long version) throws IOException {
     requireCurrentGeneration(newPrimaryGen, "NRT point version " + version);
     expectedGen = newPrimaryGen;
-    // Lucene switches lastPrimaryGen before asking for the copy-state; remember where we came from.
-    genBeforePoint = lastPrimaryGen;
     try {
       return super.newNRTPoint(newPrimaryGen, version);
     } finally {
       expectedGen = -1;
-      genBeforePoint = -1;
     }
   }
 
@@ -150,7 +146,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
         throw new NodeCommunicationException("the primary changed while asking for its copy-state",
             new StalePrimaryGenerationException("expected generation " + expectedGen + ", got " + state.primaryGen()));
       }
-      if (mgr != null && state.primaryGen() != (genBeforePoint >= 0 ? genBeforePoint : lastPrimaryGen)) {
+      if (mgr != null) {
         checkNoConflictWithLastCommit(state);
       }
       return StreamingCopyJob.forNrtPoint(reason, this, highPriority, onceDone, c, state, reply.copyStateId(), ctx);
@@ -166,27 +162,31 @@ final class ReplicatingReplicaNode extends ReplicaNode {
    * opening; a running replica detects it here and resynchronizes.
    */
   private void checkNoConflictWithLastCommit(CopyState state) throws IOException {
+    // Only a file we have under the same name with other contents can hurt; usually there is none.
+    Set<String> differing = new HashSet<>();
+    for (Map.Entry<String, FileMetaData> e : state.files().entrySet()) {
+      FileMetaData local = readLocalFileMetaData(e.getKey());
+      FileMetaData remote = e.getValue();
+      if (local != null && (!Arrays.equals(local.header(), remote.header()) || !Arrays.equals(local.footer(), remote.footer()))) {
+        differing.add(e.getKey());
+      }
+    }
+    if (differing.isEmpty()) {
+      return;
+    }
     Collection<String> commitFiles;
     try {
       commitFiles = SegmentInfos.readLatestCommit(dir).files(true);
     } catch (IndexNotFoundException e) {
       return;
     }
-    Set<String> conflicts = new HashSet<>();
-    for (Map.Entry<String, FileMetaData> e : state.files().entrySet()) {
-      if (commitFiles.contains(e.getKey())) {
-        FileMetaData local = readLocalFileMetaData(e.getKey());
-        FileMetaData remote = e.getValue();
-        if (local != null && (!Arrays.equals(local.header(), remote.header()) || !Arrays.equals(local.footer(), remote.footer()))) {
-          conflicts.add(e.getKey());
-        }
-      }
-    }
-    if (!conflicts.isEmpty()) {
+    differing.retainAll(commitFiles);
+    if (!differing.isEmpty()) {
       throw new ResyncRequiredException(state.primaryGen(), "primary generation " + state.primaryGen()
-          + " has different contents for files of our last commit: " + conflicts);
+          + " has different contents for files of our last commit: " + differing);
     }
   }
+
 
   /**
    * Lucene's replica commit, which replaces the user data with generation and version; the

@@ -1,0 +1,58 @@
+package io.nrtcluster.election;
+
+import io.nrtcluster.common.ProtocolException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Read-only access to an index's state in ZooKeeper, for the election and for operator tools. */
+public final class ClusterView {
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterView.class);
+
+  private ClusterView() {}
+
+  /** Every live member, sorted by node id; malformed entries are skipped with a warning. */
+  public static List<MemberInfo> members(CuratorFramework client, ZkLayout layout) throws Exception {
+    List<MemberInfo> out = new ArrayList<>();
+    List<String> children;
+    try {
+      children = client.getChildren().forPath(layout.members());
+    } catch (KeeperException.NoNodeException e) {
+      return out;
+    }
+    for (String child : children) {
+      try {
+        out.add(MemberInfo.decode(client.getData().forPath(layout.members() + "/" + child)));
+      } catch (KeeperException.NoNodeException e) {
+        // Left while we looked.
+      } catch (ProtocolException e) {
+        LOG.warn("ignoring member {} of {}: {}", child, layout.indexPath(), e.getMessage());
+      }
+    }
+    out.sort(Comparator.comparingInt(MemberInfo::nodeId));
+    return out;
+  }
+
+  /** The current primary, if any. */
+  public static Optional<PrimaryInfo> primary(CuratorFramework client, ZkLayout layout) throws Exception {
+    try {
+      return Optional.of(PrimaryInfo.decode(client.getData().forPath(layout.primary())));
+    } catch (KeeperException.NoNodeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Index names of {@code cluster}, or empty when the cluster is unknown. */
+  public static Optional<List<String>> indexes(CuratorFramework client, String cluster) throws Exception {
+    try {
+      return Optional.of(client.getChildren().forPath(ZkLayout.of(cluster, "x").clusterPath()));
+    } catch (KeeperException.NoNodeException e) {
+      return Optional.empty();
+    }
+  }
+}

@@ -1,0 +1,66 @@
+package io.nrtcluster.node;
+
+import io.nrtcluster.common.ProtocolException;
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.Properties;
+
+/**
+ * An operator's request to move the primary role to {@code target}, and how it is going, as stored in
+ * the index's {@code handoff} znode. The primary writes the status; the operator's tool reads it.
+ *
+ * @param requestId identifies the request (a tool only trusts statuses of its own request)
+ * @param target node that should become primary
+ * @param timeoutMillis how long the primary waits for the target to catch up
+ * @param status where the hand-off stands
+ * @param finalVersion the last version the old primary published (the target must search it), or -1
+ * @param message why it failed, or empty
+ */
+public record Handoff(String requestId, int target, long timeoutMillis, Status status, long finalVersion, String message) {
+  /** Progress of a hand-off. */
+  public enum Status {
+    /** Written by the operator; the primary has not picked it up yet. */
+    REQUESTED,
+    /** The primary stopped writes and waits for the target to search its final version. */
+    CATCHING_UP,
+    /** The primary committed, designated the target and resigned. */
+    HANDED_OFF,
+    /** Nothing changed: the old primary resumed writes. See the message. */
+    FAILED
+  }
+
+  Handoff with(Status newStatus, long version, String why) {
+    return new Handoff(requestId, target, timeoutMillis, newStatus, version, why == null ? "" : why);
+  }
+
+  byte[] encode() {
+    Properties p = new Properties();
+    p.setProperty("requestId", requestId);
+    p.setProperty("target", Integer.toString(target));
+    p.setProperty("timeoutMillis", Long.toString(timeoutMillis));
+    p.setProperty("status", status.name());
+    p.setProperty("finalVersion", Long.toString(finalVersion));
+    p.setProperty("message", message);
+    StringWriter w = new StringWriter();
+    try {
+      p.store(w, null);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+    return w.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  static Handoff decode(byte[] data) throws ProtocolException {
+    Properties p = new Properties();
+    try {
+      p.load(new StringReader(new String(data, StandardCharsets.UTF_8)));
+      return new Handoff(p.getProperty("requestId"), Integer.parseInt(p.getProperty("target")),
+          Long.parseLong(p.getProperty("timeoutMillis")), Status.valueOf(p.getProperty("status")),
+          Long.parseLong(p.getProperty("finalVersion", "-1")), p.getProperty("message", ""));
+    } catch (IOException | RuntimeException e) {
+      throw new ProtocolException("malformed hand-off request: " + e);
+    }
+  }
+}

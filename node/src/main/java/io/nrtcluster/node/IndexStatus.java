@@ -1,0 +1,14 @@
+package io.nrtcluster.node;
+
+import java.util.List;
+
+/**
+ * An index's cluster state as ZooKeeper holds it now.
+ *
+ * @param cluster the cluster
+ * @param index the index
+ * @param primaryNodeId the current primary, or -1 when there is none
+ * @param primaryGen the current primary's generation, or -1
+ * @param members every live member, by node id
+ */
+public record IndexStatus(String cluster, String index, int primaryNodeId, long primaryGen, List<MemberStatus> members) {}

@@ -1,0 +1,28 @@
+package io.nrtcluster.node;
+
+import io.nrtcluster.election.Role;
+
+/**
+ * One node's row in an index's status, as an operator sees it.
+ *
+ * @param nodeId the node
+ * @param address its replication address
+ * @param role its role
+ * @param primaryGen generation it leads or follows
+ * @param searchingVersion version it searches
+ * @param commitVersion version of its last commit
+ * @param versionsBehind how far its searching version is below the primary's (0 for the primary,
+ *     -1 when there is no primary)
+ * @param millisSinceLastCopy time since its last completed copy, -1 if never
+ * @param copying whether a copy is running
+ */
+public record MemberStatus(
+    int nodeId,
+    String address,
+    Role role,
+    long primaryGen,
+    long searchingVersion,
+    long commitVersion,
+    long versionsBehind,
+    long millisSinceLastCopy,
+    boolean copying) {}
