@@ -1,5 +1,6 @@
 package io.nrtcluster.cli;
 
+import io.nrtcluster.common.NrtClusterException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
@@ -23,7 +24,8 @@ import picocli.CommandLine.Spec;
     name = "nrt",
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
-    subcommands = {DemoCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {NodeCommand.class, StatusCommand.class, PromoteCommand.class, CommitCommand.class, DemoCommand.class,
+        CommandLine.HelpCommand.class},
     description = "Lucene near-real-time segment replication as a working cluster.",
     commandListHeading = "%nCommands:%n")
 public final class Main implements Callable<Integer> {
@@ -48,7 +50,16 @@ public final class Main implements Callable<Integer> {
     return cmd;
   }
 
+  /** Set by {@link #main}: this process is the command line's own, so it may handle SIGINT/SIGTERM. */
+  private static volatile boolean ownsJvm;
+
+  /** True when running as the {@code nrt} process (not inside a test or another application). */
+  static boolean ownsJvm() {
+    return ownsJvm;
+  }
+
   public static void main(String[] args) {
+    ownsJvm = true;
     int exit;
     try {
       exit = commandLine().execute(args);
@@ -101,7 +112,21 @@ public final class Main implements Callable<Integer> {
       e.printStackTrace(err);
     }
     err.flush();
-    return EXIT_FAILED;
+    return exitCode(e);
+  }
+
+  /** Exit code of a failed run, stable for scripts: see each command's help. */
+  static int exitCode(Throwable e) {
+    if (!(e instanceof NrtClusterException n)) {
+      return EXIT_FAILED;
+    }
+    return switch (n.code()) {
+      case CONNECTION, TIMEOUT -> 3;
+      case WRONG_CLUSTER, UNKNOWN_INDEX, UNKNOWN_NODE -> 4;
+      case REFUSED, NOT_PRIMARY -> 5;
+      case PROMOTION_FAILED -> 6;
+      default -> EXIT_FAILED;
+    };
   }
 
   /** A user-facing description of an exception: its message, with the type where the message alone is unclear. */
@@ -109,7 +134,7 @@ public final class Main implements Callable<Integer> {
     Throwable t = e instanceof UncheckedIOException && e.getCause() != null ? e.getCause() : e;
     String msg = t.getMessage();
     String text;
-    if (t instanceof CliException || t instanceof IllegalArgumentException) {
+    if (t instanceof CliException || t instanceof IllegalArgumentException || t instanceof NrtClusterException) {
       text = msg;
     } else if (t instanceof NoSuchFileException) {
       text = "no such file or directory: " + ((NoSuchFileException) t).getFile();

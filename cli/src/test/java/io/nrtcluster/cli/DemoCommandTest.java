@@ -15,7 +15,7 @@ class DemoCommandTest {
 
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
-  void shortDemoConvergesAndPrintsTheSummary(@TempDir Path dir) {
+  void shortDemoFailsOverReplaysAndConverges(@TempDir Path dir) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     CommandLine cmd = Main.commandLine();
@@ -25,8 +25,12 @@ class DemoCommandTest {
     int exit = cmd.execute("demo", "--duration", "5s", "--dir", dir.toString());
 
     assertThat(exit).as("exit code; stdout:%n%s%nstderr:%n%s", out, err).isZero();
-    assertThat(out.toString()).contains("demo: OK final version=").contains("replicas agree");
-    assertThat(out.toString()).contains("R2 restarting").contains("R2 open again");
+    assertThat(out.toString()).contains("demo: OK final version=").contains("all 3 nodes agree")
+        .containsPattern("election: N[23] is primary of generation \\d+")
+        .containsPattern("N[23] restarting: NrtHost.close\\(\\)").containsPattern("N[23] open again at version")
+        .contains("failover: halting primary").containsPattern("N\\d is primary \\d+ ms after the halt")
+        .containsPattern("replayed \\d+ source docs").containsPattern("N[23] back as REPLICA of generation")
+        .containsPattern("demo: OK .* failover=\\d+ms gen \\d+->\\d+ replayed=\\d+");
   }
 
   @Test

@@ -525,6 +525,18 @@ public final class ClusterNode implements Closeable {
     stop(true);
   }
 
+  /** Stops taking part in the election at once, without resigning (the host is halting). */
+  void leaveElectionAbruptly() {
+    writable = false;
+    reporter.shutdownNow();
+    if (operators != null) {
+      operators.close();
+    }
+    if (election != null) {
+      election.abandon();
+    }
+  }
+
   /** Stops without committing or resigning (the host is halting as if it crashed). */
   void halt() {
     try {

@@ -38,6 +38,7 @@ final class ClusterHarness implements AutoCloseable {
   private final List<String> indexes;
   private int nextId;
   private boolean automaticFailover = true;
+  private Duration sessionTimeout = Duration.ofSeconds(4);
 
   ClusterHarness(Path root, long seed, int nodes, List<String> indexes) throws Exception {
     this(root, seed, nodes, indexes, null);
@@ -65,6 +66,11 @@ final class ClusterHarness implements AutoCloseable {
         .readTimeout(Duration.ofSeconds(10)).requestTimeout(Duration.ofSeconds(10)).build();
   }
 
+  ClusterHarness sessionTimeout(Duration timeout) {
+    sessionTimeout = timeout;
+    return this;
+  }
+
   ClusterHarness manualFailover() {
     automaticFailover = false;
     return this;
@@ -77,7 +83,7 @@ final class ClusterHarness implements AutoCloseable {
 
   HostConfig hostConfig(int i) {
     return HostConfig.builder().nodeId(i + 1).cluster(CLUSTER).dataDir(root.resolve("n" + (i + 1))).zooKeeper(zk)
-        .sessionTimeout(Duration.ofSeconds(4)).connectionTimeout(Duration.ofSeconds(10))
+        .sessionTimeout(sessionTimeout).connectionTimeout(Duration.ofSeconds(10))
         .electionSettle(Duration.ofMillis(300)).automaticFailover(automaticFailover).transport(transports.get(i)).build();
   }
 

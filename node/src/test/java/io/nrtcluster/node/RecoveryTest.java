@@ -3,6 +3,7 @@ package io.nrtcluster.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.nrtcluster.common.NotPrimaryException;
 import io.nrtcluster.election.Role;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -123,19 +124,30 @@ class RecoveryTest {
     long seed = FailoverTest.seed();
     try (TestingCluster ensemble = new TestingCluster(3)) {
       ensemble.start();
-      try (ClusterHarness c = new ClusterHarness(dir, seed, 3, List.of(ClusterHarness.INDEX), ensemble.getConnectString()).startAll()) {
+      // A session timeout long enough for the ensemble to elect a new leader when its leader dies.
+      try (ClusterHarness c = new ClusterHarness(dir, seed, 3, List.of(ClusterHarness.INDEX), ensemble.getConnectString())
+          .sessionTimeout(Duration.ofSeconds(15)).startAll()) {
         int p = c.awaitPrimary();
         ClusterNode primary = c.node(p);
         long gen = primary.primaryGen();
         c.addDocs(primary, 10);
         c.awaitAllAt(primary.refresh());
 
+        int round = 0;
         for (InstanceSpec server : ensemble.getInstances()) {
           ensemble.killServer(server);
-          // Clients on the dead server move to another within the session timeout.
-          await().atMost(Duration.ofSeconds(30)).until(primary::isWritablePrimary);
-          c.addDocs(primary, 10);
-          c.awaitAllAt(primary.refresh());
+          // Clients on the dead server move to another within the session timeout; writes may be
+          // refused (fenced) meanwhile, so they are idempotent upserts retried until they land.
+          int first = 1000 * ++round;
+          long[] version = {-1};
+          await().atMost(Duration.ofSeconds(60)).ignoreException(NotPrimaryException.class).until(() -> {
+            for (int id = first; id < first + 10; id++) {
+              primary.updateDocument(ClusterHarness.idTerm(id), c.doc(id));
+            }
+            version[0] = primary.refresh();
+            return true;
+          });
+          c.awaitAllAt(version[0]);
           ensemble.restartServer(server);
         }
         assertThat(c.awaitPrimary()).as("seed %d: still the same primary", seed).isEqualTo(p);

@@ -1,0 +1,203 @@
+package io.nrtcluster.cli;
+
+import io.nrtcluster.cli.Main.CliException;
+import io.nrtcluster.node.ClusterNode;
+import io.nrtcluster.node.HostConfig;
+import io.nrtcluster.node.IndexSettings;
+import io.nrtcluster.node.NrtHost;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code nrt node}: one cluster node in the foreground (one {@link NrtHost}, one {@link ClusterNode}
+ * per {@code --index}) until SIGTERM or Ctrl-C, then a graceful leave (each index commits and
+ * resigns) and exit code 0.
+ */
+@Command(
+    name = "node",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Runs one cluster node in the foreground: joins each --index, becomes its primary or a replica as the "
+          + "ZooKeeper election decides, and follows role changes, until SIGTERM or Ctrl-C; then every index "
+          + "commits and resigns and the node exits with code 0.",
+      "Prints on stdout one line at start, one per role change (role, generation, version, primary address) and "
+          + "a status line per index every --status-every."
+    })
+public final class NodeCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--zk", required = true, paramLabel = "HOST:PORT|embedded",
+      description = "ZooKeeper connect string (host:port[,host:port...]), or 'embedded' to run a single ZooKeeper "
+          + "server in this process (trials on one host only: it is a single point of failure).")
+  String zk;
+
+  @Option(names = "--zk-port", paramLabel = "PORT", defaultValue = "2181",
+      description = "Client port of the embedded ZooKeeper (with --zk embedded; default: ${DEFAULT-VALUE}).")
+  int zkPort;
+
+  @Option(names = "--cluster", required = true, paramLabel = "NAME", description = "Cluster name.")
+  String cluster;
+
+  @Option(names = "--index", required = true, paramLabel = "NAME",
+      description = "Index (shard) to join; repeat for several indexes.")
+  List<String> indexes;
+
+  @Option(names = "--data", required = true, paramLabel = "DIR",
+      description = "Node directory: one subdirectory per index, node.id, and the embedded ZooKeeper's data.")
+  Path data;
+
+  @Option(names = "--port", required = true, paramLabel = "PORT",
+      description = "Replication port (0: any free port).")
+  int port;
+
+  @Option(names = "--id", paramLabel = "N",
+      description = "Node id, unique in the cluster (1-65535). Default: the id kept in DIR/node.id, a random one "
+          + "created on first start.")
+  Integer id;
+
+  @Option(names = "--bind", paramLabel = "HOST", defaultValue = "127.0.0.1",
+      description = "Address to listen on and advertise to the other nodes (default: ${DEFAULT-VALUE}).")
+  String bind;
+
+  @Option(names = "--session-timeout", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
+      description = "ZooKeeper session timeout: how long a dead node keeps its role (default: ${DEFAULT-VALUE}).")
+  Duration sessionTimeout;
+
+  @Option(names = "--connect-timeout", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
+      description = "How long to wait for ZooKeeper at start (default: ${DEFAULT-VALUE}).")
+  Duration connectTimeout;
+
+  @Option(names = "--election-settle", paramLabel = "TIME", defaultValue = "500ms", converter = DurationConverter.class,
+      description = "Wait after the primary vanished for members to report before electing (default: ${DEFAULT-VALUE}).")
+  Duration electionSettle;
+
+  @Option(names = "--status-every", paramLabel = "TIME", defaultValue = "5s", converter = DurationConverter.class,
+      description = "Interval of the status lines (default: ${DEFAULT-VALUE}).")
+  Duration statusEvery;
+
+  /** Counted down to leave gracefully: by SIGTERM/SIGINT, or by tests through {@link #shutdown()}. */
+  private final CountDownLatch stop = new CountDownLatch(1);
+
+  /** Asks the running node to leave gracefully (what SIGTERM does). */
+  void shutdown() {
+    stop.countDown();
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    validate();
+    Console out = new Console(spec.commandLine().getOut());
+    if (HostConfig.EMBEDDED.equals(zk)) {
+      Hosts.requireFreeZooKeeperPort(zkPort);
+    }
+    Path dir = dataDir();
+    int nodeId = id != null ? id : NodeIdFile.read(dir, out);
+    HostConfig config = HostConfig.builder().nodeId(nodeId).cluster(cluster).dataDir(dir).zooKeeper(zk)
+        .embeddedZooKeeperPort(zkPort).bindHost(bind).port(port).sessionTimeout(sessionTimeout)
+        .connectionTimeout(connectTimeout).electionSettle(electionSettle).transport(Hosts.transport()).build();
+    ScheduledExecutorService printer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "nrt-node-status");
+      t.setDaemon(true);
+      return t;
+    });
+    try (StopSignal signal = StopSignal.install("nrt-node", this::shutdown, Main.ownsJvm(), Duration.ofMinutes(1))) {
+      NrtHost host = Hosts.start(config);
+      boolean interrupted = false;
+      try {
+        out.println(String.format(Locale.ROOT, "node N%d started: address=%s cluster=%s zookeeper=%s data=%s indexes=%s",
+            nodeId, host.address(), cluster, Hosts.zooKeeper(host, config), dir, String.join(",", indexes)));
+        NodeLines.RolePrinter roles = new NodeLines.RolePrinter(printer, out::println);
+        for (String index : indexes) {
+          roles.watch(host.openIndex(IndexSettings.standard(index)));
+        }
+        long every = statusEvery.toMillis();
+        printer.scheduleAtFixedRate(() -> printStatus(host, out), every, every, TimeUnit.MILLISECONDS);
+        interrupted = awaitStop();
+        out.println("node N" + nodeId + " stopping: each index commits and resigns");
+      } finally {
+        printer.shutdownNow();
+        Hosts.closeUninterruptibly(host);
+      }
+      out.println("node N" + nodeId + " stopped");
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      return signal.done(0);
+    }
+  }
+
+  /** Waits for {@link #shutdown()} or a signal; an interrupt stops the node too (true then). */
+  private boolean awaitStop() {
+    try {
+      stop.await();
+      return false;
+    } catch (InterruptedException e) {
+      return true;
+    }
+  }
+
+  private void printStatus(NrtHost host, Console out) {
+    for (String index : indexes) {
+      ClusterNode node = host.index(index);
+      try {
+        if (node != null) {
+          out.println(NodeLines.status(node.status()));
+        }
+      } catch (RuntimeException e) {
+        out.println("N" + host.nodeId() + "/" + index + " status unavailable: " + Main.describe(e));
+      }
+    }
+  }
+
+  private void validate() {
+    if (id != null && (id < 1 || id > 65535)) {
+      throw new ParameterException(spec.commandLine(), "--id must be between 1 and 65535, got " + id);
+    }
+    if (port < 0 || port > 65535 || zkPort < 0 || zkPort > 65535) {
+      throw new ParameterException(spec.commandLine(), "--port and --zk-port must be between 0 and 65535");
+    }
+    if (new LinkedHashSet<>(indexes).size() != indexes.size()) {
+      throw new ParameterException(spec.commandLine(), "--index names the same index twice: " + indexes);
+    }
+    if (HostConfig.EMBEDDED.equals(zk) && indexes.contains("zookeeper")) {
+      throw new ParameterException(spec.commandLine(), "with --zk embedded, DIR/zookeeper holds ZooKeeper's data: "
+          + "choose another --index name than 'zookeeper'");
+    }
+    for (Duration d : List.of(sessionTimeout, connectTimeout, electionSettle, statusEvery)) {
+      if (d.isZero() || d.isNegative() || d.compareTo(Duration.ofHours(1)) > 0) {
+        throw new ParameterException(spec.commandLine(), "durations must be between 1ms and 1h, got " + Units.human(d));
+      }
+    }
+  }
+
+  /** The node directory, created if needed; a {@link CliException} if it cannot be used. */
+  private Path dataDir() {
+    Path dir = data.toAbsolutePath().normalize();
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new CliException("data directory " + dir + " is not usable: " + Main.describe(e), e);
+    }
+    if (!Files.isWritable(dir)) {
+      throw new CliException("data directory " + dir + " is not usable: not writable");
+    }
+    return dir;
+  }
+}

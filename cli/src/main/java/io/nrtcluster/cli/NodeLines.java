@@ -1,0 +1,84 @@
+package io.nrtcluster.cli;
+
+import io.nrtcluster.election.Role;
+import io.nrtcluster.node.ClusterNode;
+import io.nrtcluster.node.NodeStatus;
+import io.nrtcluster.node.RoleListener;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+
+/**
+ * The lines printed about a node's indexes: {@code N<id>/<index>} then {@code key=value} facts, so
+ * that people and scripts read the same thing ({@code grep 'role=PRIMARY'}).
+ */
+final class NodeLines {
+  private NodeLines() {}
+
+  /** {@code N5/europarl role=PRIMARY gen=2 version=14 primary=127.0.0.1:9001} */
+  static String role(NodeStatus s, Role role, long gen) {
+    return String.format(Locale.ROOT, "N%d/%s role=%s gen=%s version=%d primary=%s", s.nodeId(), s.index(), role, gen(gen),
+        s.searchingVersion(), s.primaryAddress() == null ? "-" : s.primaryAddress());
+  }
+
+  /** {@code N5/europarl status role=REPLICA gen=2 version=14 commit=12 copying=false} */
+  static String status(NodeStatus s) {
+    return String.format(Locale.ROOT, "N%d/%s status role=%s gen=%s version=%d commit=%d copying=%s", s.nodeId(), s.index(),
+        s.role(), gen(s.primaryGen()), s.searchingVersion(), s.commitVersion(), s.copying());
+  }
+
+  private static String gen(long gen) {
+    return gen < 0 ? "-" : Long.toString(gen);
+  }
+
+  /**
+   * Prints each role change of the nodes it {@linkplain #watch watches} once. The line is made on
+   * the election thread (quick) and printed on {@code printer}, so a slow reader of stdout never
+   * holds up an election.
+   */
+  static final class RolePrinter implements RoleListener {
+    private final Executor printer;
+    private final Consumer<String> out;
+    private final Map<String, String> last = new HashMap<>();
+
+    RolePrinter(Executor printer, Consumer<String> out) {
+      this.printer = printer;
+      this.out = out;
+    }
+
+    /**
+     * Listens to {@code node}. A listener can only be added once the index is open and its election
+     * running, so a role it took meanwhile is printed here (unless the listener got there first).
+     */
+    void watch(ClusterNode node) {
+      node.addRoleListener(this);
+      Role role = node.role();
+      if (role != Role.JOINING) {
+        print(node, role, node.primaryGen(), true);
+      }
+    }
+
+    @Override
+    public void onRoleChange(ClusterNode node, Role role, long primaryGen) {
+      print(node, role, primaryGen, false);
+    }
+
+    private synchronized void print(ClusterNode node, Role role, long gen, boolean onlyIfFirst) {
+      if (onlyIfFirst && last.containsKey(node.index())) {
+        return;
+      }
+      String key = role + "/" + gen;
+      if (!key.equals(last.put(node.index(), key))) {
+        String line = role(node.status(), role, gen);
+        try {
+          printer.execute(() -> out.accept(line));
+        } catch (RejectedExecutionException e) {
+          // The node is stopping: role changes while it leaves are not news.
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package io.nrtcluster.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.nrtcluster.node.ClusterAdmin;
+import io.nrtcluster.node.IndexStatus;
+import io.nrtcluster.node.MemberStatus;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code nrt status}: one row per node of each index, as a table or as JSON for scripts. */
+@Command(name = "status", mixinStandardHelpOptions = true, description = {
+    "Show every node of an index (or of every index): role, generation, versions, lag, copying.",
+    "Exit codes: 0 ok, 1 cluster/index unknown, 3 ZooKeeper unreachable."})
+final class StatusCommand implements Callable<Integer> {
+  @Mixin AdminOptions admin;
+
+  @Option(names = "--index", paramLabel = "I", description = "Only this index.")
+  String index;
+
+  @Option(names = "--json", description = "Print JSON: {\"cluster\":..., \"indexes\":[{\"index\":..., \"primaryNodeId\":..., \"members\":[...]}]}.")
+  boolean json;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    try (ClusterAdmin a = admin.connect()) {
+      List<IndexStatus> all = new ArrayList<>();
+      for (String i : index == null ? a.indexes(admin.cluster) : List.of(index)) {
+        all.add(a.status(admin.cluster, i));
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        out.println(mapper.writeValueAsString(new ClusterJson(admin.cluster, all)));
+      } else {
+        for (IndexStatus s : all) {
+          printTable(out, s);
+        }
+      }
+      out.flush();
+      return 0;
+    }
+  }
+
+  /** The JSON document {@code --json} prints. */
+  record ClusterJson(String cluster, List<IndexStatus> indexes) {}
+
+  static void printTable(PrintWriter out, IndexStatus s) {
+    out.printf("%s/%s  primary: %s%n", s.cluster(), s.index(),
+        s.primaryNodeId() < 0 ? "none" : "node " + s.primaryNodeId() + " (generation " + s.primaryGen() + ")");
+    out.printf("  %4s  %-21s  %-8s  %4s  %10s  %10s  %7s  %10s  %7s%n",
+        "id", "address", "role", "gen", "searching", "committed", "behind", "last copy", "copying");
+    for (MemberStatus m : s.members()) {
+      out.printf("  %4d  %-21s  %-8s  %4d  %10d  %10d  %7s  %10s  %7s%n", m.nodeId(), m.address(), m.role(), m.primaryGen(),
+          m.searchingVersion(), m.commitVersion(), m.versionsBehind() < 0 ? "-" : Long.toString(m.versionsBehind()),
+          m.millisSinceLastCopy() < 0 ? "-" : Units.human(java.time.Duration.ofMillis(m.millisSinceLastCopy())) + " ago", m.copying() ? "yes" : "no");
+    }
+  }
+}

@@ -1,0 +1,132 @@
+package io.nrtcluster.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class NodeCommandTest {
+  @TempDir Path dir;
+
+  /** One {@code nrt node} running in this JVM on its own thread, as picocli runs it. */
+  static final class RunningNode {
+    final StringWriter out = new StringWriter();
+    final StringWriter err = new StringWriter();
+    final NodeCommand command;
+    final Thread thread;
+    final CompletableFuture<Integer> exit = new CompletableFuture<>();
+
+    RunningNode(String... args) {
+      CommandLine cmd = Main.commandLine();
+      cmd.setOut(new PrintWriter(out, true));
+      cmd.setErr(new PrintWriter(err, true));
+      command = cmd.getSubcommands().get("node").getCommand();
+      List<String> all = new ArrayList<>(List.of("node"));
+      all.addAll(List.of(args));
+      thread = Thread.ofPlatform().name("nrt-node-test").start(() -> exit.complete(cmd.execute(all.toArray(String[]::new))));
+    }
+
+    String out() {
+      return out.toString();
+    }
+
+    int awaitExit() throws Exception {
+      return exit.get(60, TimeUnit.SECONDS);
+    }
+  }
+
+  private String[] args(String zk, String name, int id, String... more) {
+    List<String> a = new ArrayList<>(List.of("--zk", zk, "--cluster", "t", "--index", "docs", "--data",
+        dir.resolve(name).toString(), "--port", "0", "--id", Integer.toString(id), "--session-timeout", "4s",
+        "--election-settle", "200ms", "--status-every", "200ms"));
+    a.addAll(List.of(more));
+    return a.toArray(String[]::new);
+  }
+
+  @Test
+  void twoNodesElectOnePrimaryPrintTheirRolesAndLeaveGracefully() throws Exception {
+    try (TestingServer zk = new TestingServer(true)) {
+      RunningNode a = new RunningNode(args(zk.getConnectString(), "a", 1));
+      RunningNode b = new RunningNode(args(zk.getConnectString(), "b", 2));
+
+      await("a PRIMARY and a REPLICA role line").atMost(Duration.ofSeconds(30))
+          .until(() -> (a.out() + b.out()).contains("role=PRIMARY") && (a.out() + b.out()).contains("role=REPLICA"));
+      RunningNode primary = a.out().contains("role=PRIMARY") ? a : b;
+      RunningNode replica = primary == a ? b : a;
+      assertThat(replica.out()).doesNotContain("role=PRIMARY");
+      assertThat(primary.out()).containsPattern("node N[12] started: address=127\\.0\\.0\\.1:\\d+ cluster=t zookeeper="
+          + zk.getConnectString().replace(".", "\\.") + " data=\\S+ indexes=docs");
+      String primaryAddress = primary.out().replaceAll("(?s).*node N\\d started: address=(\\S+).*", "$1");
+      await("the replica's status line").atMost(Duration.ofSeconds(30))
+          .until(() -> replica.out().contains("status role=REPLICA gen=1"));
+      assertThat(replica.out()).contains("role=REPLICA gen=1").contains("primary=" + primaryAddress);
+      assertThat(primary.out()).containsPattern("N\\d/docs status role=PRIMARY gen=1 version=\\d+ commit=\\d+ copying=false");
+
+      replica.command.shutdown(); // What SIGTERM does.
+      assertThat(replica.awaitExit()).as("stderr: %s", replica.err).isZero();
+      primary.thread.interrupt(); // An interrupt stops a node gracefully too.
+      assertThat(primary.awaitExit()).as("stderr: %s", primary.err).isZero();
+      for (RunningNode n : List.of(a, b)) {
+        assertThat(n.out()).contains("stopping: each index commits and resigns").endsWith("stopped" + System.lineSeparator());
+        assertThat(n.err.toString()).isEmpty();
+      }
+    }
+  }
+
+  @Test
+  void unreachableZooKeeperIsOneLineOnStderrAndNonZeroExit() {
+    StringWriter err = new StringWriter();
+    CommandLine cmd = Main.commandLine();
+    cmd.setOut(new PrintWriter(new StringWriter(), true));
+    cmd.setErr(new PrintWriter(err, true));
+
+    List<String> a = new ArrayList<>(List.of("node"));
+    a.addAll(List.of(args("127.0.0.1:1", "z", 7, "--connect-timeout", "1s")));
+    int exit = cmd.execute(a.toArray(String[]::new));
+
+    assertThat(exit).isNotZero();
+    assertThat(err.toString().strip()).doesNotContain("\n").doesNotContain("Exception:")
+        .startsWith("nrt node: node N7 could not start: ZooKeeper at 127.0.0.1:1 unreachable");
+  }
+
+  @Test
+  void anUnusableDataDirectoryIsOneLineOnStderr() throws Exception {
+    Path file = Files.writeString(dir.resolve("file"), "x");
+    StringWriter err = new StringWriter();
+    CommandLine cmd = Main.commandLine();
+    cmd.setOut(new PrintWriter(new StringWriter(), true));
+    cmd.setErr(new PrintWriter(err, true));
+
+    int exit = cmd.execute("node", "--zk", "127.0.0.1:1", "--cluster", "t", "--index", "docs", "--data", file.toString(),
+        "--port", "0");
+
+    assertThat(exit).isNotZero();
+    assertThat(err.toString().strip()).doesNotContain("\n").isEqualTo("nrt node: data directory " + file
+        + " is not usable: not a directory: " + file);
+  }
+
+  @Test
+  void withoutIdTheNodeKeepsARandomIdInItsDirectory() throws Exception {
+    StringWriter out = new StringWriter();
+    Console console = new Console(new PrintWriter(out, true));
+    int id = NodeIdFile.read(dir, console);
+    assertThat(id).isBetween(1, 65535);
+    assertThat(out.toString()).contains("production should pass --id explicitly");
+    assertThat(Files.readString(dir.resolve(NodeIdFile.NAME)).strip()).isEqualTo(Integer.toString(id));
+    assertThat(NodeIdFile.read(dir, console)).isEqualTo(id);
+  }
+}
