@@ -1,10 +1,7 @@
 package io.nrtcluster.election;
 
+import io.nrtcluster.common.PropertiesCodec;
 import io.nrtcluster.common.ProtocolException;
-import java.io.IOException;
-import java.io.StringReader;
-import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.Properties;
 
 /**
@@ -62,19 +59,12 @@ public record MemberInfo(
     p.setProperty("commitVersion", Long.toString(commitVersion));
     p.setProperty("copying", Boolean.toString(copying));
     p.setProperty("lastCopyMillis", Long.toString(lastCopyMillis));
-    StringWriter w = new StringWriter();
-    try {
-      p.store(w, null);
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-    return w.toString().getBytes(StandardCharsets.UTF_8);
+    return PropertiesCodec.encode(p);
   }
 
   static MemberInfo decode(byte[] data) throws ProtocolException {
-    Properties p = new Properties();
+    Properties p = PropertiesCodec.decode(data);
     try {
-      p.load(new StringReader(new String(data, StandardCharsets.UTF_8)));
       return new MemberInfo(
           Integer.parseInt(p.getProperty("nodeId")),
           p.getProperty("address"),
@@ -84,7 +74,7 @@ public record MemberInfo(
           Long.parseLong(p.getProperty("commitVersion")),
           Boolean.parseBoolean(p.getProperty("copying")),
           Long.parseLong(p.getProperty("lastCopyMillis")));
-    } catch (IOException | RuntimeException e) {
+    } catch (RuntimeException e) {
       throw new ProtocolException("malformed member data: " + e);
     }
   }

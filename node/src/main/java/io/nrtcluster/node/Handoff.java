@@ -1,10 +1,7 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.common.PropertiesCodec;
 import io.nrtcluster.common.ProtocolException;
-import java.io.IOException;
-import java.io.StringReader;
-import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.Properties;
 
 /**
@@ -43,23 +40,16 @@ public record Handoff(String requestId, int target, long timeoutMillis, Status s
     p.setProperty("status", status.name());
     p.setProperty("finalVersion", Long.toString(finalVersion));
     p.setProperty("message", message);
-    StringWriter w = new StringWriter();
-    try {
-      p.store(w, null);
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-    return w.toString().getBytes(StandardCharsets.UTF_8);
+    return PropertiesCodec.encode(p);
   }
 
   static Handoff decode(byte[] data) throws ProtocolException {
-    Properties p = new Properties();
+    Properties p = PropertiesCodec.decode(data);
     try {
-      p.load(new StringReader(new String(data, StandardCharsets.UTF_8)));
       return new Handoff(p.getProperty("requestId"), Integer.parseInt(p.getProperty("target")),
           Long.parseLong(p.getProperty("timeoutMillis")), Status.valueOf(p.getProperty("status")),
           Long.parseLong(p.getProperty("finalVersion", "-1")), p.getProperty("message", ""));
-    } catch (IOException | RuntimeException e) {
+    } catch (RuntimeException e) {
       throw new ProtocolException("malformed hand-off request: " + e);
     }
   }

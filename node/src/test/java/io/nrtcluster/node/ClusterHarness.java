@@ -94,6 +94,18 @@ final class ClusterHarness implements AutoCloseable {
     return this;
   }
 
+  /** Starts node 1 alone so it becomes primary, then the others as its replicas. */
+  ClusterHarness startWithFirstAsPrimary() throws IOException {
+    start(0);
+    if (awaitPrimary() != 0) {
+      throw new IllegalStateException("node 1 did not become primary");
+    }
+    for (int i = 1; i < hosts.size(); i++) {
+      start(i);
+    }
+    return this;
+  }
+
   NrtHost start(int i) throws IOException {
     NrtHost h = NrtHost.start(hostConfig(i));
     for (String index : indexes) {

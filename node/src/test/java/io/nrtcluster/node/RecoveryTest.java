@@ -21,11 +21,7 @@ class RecoveryTest {
   @Test
   void theOldPrimaryReturnsAsAReplicaWithExactlyTheNewPrimarysDocuments() throws Exception {
     long seed = FailoverTest.seed();
-    try (ClusterHarness c = new ClusterHarness(dir, seed, 3, List.of(ClusterHarness.INDEX))) {
-      c.start(0);
-      assertThat(c.awaitPrimary()).isZero();
-      c.start(1);
-      c.start(2);
+    try (ClusterHarness c = new ClusterHarness(dir, seed, 3, List.of(ClusterHarness.INDEX)).startWithFirstAsPrimary()) {
       ClusterNode old = c.node(0);
       c.addDocs(old, 100);
       long v = old.refresh();
@@ -52,11 +48,7 @@ class RecoveryTest {
   @Test
   void aWholeClusterRestartElectsTheNodeWithTheMostRecentCommit() throws Exception {
     long seed = FailoverTest.seed();
-    try (ClusterHarness c = new ClusterHarness(dir, seed, 3, List.of(ClusterHarness.INDEX))) {
-      c.start(0);
-      assertThat(c.awaitPrimary()).isZero();
-      c.start(1);
-      c.start(2);
+    try (ClusterHarness c = new ClusterHarness(dir, seed, 3, List.of(ClusterHarness.INDEX)).startWithFirstAsPrimary()) {
       ClusterNode primary = c.node(0);
       c.addDocs(primary, 100);
       long v1 = primary.refresh();
