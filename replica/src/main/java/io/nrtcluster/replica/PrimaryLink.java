@@ -2,6 +2,7 @@ package io.nrtcluster.replica;
 
 import io.nrtcluster.common.Backoff;
 import io.nrtcluster.common.ClusterMismatchException;
+import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NamedThreadFactory;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.ProtocolException;
@@ -102,8 +103,11 @@ final class PrimaryLink implements RequestHandler {
       c = transport.connect(address, cfg.cluster(), cfg.index(), cfg.nodeId(), PeerRole.REPLICA, this)
           .get(waitMillis, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof ClusterMismatchException m) {
+      if (e.getCause() instanceof ClusterMismatchException m && m.code() != ErrorCode.UNKNOWN_INDEX) {
         log.error("primary at {} refused us: {}", address, m.getMessage());
+      } else if (e.getCause() instanceof ClusterMismatchException m) {
+        // Normal while a new primary is still opening the index (or a former one just left).
+        log.info("primary at {} does not serve the index (yet): {}", address, m.getMessage());
       } else {
         log.debug("primary at {} unreachable: {}", address, String.valueOf(e.getCause()));
       }
