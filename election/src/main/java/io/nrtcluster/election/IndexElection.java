@@ -509,10 +509,12 @@ public final class IndexElection implements Closeable {
     if (closed) {
       return;
     }
-    if (role == Role.PRIMARY) {
+    boolean wasPrimary = role == Role.PRIMARY;
+    // Closed first: the resignation's own znode event must not start an election step here.
+    closed = true;
+    if (wasPrimary) {
       resign();
     }
-    closed = true;
     synchronized (roleLock) {
       role = Role.CLOSED;
     }

@@ -70,8 +70,9 @@ public final class ClusterNode implements Closeable {
     this.reporter = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("nrt-report-" + host.nodeId() + "-" + settings.name()));
   }
 
-  static ClusterNode open(NrtHost host, IndexSettings settings) throws IOException {
+  static ClusterNode open(NrtHost host, IndexSettings settings, RoleListener... listeners) throws IOException {
     ClusterNode node = new ClusterNode(host, settings);
+    node.roleListeners.addAll(java.util.List.of(listeners));
     try {
       node.start();
     } catch (IOException | RuntimeException e) {

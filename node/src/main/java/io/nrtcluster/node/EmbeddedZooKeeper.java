@@ -27,6 +27,13 @@ final class EmbeddedZooKeeper implements Closeable {
     try {
       Files.createDirectories(dir);
       int clientPort = port == 0 ? freePort() : port;
+      if (port != 0) {
+        try (ServerSocket probe = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+          probe.setReuseAddress(true);
+        } catch (java.io.IOException e) {
+          throw new ConnectionException("cannot start the embedded ZooKeeper: port " + port + " is in use");
+        }
+      }
       Properties p = new Properties();
       p.setProperty("clientPort", Integer.toString(clientPort));
       p.setProperty("clientPortAddress", "127.0.0.1");
@@ -39,8 +46,10 @@ final class EmbeddedZooKeeper implements Closeable {
       p.setProperty("4lw.commands.whitelist", "ruok,srvr,stat");
       ZooKeeperServerEmbedded server = ZooKeeperServerEmbedded.builder().baseDir(dir).configuration(p)
           .exitHandler(ExitHandler.LOG_ONLY).build();
-      server.start(30_000);
+      server.start(10_000);
       return new EmbeddedZooKeeper(server, "127.0.0.1:" + clientPort);
+    } catch (ConnectionException e) {
+      throw e;
     } catch (Exception e) {
       throw new ConnectionException("cannot start the embedded ZooKeeper in " + dir + ": " + e, e);
     }

@@ -97,13 +97,13 @@ public final class NrtHost implements Closeable {
 
   /**
    * Joins {@code settings.name()} as a member: serves the local index at once, then becomes primary
-   * or replica as the election decides.
+   * or replica as the election decides. {@code listeners} hear every role change, the first included.
    */
-  public ClusterNode openIndex(IndexSettings settings) throws NrtClusterException, IOException {
+  public ClusterNode openIndex(IndexSettings settings, RoleListener... listeners) throws NrtClusterException, IOException {
     if (indexes.containsKey(settings.name())) {
       throw new IllegalStateException("index " + settings.name() + " is already open on this host");
     }
-    ClusterNode node = ClusterNode.open(this, settings);
+    ClusterNode node = ClusterNode.open(this, settings, listeners);
     indexes.put(settings.name(), node);
     return node;
   }
