@@ -1,5 +1,6 @@
 package io.nrtcluster.cli;
 
+import io.nrtcluster.common.Durations;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -19,15 +20,9 @@ final class Units {
 
   /** {@code 2m}, {@code 20s}, {@code 300ms}: a duration the way {@link DurationConverter} reads it. */
   static String human(Duration d) {
-    long ms = d.toMillis();
-    if (ms % 60_000 == 0 && ms >= 60_000) {
-      return ms / 60_000 + "m";
-    }
-    if (ms % 1000 == 0) {
-      return ms / 1000 + "s";
-    }
-    return ms + "ms";
+    return Durations.format(d);
   }
+
 
   static String bytes(long n) {
     if (n < 1024) {

@@ -1,6 +1,7 @@
 package io.nrtcluster.election;
 
 import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.NamedThreadFactory;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NotPrimaryException;
@@ -81,14 +82,14 @@ public final class IndexElection implements Closeable {
     try {
       if (!client.blockUntilConnected((int) timeout, TimeUnit.MILLISECONDS)) {
         throw new ConnectionException("ZooKeeper at " + client.getZookeeperClient().getCurrentConnectionString()
-            + " unreachable within " + config.zkTimeout());
+            + " unreachable within " + Durations.format(config.zkTimeout()));
       }
       ensurePath(layout.members(), null);
       ensurePath(layout.epoch(), "0".getBytes(StandardCharsets.UTF_8));
       member = new PersistentNode(client, CreateMode.EPHEMERAL, false, layout.member(config.nodeId()), self.encode());
       member.start();
       if (!member.waitForInitialCreate(timeout, TimeUnit.MILLISECONDS)) {
-        throw new ConnectionException("could not register member " + layout.member(config.nodeId()) + " within " + config.zkTimeout());
+        throw new ConnectionException("could not register member " + layout.member(config.nodeId()) + " within " + Durations.format(config.zkTimeout()));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -3,6 +3,7 @@ package io.nrtcluster.node;
 import io.nrtcluster.common.AdminException;
 import io.nrtcluster.common.ClusterMismatchException;
 import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.election.ClusterView;
@@ -53,7 +54,7 @@ public final class ClusterAdmin implements Closeable {
     try {
       if (!client.blockUntilConnected((int) timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         client.close();
-        throw new ConnectionException("ZooKeeper at " + connectString + " unreachable within " + timeout);
+        throw new ConnectionException("ZooKeeper at " + connectString + " unreachable within " + Durations.format(timeout));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -119,7 +120,7 @@ public final class ClusterAdmin implements Closeable {
       Handoff state = request;
       while (state.status() != Handoff.Status.HANDED_OFF && state.status() != Handoff.Status.FAILED) {
         if (System.nanoTime() > deadline) {
-          throw new AdminException(ErrorCode.PROMOTION_FAILED, "the primary did not act on the promotion within " + timeout.plusSeconds(30));
+          throw new AdminException(ErrorCode.PROMOTION_FAILED, "the primary did not act on the promotion within " + Durations.format(timeout.plusSeconds(30)));
         }
         pause();
         state = call(() -> Handoff.decode(client.getData().forPath(layout.handoff())));
@@ -223,7 +224,7 @@ public final class ClusterAdmin implements Closeable {
       });
     }
     for (int id : targets) {
-      answers.putIfAbsent(id, "error no answer within " + timeout);
+      answers.putIfAbsent(id, "error no answer within " + Durations.format(timeout));
     }
     return answers;
   }
@@ -236,7 +237,7 @@ public final class ClusterAdmin implements Closeable {
         return s;
       }
       if (System.nanoTime() > deadline) {
-        throw new AdminException(ErrorCode.PROMOTION_FAILED, "node " + nodeId + " did not become primary of " + index + " within " + timeout);
+        throw new AdminException(ErrorCode.PROMOTION_FAILED, "node " + nodeId + " did not become primary of " + index + " within " + Durations.format(timeout));
       }
       pause();
     }

@@ -1,6 +1,7 @@
 package io.nrtcluster.node;
 
 import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.transport.NodeAddress;
 import io.nrtcluster.transport.Transport;
@@ -69,7 +70,7 @@ public final class NrtHost implements Closeable {
           .build();
       curator.start();
       if (!curator.blockUntilConnected((int) config.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new ConnectionException("ZooKeeper at " + connect + " unreachable within " + config.connectionTimeout());
+        throw new ConnectionException("ZooKeeper at " + connect + " unreachable within " + Durations.format(config.connectionTimeout()));
       }
       LOG.info("N{}: host of cluster {} at {} (ZooKeeper {})", config.nodeId(), config.cluster(), address, connect);
       return new NrtHost(config, embedded, transport, curator, address);

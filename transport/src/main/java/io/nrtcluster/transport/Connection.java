@@ -139,7 +139,7 @@ public final class Connection {
             .schedule(
                 () -> {
                   if (pending.remove(id, sink)) {
-                    sink.fail(new TimeoutException("no reply to request " + id + " within " + timeout + " from " + remoteAddress()));
+                    sink.fail(new TimeoutException("no reply to request " + id + " within " + io.nrtcluster.common.Durations.format(timeout) + " from " + remoteAddress()));
                   }
                 },
                 timeout.toMillis(),
