@@ -62,7 +62,12 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
       }
     }
     if (refusal != null) {
-      Transport.LOG.warn("{}: refusing node {}: {}", ctx.channel().remoteAddress(), hello.nodeId(), why);
+      if (refusal == ErrorCode.UNKNOWN_INDEX) {
+        // Normal for a moment while a node switches roles: the index is not served here yet.
+        Transport.LOG.info("{}: refusing node {}: {}", ctx.channel().remoteAddress(), hello.nodeId(), why);
+      } else {
+        Transport.LOG.warn("{}: refusing node {}: {}", ctx.channel().remoteAddress(), hello.nodeId(), why);
+      }
       ctx.writeAndFlush(new Message.ErrorReply(hello.requestId(), refusal, why)).addListener(f -> ctx.close());
       return;
     }
