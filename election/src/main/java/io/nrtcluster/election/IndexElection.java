@@ -6,10 +6,8 @@ import io.nrtcluster.common.NamedThreadFactory;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NotPrimaryException;
 import io.nrtcluster.common.NrtClusterException;
-import io.nrtcluster.common.ProtocolException;
 import java.io.Closeable;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -53,6 +51,7 @@ public final class IndexElection implements Closeable {
   private final ScheduledExecutorService executor;
   private final ConnectionStateListener connectionListener = this::onConnectionState;
   private final Object roleLock = new Object();
+  private final FencedVersionWriter publisher;
   private PersistentNode member;
   private CuratorCache cache;
   private volatile Role role = Role.JOINING;
@@ -70,6 +69,7 @@ public final class IndexElection implements Closeable {
     this.listener = listener;
     this.self = initial.withRole(Role.JOINING);
     this.log = new NodeLog(LoggerFactory.getLogger(IndexElection.class), "N" + config.nodeId() + "/" + layout.index(), () -> myEpoch);
+    this.publisher = new FencedVersionWriter(client, layout);
     this.executor = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("nrt-elect-" + config.nodeId() + "-" + layout.index()));
   }
 
@@ -170,47 +170,7 @@ public final class IndexElection implements Closeable {
     if (role != Role.PRIMARY) {
       throw notPrimary("publishing version " + version);
     }
-    try {
-      for (int attempt = 0; attempt < 10; attempt++) {
-        Stat primaryStat = client.checkExists().forPath(layout.primary());
-        if (primaryStat == null || primaryStat.getEphemeralOwner() != sessionId()) {
-          throw notPrimary("publishing version " + version + ": the epoch is no longer ours");
-        }
-        Stat maxStat = new Stat();
-        long current;
-        try {
-          current = parseLong(client.getData().storingStatIn(maxStat).forPath(layout.maxVersion()));
-        } catch (KeeperException.NoNodeException e) {
-          try {
-            client.transaction().forOperations(
-                client.transactionOp().check().withVersion(primaryStat.getVersion()).forPath(layout.primary()),
-                client.transactionOp().create().forPath(layout.maxVersion(), bytes(version)));
-            return;
-          } catch (KeeperException.NodeExistsException race) {
-            continue;
-          }
-        }
-        if (version <= current) {
-          return;
-        }
-        try {
-          client.transaction().forOperations(
-              client.transactionOp().check().withVersion(primaryStat.getVersion()).forPath(layout.primary()),
-              client.transactionOp().setData().withVersion(maxStat.getVersion()).forPath(layout.maxVersion(), bytes(version)));
-          return;
-        } catch (KeeperException.BadVersionException | KeeperException.NoNodeException race) {
-          // Either maxVersion moved (retry) or the primary znode is gone (the next check says so).
-        }
-      }
-      throw new ConnectionException("could not record version " + version + " after 10 attempts");
-    } catch (NrtClusterException e) {
-      throw e;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ConnectionException("interrupted recording version " + version, e);
-    } catch (Exception e) {
-      throw new ConnectionException("recording version " + version + " in ZooKeeper failed: " + e, e);
-    }
+    publisher.publish(version, () -> notPrimary("publishing version " + version + ": the epoch is no longer ours"));
   }
 
   private NotPrimaryException notPrimary(String what) {
@@ -385,13 +345,13 @@ public final class IndexElection implements Closeable {
 
   private void claim(List<MemberInfo> members) throws Exception {
     Stat epochStat = new Stat();
-    long epoch = parseLong(client.getData().storingStatIn(epochStat).forPath(layout.epoch()));
+    long epoch = FencedVersionWriter.parse(client.getData().storingStatIn(epochStat).forPath(layout.epoch()));
     long highest = Math.max(epoch, members.stream().mapToLong(MemberInfo::primaryGen).max().orElse(-1));
     long gen = highest + 1;
     PrimaryInfo me = new PrimaryInfo(config.nodeId(), config.address(), gen);
     try {
       client.transaction().forOperations(
-          client.transactionOp().setData().withVersion(epochStat.getVersion()).forPath(layout.epoch(), bytes(gen)),
+          client.transactionOp().setData().withVersion(epochStat.getVersion()).forPath(layout.epoch(), FencedVersionWriter.bytes(gen)),
           client.transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(layout.primary(), me.encode()));
     } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
       log.info("another node claimed the epoch first");
@@ -405,7 +365,7 @@ public final class IndexElection implements Closeable {
     }
     long maxVersion;
     try {
-      maxVersion = parseLong(client.getData().forPath(layout.maxVersion()));
+      maxVersion = FencedVersionWriter.parse(client.getData().forPath(layout.maxVersion()));
     } catch (KeeperException.NoNodeException e) {
       maxVersion = -1;
     }
@@ -490,18 +450,6 @@ public final class IndexElection implements Closeable {
 
   private long sessionId() throws Exception {
     return client.getZookeeperClient().getZooKeeper().getSessionId();
-  }
-
-  private static byte[] bytes(long v) {
-    return Long.toString(v).getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static long parseLong(byte[] data) throws ProtocolException {
-    try {
-      return Long.parseLong(new String(data, StandardCharsets.UTF_8).trim());
-    } catch (RuntimeException e) {
-      throw new ProtocolException("malformed number in ZooKeeper: " + e);
-    }
   }
 
   /** Leaves the cluster: resigns if primary, removes the member znode, stops watching. */
