@@ -253,65 +253,37 @@ public final class ClusterNode implements Closeable {
   }
 
   /**
-   * Runs an operator's graceful hand-off on the primary: stops acknowledging writes, publishes a
-   * final version, waits until the target searches it, commits, and resigns in the target's favour.
-   * If the target does not catch up in time, writes resume and nothing changes.
+   * Stops acknowledging writes for a hand-off and returns the primary, once no write is in flight
+   * (taken under the write side of the switch lock); null when this node is not a writable primary.
    */
-  Handoff handOff(Handoff request) {
-    Primary p;
-    long finalVersion = -1;
+  Primary stopWritesForHandoff() {
     switchLock.writeLock().lock();
     try {
-      p = primary;
+      Primary p = primary;
       if (p == null || !writable) {
-        return request.with(Handoff.Status.FAILED, -1, "node " + host.nodeId() + " is not a writable primary");
+        return null;
       }
-      // Taken under the write side: no write is in flight once this returns.
       writable = false;
+      return p;
     } finally {
       switchLock.writeLock().unlock();
     }
-    log.info("hand-off to node {} requested: writes stopped", request.target());
-    try {
-      finalVersion = p.refresh();
-      long gen = p.primaryGen();
-      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.timeoutMillis());
-      while (!targetSearches(request.target(), gen, finalVersion)) {
-        if (System.nanoTime() > deadline) {
-          writable = true;
-          log.warn("hand-off to node {} failed: it did not reach version {} within {} ms; writes resume",
-              request.target(), finalVersion, request.timeoutMillis());
-          return request.with(Handoff.Status.FAILED, finalVersion, "node " + request.target() + " did not reach version "
-              + finalVersion + " within " + request.timeoutMillis() + " ms");
-        }
-        synchronized (this) {
-          wait(50);
-        }
-      }
-      p.commit();
-      election.handOff(request.target());
-      log.info("handed off to node {} at version {}", request.target(), finalVersion);
-      return request.with(Handoff.Status.HANDED_OFF, finalVersion, null);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      writable = primary != null;
-      return request.with(Handoff.Status.FAILED, finalVersion, "interrupted");
-    } catch (IOException | RuntimeException e) {
-      writable = primary != null && election.role() == Role.PRIMARY;
-      return request.with(Handoff.Status.FAILED, finalVersion, e.toString());
-    }
   }
 
-  private boolean targetSearches(int target, long gen, long version) throws IOException {
-    for (MemberInfo m : election.members()) {
-      if (m.nodeId() == target) {
-        return m.primaryGen() == gen && m.searchingVersion() >= version;
-      }
-    }
-    return false;
+  /** A hand-off did not happen: accept writes again if this node still holds its epoch. */
+  void resumeWritesAfterHandoff() {
+    writable = primary != null && election.role() == Role.PRIMARY;
   }
 
-  /** The index's name. */
+  IndexElection election() {
+    return election;
+  }
+
+  NodeLog log() {
+    return log;
+  }
+
+  /** The index's name. */  /** The index's name. */
   public String index() {
     return settings.name();
   }

@@ -88,7 +88,7 @@ final class OperatorChannel implements Closeable {
     try {
       Handoff catching = request.with(Handoff.Status.CATCHING_UP, -1, null);
       version = client.setData().withVersion(version).forPath(layout.handoff(), catching.encode()).getVersion();
-      Handoff result = node.handOff(request);
+      Handoff result = new GracefulHandoff(node).run(request);
       client.setData().withVersion(version).forPath(layout.handoff(), result.encode());
     } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
       log.warn("hand-off request {} was withdrawn or changed while running", request.requestId());
