@@ -15,8 +15,6 @@ import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongConsumer;
 import org.apache.lucene.index.IndexNotFoundException;
@@ -279,7 +277,8 @@ public final class Replica implements Closeable {
       Map<String, FileMetaData> files = WireFiles.fromWire(m.files());
       AtomicBoolean finished = new AtomicBoolean();
       CopyJob job = n.preCopyMerge(m.preCopyId(), m.primaryGen(), files, finished);
-      reportPreCopy(c, m.requestId(), job, finished);
+      PreCopyReporter.start(link.scheduler(), c, m.requestId(), job, finished, () -> state == State.CLOSED, ctx.stats(),
+          config.preCopyProgressInterval());
     }
 
     @Override
@@ -291,33 +290,6 @@ public final class Replica implements Closeable {
     @Override
     public long searchingVersion() {
       return Replica.this.searchingVersion();
-    }
-  }
-
-  /** Keeps the primary informed while a pre-copy runs, then reports how it ended. */
-  private void reportPreCopy(Connection c, long requestId, CopyJob job, AtomicBoolean finished) {
-    long intervalNanos = config.preCopyProgressInterval().toNanos();
-    long[] lastSent = {System.nanoTime()};
-    ScheduledFuture<?>[] self = new ScheduledFuture<?>[1];
-    Runnable tick = () -> {
-      if (finished.get() || !c.isOpen() || state == State.CLOSED) {
-        boolean ok = finished.get() && !job.getFailed();
-        if (ok) {
-          ctx.stats().preCopyCompleted();
-        }
-        c.reply(new Message.PreCopyDone(requestId, ok));
-        self[0].cancel(false);
-      } else if (System.nanoTime() - lastSent[0] >= intervalNanos) {
-        lastSent[0] = System.nanoTime();
-        c.reply(new Message.PreCopyProgress(requestId, job.getTotalBytesCopied()));
-      }
-    };
-    synchronized (self) {
-      self[0] = link.scheduler().scheduleWithFixedDelay(() -> {
-        synchronized (self) {
-          tick.run();
-        }
-      }, 20, 20, TimeUnit.MILLISECONDS);
     }
   }
 
