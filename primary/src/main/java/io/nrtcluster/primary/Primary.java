@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.replicator.nrt.Node;
@@ -55,6 +56,16 @@ public final class Primary implements Closeable {
   private final TransportServer server;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile PublishGate publishGate = version -> {};
+  /**
+   * The searcher of the last version that passed the publish gate, holding one reference of its own.
+   * Searches use it rather than the writer's newest reader, so that a primary that lost its epoch
+   * never shows a version the cluster did not publish (a new primary may publish that number with
+   * other contents).
+   */
+  private IndexSearcher published;
+  /** Guards {@link #published}; not the refresh monitor, so searches never wait for a refresh. */
+  private final Object publishedLock = new Object();
+  private volatile long publishedVersion;
   private volatile String replayPosition;
   /** Replay position of recent versions, for the copy-states handed to replicas. */
   private final ConcurrentSkipListMap<Long, String> positions = new ConcurrentSkipListMap<>();
@@ -81,6 +92,20 @@ public final class Primary implements Closeable {
     this.transport = transport;
     this.ownsTransport = ownsTransport;
     this.server = server;
+  }
+
+  /** Makes the writer's current reader the one searches see. */
+  private void publishSearcher() throws IOException {
+    IndexSearcher next = node.getSearcherManager().acquire();
+    IndexSearcher previous;
+    synchronized (publishedLock) {
+      previous = published;
+      published = next;
+      publishedVersion = ((DirectoryReader) next.getIndexReader()).getVersion();
+    }
+    if (previous != null) {
+      node.getSearcherManager().release(previous);
+    }
   }
 
   /** Opens a primary with its own transport, listening on the configured address. */
@@ -142,6 +167,8 @@ public final class Primary implements Closeable {
       primary.replayPosition = position;
       primary.recordPosition(node.getCopyStateVersion(), position);
       endpoint.positions(primary::positionOf);
+      endpoint.publishedVersion(primary::version);
+      primary.publishSearcher();
       return primary;
     } catch (IOException | RuntimeException e) {
       if (writer != null) {
@@ -211,6 +238,7 @@ public final class Primary implements Closeable {
     if (changed) {
       store.observeVersion(version);
       publishGate.beforePublish(version);
+      publishSearcher();
       endpoint.publish(version);
     }
     return version;
@@ -255,18 +283,29 @@ public final class Primary implements Closeable {
     store.recordCommit(node.getCopyStateVersion(), replayPosition);
   }
 
+  /**
+   * A searcher of the last published version (never of a refresh whose publication failed);
+   * release it with {@link #releaseSearcher}.
+   */
   public IndexSearcher acquireSearcher() throws IOException {
     ensureOpen();
-    return node.getSearcherManager().acquire();
+    synchronized (publishedLock) {
+      IndexSearcher s = published;
+      if (s == null) {
+        throw new NodeClosedException("primary " + log.name() + " is closed");
+      }
+      s.getIndexReader().incRef();
+      return s;
+    }
   }
 
   public void releaseSearcher(IndexSearcher searcher) throws IOException {
-    node.getSearcherManager().release(searcher);
+    searcher.getIndexReader().decRef();
   }
 
-  /** Version of the last published NRT point. */
+  /** Version of the last published NRT point: the version searches see. */
   public long version() {
-    return node.getCopyStateVersion();
+    return publishedVersion;
   }
 
   /** Version of the last commit. */
@@ -342,6 +381,14 @@ public final class Primary implements Closeable {
     server.unregister(config.index(), endpoint);
     copyStates.releaseAll();
     try {
+      IndexSearcher last;
+      synchronized (publishedLock) {
+        last = published;
+        published = null;
+      }
+      if (last != null) {
+        node.getSearcherManager().release(last);
+      }
       node.close();
     } finally {
       if (ownsTransport) {

@@ -5,6 +5,7 @@ import io.nrtcluster.common.FileNotServableException;
 import io.nrtcluster.common.IndexFileNames;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.NotPrimaryException;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
 import io.nrtcluster.transport.Connection;
@@ -17,6 +18,7 @@ import java.util.Collections;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongFunction;
+import java.util.function.LongSupplier;
 import org.apache.lucene.replicator.nrt.CopyState;
 
 /**
@@ -35,6 +37,7 @@ final class PrimaryEndpoint implements Endpoint {
   private volatile MergePreCopier preCopier;
   private volatile boolean closing;
   private volatile LongFunction<String> positions = v -> null;
+  private volatile LongSupplier publishedVersion = () -> Long.MAX_VALUE;
 
   PrimaryEndpoint(int nodeId, long primaryGen, Path indexPath, NodeLog log) {
     this.nodeId = nodeId;
@@ -73,6 +76,11 @@ final class PrimaryEndpoint implements Endpoint {
     this.positions = positionOf;
   }
 
+  /** Where the last published version comes from: nothing newer is handed to replicas. */
+  void publishedVersion(LongSupplier published) {
+    this.publishedVersion = published;
+  }
+
   /** Stops handing out new copy-states; copies in progress may finish. */
   void beginClose() {
     closing = true;
@@ -88,6 +96,14 @@ final class PrimaryEndpoint implements Endpoint {
         }
         CopyStateRegistry.Lease lease = copyStates.acquire(c);
         CopyState s = lease.state();
+        long published = publishedVersion.getAsLong();
+        if (s.version() > published) {
+          // A refresh whose publication is under way or failed (lost epoch): the cluster may give this
+          // version number other contents, so no replica may copy it from here. The replica retries.
+          copyStates.release(lease.id());
+          throw new NotPrimaryException("primary " + log.name() + " has not published version " + s.version()
+              + " (last published: " + published + ")", null);
+        }
         c.reply(new Message.CopyStateReply(g.requestId(), lease.id(), s.primaryGen(), s.version(), s.gen(),
             s.infosBytes(), WireFiles.toWire(s.files()), s.completedMergeFiles(), positions.apply(s.version())));
       }
@@ -107,7 +123,7 @@ final class PrimaryEndpoint implements Endpoint {
           log.info("replica R{} joined from {} (searching version {})", n.replicaId(), c.remoteAddress(), n.searchingVersion());
           preCopier.onNewReplica(c);
         }
-        long version = node.getCopyStateVersion();
+        long version = publishedVersion.getAsLong();
         if (n.searchingVersion() != version) {
           c.send(new Message.NrtPoint(c.nextRequestId(), primaryGen, version));
         }

@@ -13,11 +13,14 @@ import io.nrtcluster.common.Checks;
  * @param bitFlipProbability chance, per received file-data frame, that one random bit is flipped
  * @param throttleBytesPerSecond per-connection read and write limit; 0 means unlimited
  * @param seed seeds the fault schedule so a run can be reproduced
+ * @param switchable installs the fault handlers on every connection even while they inject nothing,
+ *     so that {@link Transport#updateFaults} can turn faults on and off while the node runs (what a
+ *     chaos test does); off by default, which keeps fault-free pipelines free of them
  */
-public record FaultInjection(double bitFlipProbability, long throttleBytesPerSecond, long seed) {
+public record FaultInjection(double bitFlipProbability, long throttleBytesPerSecond, long seed, boolean switchable) {
 
   /** No faults. */
-  public static final FaultInjection NONE = new FaultInjection(0.0, 0, 0);
+  public static final FaultInjection NONE = new FaultInjection(0.0, 0, 0, false);
 
   public FaultInjection {
     Checks.probability("faults.bitFlipProbability", bitFlipProbability);
@@ -32,6 +35,11 @@ public record FaultInjection(double bitFlipProbability, long throttleBytesPerSec
     return throttleBytesPerSecond > 0;
   }
 
+  /** The same faults with new rates (seed and switchability kept). */
+  public FaultInjection withRates(double bitFlipProbability, long throttleBytesPerSecond) {
+    return new FaultInjection(bitFlipProbability, throttleBytesPerSecond, seed, switchable);
+  }
+
   public static Builder builder() {
     return new Builder();
   }
@@ -41,6 +49,7 @@ public record FaultInjection(double bitFlipProbability, long throttleBytesPerSec
     private double bitFlipProbability;
     private long throttleBytesPerSecond;
     private long seed = 42;
+    private boolean switchable;
 
     public Builder bitFlipProbability(double p) {
       this.bitFlipProbability = p;
@@ -57,8 +66,14 @@ public record FaultInjection(double bitFlipProbability, long throttleBytesPerSec
       return this;
     }
 
+    /** See {@link FaultInjection#switchable()}. */
+    public Builder switchable(boolean switchable) {
+      this.switchable = switchable;
+      return this;
+    }
+
     public FaultInjection build() {
-      return new FaultInjection(bitFlipProbability, throttleBytesPerSecond, seed);
+      return new FaultInjection(bitFlipProbability, throttleBytesPerSecond, seed, switchable);
     }
   }
 }

@@ -1,22 +1,27 @@
 package io.nrtcluster.transport;
 
+import io.netty.handler.traffic.ChannelTrafficShapingHandler;
+import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Runtime side of {@link FaultInjection}: the seeded random source and counters of what was
- * injected. Shared by all connections of one {@link Transport}.
+ * Runtime side of {@link FaultInjection}: the faults in force, the seeded random source and counters
+ * of what was injected. Shared by all connections of one {@link Transport}.
  */
 public final class FaultStats {
-  private final FaultInjection config;
   private final SplittableRandom random;
   private final AtomicLong bitFlipsInjected = new AtomicLong();
+  private final Set<ChannelTrafficShapingHandler> throttles = ConcurrentHashMap.newKeySet();
+  private volatile FaultInjection config;
 
   FaultStats(FaultInjection config) {
     this.config = config;
     this.random = new SplittableRandom(config.seed());
   }
 
+  /** The faults in force now. */
   public FaultInjection config() {
     return config;
   }
@@ -33,5 +38,19 @@ public final class FaultStats {
     }
     bitFlipsInjected.incrementAndGet();
     return random.nextLong((long) bytes * 8);
+  }
+
+  /** New rates for every connection, open or future. */
+  void update(FaultInjection faults) {
+    this.config = faults;
+    long rate = faults.throttleBytesPerSecond();
+    for (ChannelTrafficShapingHandler t : throttles) {
+      t.configure(rate, rate);
+    }
+  }
+
+  /** A throttle for a new connection, following later {@link #update}s until the connection closes. */
+  ChannelTrafficShapingHandler newThrottle() {
+    return new SwitchableThrottle(config.throttleBytesPerSecond(), throttles);
   }
 }

@@ -78,6 +78,20 @@ public final class Transport implements Closeable {
     return faultStats;
   }
 
+  /**
+   * Changes the injected faults' rates on every connection, open or future. Only a transport whose
+   * configured faults are {@link FaultInjection#switchable() switchable} has the handlers to obey.
+   *
+   * @throws IllegalStateException if the transport's faults are not switchable
+   */
+  public void updateFaults(double bitFlipProbability, long throttleBytesPerSecond) {
+    FaultInjection current = faultStats.config();
+    if (!current.switchable()) {
+      throw new IllegalStateException("transport " + name + " was configured without switchable faults");
+    }
+    faultStats.update(current.withRates(bitFlipProbability, throttleBytesPerSecond));
+  }
+
   MessageEncoder encoder() {
     return encoder;
   }

@@ -2,7 +2,6 @@ package io.nrtcluster.transport;
 
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import io.netty.handler.traffic.ChannelTrafficShapingHandler;
 
 /** The handler names and the shared part of both sides' pipelines. */
 final class TransportPipeline {
@@ -20,14 +19,13 @@ final class TransportPipeline {
   static void addCodec(ChannelPipeline p, Transport transport) {
     TransportConfig config = transport.config();
     FaultInjection faults = config.faults();
-    if (faults.throttles()) {
-      long rate = faults.throttleBytesPerSecond();
-      p.addLast(THROTTLE, new ChannelTrafficShapingHandler(rate, rate, 100));
+    if (faults.throttles() || faults.switchable()) {
+      p.addLast(THROTTLE, transport.faultStats().newThrottle());
     }
     p.addLast(FRAMES, frameDecoder(config.maxFrameBytes()));
     p.addLast(ENCODER, transport.encoder());
     p.addLast(DECODER, transport.decoder());
-    if (faults.flipsBits()) {
+    if (faults.flipsBits() || faults.switchable()) {
       p.addLast(BIT_FLIPS, new BitFlipHandler(transport.faultStats()));
     }
   }

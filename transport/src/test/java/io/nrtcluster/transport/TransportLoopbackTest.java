@@ -1012,6 +1012,43 @@ class TransportLoopbackTest {
     assertThat(server.transport().faultStats().bitFlipsInjected()).isZero();
   }
 
+  @Test
+  void switchableFaultsTurnOnAndOffOnAnOpenConnection() throws Exception {
+    Random random = seed.random();
+    Path file = randomFile("switch.bin", 256 * 1024 + random.nextInt(CHUNK), random);
+    byte[] original = Files.readAllBytes(file);
+    TransportServer server = server(config().build());
+    Transport client = client(config().faults(FaultInjection.builder().switchable(true).seed(seed.seed()).build()).build());
+    Connection c = connect(client, server);
+    assertThat(fetch(c, "switch.bin", random)).as("switchable but off: no flips").isEqualTo(original);
+    assertThat(client.faultStats().bitFlipsInjected()).isZero();
+
+    client.updateFaults(1.0, 4 * 1024 * 1024);
+    byte[] flipped = fetch(c, "switch.bin", random);
+    long flips = client.faultStats().bitFlipsInjected();
+    assertThat(flips).as("seed=%d", seed.seed()).isGreaterThanOrEqualTo(original.length / CHUNK);
+    assertThat(flipped).isNotEqualTo(original);
+
+    client.updateFaults(0.0, 0);
+    assertThat(fetch(c, "switch.bin", random)).as("switched off again").isEqualTo(original);
+    assertThat(client.faultStats().bitFlipsInjected()).isEqualTo(flips);
+  }
+
+  @Test
+  void faultsOfANonSwitchableTransportCannotChange() {
+    Transport client = client(config().build());
+    assertThatThrownBy(() -> client.updateFaults(0.5, 0)).isInstanceOf(IllegalStateException.class);
+    Transport switchable = client(config().faults(FaultInjection.builder().switchable(true).build()).build());
+    assertThatThrownBy(() -> switchable.updateFaults(1.5, 0)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("bitFlipProbability");
+  }
+
+  private static byte[] fetch(Connection c, String name, Random random) throws Exception {
+    try (InboundFileStream s = c.fetchFile(Message.SourceKind.COPY_STATE, 1, name, 0)) {
+      return readAll(s, random);
+    }
+  }
+
   /** Number of file streams the connection is sending, read on its event loop. */
   private static int outboundStreams(Connection c) throws Exception {
     return c.channel().eventLoop().submit(c.outbound::size).get(WAIT.toSeconds(), TimeUnit.SECONDS);
