@@ -118,7 +118,8 @@ public final class NrtHost implements Closeable {
     return config;
   }
 
-  Transport transport() {
+  /** The host's one transport (all indexes' replication traffic), for its fault-injection switch and statistics. */
+  public Transport transport() {
     return transport;
   }
 
@@ -127,11 +128,6 @@ public final class NrtHost implements Closeable {
   }
 
   /** The replication address other nodes reach this one at. */
-  /** The host's one transport (all indexes' replication traffic), for its fault-injection switch and statistics. */
-  public Transport transport() {
-    return transport;
-  }
-
   public NodeAddress address() {
     return address;
   }

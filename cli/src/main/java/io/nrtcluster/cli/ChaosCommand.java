@@ -1,0 +1,106 @@
+package io.nrtcluster.cli;
+
+import io.nrtcluster.stress.ChaosConfig;
+import io.nrtcluster.stress.ChaosReport;
+import io.nrtcluster.stress.ChaosRun;
+import io.nrtcluster.stress.FaultKind;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code nrt chaos}: the chaos stress test. Real node JVMs against a real three-server ZooKeeper
+ * ensemble, crashed, paused and corrupted on a seeded schedule; exit code 0 only for a valid verdict.
+ */
+@Command(
+    name = "chaos",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Runs the chaos stress test: starts a three-server ZooKeeper ensemble and --nodes node processes (each its own "
+          + "JVM, the real embeddable node), writes, refreshes, commits and searches them while a seeded schedule "
+          + "SIGKILLs the primary and replicas, crashes JVMs (SIGSEGV, Runtime.halt), pauses processes "
+          + "(SIGSTOP/SIGCONT, sometimes past the session timeout), flips bits and throttles the wire, restarts a "
+          + "ZooKeeper server, restarts the whole cluster and promotes replicas.",
+      "After each failover the harness replays its log from the new primary's replay position. At the end it "
+          + "checks that no acknowledged document was lost, that nodes at the same version always agreed, and that "
+          + "CheckIndex passes with no unreferenced files; it writes DIR/chaos-report.json, .png and .html.",
+      "Exit codes: 0 valid verdict, 1 invalid verdict (or the run failed), 2 usage."
+    })
+public final class ChaosCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--nodes", paramLabel = "N", defaultValue = "4", description = "Node processes, 3-9 (default: ${DEFAULT-VALUE}).")
+  int nodes;
+
+  @Option(names = "--duration", paramLabel = "TIME", defaultValue = "300s", converter = DurationConverter.class,
+      description = "How long the workload runs and faults are injected (default: ${DEFAULT-VALUE}); the final check follows.")
+  Duration duration;
+
+  @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42",
+      description = "Seeds the fault schedule, the documents and the wire faults (default: ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(names = "--report", paramLabel = "DIR", required = true,
+      description = "Directory for the reports, node directories and logs (created; must be empty or absent).")
+  Path report;
+
+  @Option(names = "--faults", paramLabel = "KIND", split = ",",
+      description = "Fault kinds to inject (default: all): primaryKill, replicaKill, jvmCrash, pause, wire, "
+          + "zkServerRestart, fullClusterRestart, promotion.")
+  List<String> faults;
+
+  @Option(names = "--writes-per-second", paramLabel = "N", defaultValue = "300",
+      description = "Bound on the write rate, all indexer threads together (default: ${DEFAULT-VALUE}).")
+  int writesPerSecond;
+
+  @Option(names = "--session-timeout", paramLabel = "TIME", defaultValue = "4s", converter = DurationConverter.class,
+      description = "ZooKeeper session timeout of the nodes (default: ${DEFAULT-VALUE}).")
+  Duration sessionTimeout;
+
+  @Option(names = "--node-heap-mb", paramLabel = "MB", defaultValue = "256",
+      description = "Heap of each node JVM (default: ${DEFAULT-VALUE}).")
+  int nodeHeapMb;
+
+  @Override
+  public Integer call() throws Exception {
+    Set<FaultKind> kinds = EnumSet.allOf(FaultKind.class);
+    if (faults != null) {
+      kinds = EnumSet.noneOf(FaultKind.class);
+      for (String f : faults) {
+        try {
+          kinds.add(FaultKind.parse(f.strip()));
+        } catch (IllegalArgumentException e) {
+          throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+      }
+    }
+    if (java.nio.file.Files.isDirectory(report)) {
+      try (var entries = java.nio.file.Files.list(report)) {
+        if (entries.findAny().isPresent()) {
+          throw new ParameterException(spec.commandLine(), "--report " + report + " is not empty");
+        }
+      }
+    }
+    ChaosConfig config;
+    try {
+      config = ChaosConfig.builder().nodes(nodes).duration(duration).seed(seed).reportDir(report.toAbsolutePath())
+          .faults(kinds).writesPerSecond(writesPerSecond).sessionTimeout(sessionTimeout).nodeHeapMb(nodeHeapMb).build();
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+    Console out = new Console(spec.commandLine().getOut());
+    ChaosReport verdict = ChaosRun.run(config, out::println);
+    out.println("reports: " + report.resolve("chaos-report.json") + ", " + report.resolve("chaos-report.html"));
+    return verdict.valid() ? 0 : Main.EXIT_FAILED;
+  }
+}

@@ -1,0 +1,157 @@
+package io.nrtcluster.stress;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nrtcluster.stress.agent.AgentApi;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Calls one node process's control endpoint. Every call has a deadline (a paused process never
+ * answers), and every failure is an {@link AgentException}.
+ */
+final class AgentClient {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
+      .version(HttpClient.Version.HTTP_1_1).build();
+  private final int nodeId;
+  private final String base;
+
+  AgentClient(int nodeId, int port) {
+    this.nodeId = nodeId;
+    this.base = "http://127.0.0.1:" + port;
+  }
+
+  AgentApi.WriteReply write(List<AgentApi.Op> ops) throws AgentException {
+    return post("/ops", new AgentApi.WriteRequest(ops), Duration.ofSeconds(10), AgentApi.WriteReply.class);
+  }
+
+  AgentApi.RefreshReply refresh(long position) throws AgentException {
+    return post("/refresh?position=" + position, null, Duration.ofSeconds(20), AgentApi.RefreshReply.class);
+  }
+
+  AgentApi.RefreshReply commit() throws AgentException {
+    return post("/commit", null, Duration.ofSeconds(30), AgentApi.RefreshReply.class);
+  }
+
+  AgentApi.SearchReply search(String term) throws AgentException {
+    return get("/search?term=" + term, Duration.ofSeconds(3), AgentApi.SearchReply.class);
+  }
+
+  AgentApi.FingerprintReply fingerprint() throws AgentException {
+    return get("/fingerprint", Duration.ofSeconds(10), AgentApi.FingerprintReply.class);
+  }
+
+  AgentApi.Status status() throws AgentException {
+    return get("/status", Duration.ofSeconds(2), AgentApi.Status.class);
+  }
+
+  /** Status, with the version first-seen times collected since the last such call (only one caller may drain). */
+  AgentApi.Status statusDraining() throws AgentException {
+    return get("/status?drain=1", Duration.ofSeconds(2), AgentApi.Status.class);
+  }
+
+  void faults(double bitFlipProbability, long throttleBytesPerSecond) throws AgentException {
+    post("/faults?bitFlipProbability=" + bitFlipProbability + "&throttleBytesPerSecond=" + throttleBytesPerSecond,
+        null, Duration.ofSeconds(3), Map.class);
+  }
+
+  void shutdown() throws AgentException {
+    post("/shutdown", null, Duration.ofSeconds(5), Map.class);
+  }
+
+  /** Asks the process to {@code Runtime.halt}; the request dies with it, so no answer is expected. */
+  void halt() {
+    HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/halt")).timeout(Duration.ofSeconds(2))
+        .POST(HttpRequest.BodyPublishers.noBody()).build();
+    try {
+      HTTP.send(request, HttpResponse.BodyHandlers.discarding());
+    } catch (IOException e) {
+      // expected: the process died while answering
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Every live document of the version the node searches now: (version, id -> revision). */
+  Docs docs() throws AgentException {
+    HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/docs")).timeout(Duration.ofSeconds(60)).GET().build();
+    HttpResponse<InputStream> response = send(request, HttpResponse.BodyHandlers.ofInputStream());
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+      if (response.statusCode() != 200) {
+        throw new AgentException("HTTP_" + response.statusCode(), "N" + nodeId + " /docs: " + in.readLine());
+      }
+      String header = in.readLine();
+      if (header == null || !header.startsWith("version ")) {
+        throw new AgentException("PROTOCOL", "N" + nodeId + " /docs: no version line");
+      }
+      long version = Long.parseLong(header.substring(8));
+      Map<String, Long> docs = new HashMap<>();
+      for (String line; (line = in.readLine()) != null; ) {
+        int sp = line.indexOf(' ');
+        docs.put(line.substring(0, sp), Long.parseLong(line.substring(sp + 1)));
+      }
+      return new Docs(version, docs);
+    } catch (IOException | RuntimeException e) {
+      if (e instanceof AgentException a) {
+        throw a;
+      }
+      throw new AgentException("N" + nodeId + " /docs failed: " + e, e);
+    }
+  }
+
+  record Docs(long version, Map<String, Long> revisions) {}
+
+  private <T> T get(String path, Duration timeout, Class<T> type) throws AgentException {
+    return call(HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout).GET().build(), type);
+  }
+
+  private <T> T post(String path, Object body, Duration timeout, Class<T> type) throws AgentException {
+    HttpRequest.BodyPublisher publisher;
+    try {
+      publisher = body == null ? HttpRequest.BodyPublishers.noBody()
+          : HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body));
+    } catch (IOException e) {
+      throw new AgentException("N" + nodeId + ": cannot encode " + path, e);
+    }
+    return call(HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout)
+        .header("Content-Type", "application/json").POST(publisher).build(), type);
+  }
+
+  private <T> T call(HttpRequest request, Class<T> type) throws AgentException {
+    HttpResponse<byte[]> response = send(request, HttpResponse.BodyHandlers.ofByteArray());
+    try {
+      if (response.statusCode() == 200) {
+        return JSON.readValue(response.body(), type);
+      }
+      AgentApi.ErrorReply error = JSON.readValue(response.body(), AgentApi.ErrorReply.class);
+      throw new AgentException(error.error(), "N" + nodeId + " " + request.uri().getPath() + ": " + error.message());
+    } catch (AgentException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new AgentException("PROTOCOL", "N" + nodeId + " " + request.uri().getPath() + ": unreadable answer (HTTP "
+          + response.statusCode() + "): " + e.getMessage());
+    }
+  }
+
+  private <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) throws AgentException {
+    try {
+      return HTTP.send(request, handler);
+    } catch (IOException e) {
+      throw new AgentException("N" + nodeId + " " + request.uri().getPath() + " unreachable: " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AgentException("N" + nodeId + " " + request.uri().getPath() + " interrupted", e);
+    }
+  }
+}

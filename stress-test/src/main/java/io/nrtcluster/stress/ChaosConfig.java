@@ -1,0 +1,153 @@
+package io.nrtcluster.stress;
+
+import io.nrtcluster.common.Checks;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * Settings of one chaos run. Built by {@link #builder()}, which checks every bound and names the bad
+ * field.
+ *
+ * @param nodes node processes (3-9)
+ * @param duration how long faults are injected and the workload runs (the final check comes after)
+ * @param seed seeds the fault schedule, the workload's documents and the wire faults
+ * @param reportDir where node directories, logs and the reports go
+ * @param faults fault kinds switched on
+ * @param writesPerSecond bound on the harness's write rate (operations per second, all indexers)
+ * @param indexers indexer threads
+ * @param searchers searcher threads
+ * @param refreshInterval how often the harness refreshes the primary
+ * @param commitInterval how often it commits
+ * @param sessionTimeout ZooKeeper session timeout of the nodes
+ * @param recoveryTimeout longest wait for the cluster to accept writes again after a fault
+ * @param nodeHeapMb heap of each node JVM
+ */
+public record ChaosConfig(
+    int nodes,
+    Duration duration,
+    long seed,
+    Path reportDir,
+    Set<FaultKind> faults,
+    int writesPerSecond,
+    int indexers,
+    int searchers,
+    Duration refreshInterval,
+    Duration commitInterval,
+    Duration sessionTimeout,
+    Duration recoveryTimeout,
+    int nodeHeapMb) {
+
+  public ChaosConfig {
+    Checks.inRange("nodes", nodes, 3, 9);
+    Checks.notNull("duration", duration);
+    Checks.notNull("refreshInterval", refreshInterval);
+    Checks.notNull("commitInterval", commitInterval);
+    Checks.notNull("sessionTimeout", sessionTimeout);
+    Checks.notNull("recoveryTimeout", recoveryTimeout);
+    Checks.inRange("duration (seconds)", duration.toSeconds(), 10, 7 * 24 * 3600);
+    Checks.notNull("reportDir", reportDir);
+    Checks.notNull("faults", faults);
+    faults = Set.copyOf(faults);
+    Checks.inRange("writesPerSecond", writesPerSecond, 1, 100_000);
+    Checks.inRange("indexers", indexers, 1, 64);
+    Checks.inRange("searchers", searchers, 0, 64);
+    Checks.inRange("refreshInterval (ms)", refreshInterval.toMillis(), 10, 60_000);
+    Checks.inRange("commitInterval (ms)", commitInterval.toMillis(), 100, 3_600_000);
+    Checks.inRange("sessionTimeout (ms)", sessionTimeout.toMillis(), 1_000, 120_000);
+    Checks.inRange("recoveryTimeout (ms)", recoveryTimeout.toMillis(), sessionTimeout.toMillis(), 3_600_000);
+    Checks.inRange("nodeHeapMb", nodeHeapMb, 64, 65_536);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a validated {@link ChaosConfig}; defaults suit a 2-core machine. */
+  public static final class Builder {
+    private int nodes = 4;
+    private Duration duration = Duration.ofMinutes(5);
+    private long seed = 42;
+    private Path reportDir;
+    private Set<FaultKind> faults = EnumSet.allOf(FaultKind.class);
+    private int writesPerSecond = 300;
+    private int indexers = 2;
+    private int searchers = 2;
+    private Duration refreshInterval = Duration.ofMillis(500);
+    private Duration commitInterval = Duration.ofSeconds(5);
+    private Duration sessionTimeout = Duration.ofSeconds(4);
+    private Duration recoveryTimeout = Duration.ofSeconds(90);
+    private int nodeHeapMb = 256;
+
+    public Builder nodes(int v) {
+      nodes = v;
+      return this;
+    }
+
+    public Builder duration(Duration v) {
+      duration = v;
+      return this;
+    }
+
+    public Builder seed(long v) {
+      seed = v;
+      return this;
+    }
+
+    public Builder reportDir(Path v) {
+      reportDir = v;
+      return this;
+    }
+
+    public Builder faults(Set<FaultKind> v) {
+      faults = v;
+      return this;
+    }
+
+    public Builder writesPerSecond(int v) {
+      writesPerSecond = v;
+      return this;
+    }
+
+    public Builder indexers(int v) {
+      indexers = v;
+      return this;
+    }
+
+    public Builder searchers(int v) {
+      searchers = v;
+      return this;
+    }
+
+    public Builder refreshInterval(Duration v) {
+      refreshInterval = v;
+      return this;
+    }
+
+    public Builder commitInterval(Duration v) {
+      commitInterval = v;
+      return this;
+    }
+
+    public Builder sessionTimeout(Duration v) {
+      sessionTimeout = v;
+      return this;
+    }
+
+    public Builder recoveryTimeout(Duration v) {
+      recoveryTimeout = v;
+      return this;
+    }
+
+    public Builder nodeHeapMb(int v) {
+      nodeHeapMb = v;
+      return this;
+    }
+
+    public ChaosConfig build() {
+      return new ChaosConfig(nodes, duration, seed, reportDir, faults, writesPerSecond, indexers, searchers,
+          refreshInterval, commitInterval, sessionTimeout, recoveryTimeout, nodeHeapMb);
+    }
+  }
+}

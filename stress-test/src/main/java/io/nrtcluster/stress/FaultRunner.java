@@ -1,0 +1,277 @@
+package io.nrtcluster.stress;
+
+import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.stress.FaultPlan.Planned;
+import io.nrtcluster.stress.agent.AgentApi;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Executes the {@link FaultPlan} one fault at a time: waits for the fault's time (and for the cluster
+ * to have recovered from the previous one), injects it, holds it, undoes it (restarts what it killed,
+ * resumes what it paused, switches wire faults off), and records it on the {@link Timeline}.
+ */
+final class FaultRunner {
+  private static final Logger LOG = LoggerFactory.getLogger(FaultRunner.class);
+  private static final long AIM_MILLIS = 3_000;
+  private static final long START_TIMEOUT_MS = 90_000;
+
+  private final ChaosConfig config;
+  private final ChaosCluster cluster;
+  private final WritePath path;
+  private final Timeline timeline;
+  private final SplittableRandom random;
+  private final AtomicInteger executed = new AtomicInteger();
+  private final AtomicInteger skipped = new AtomicInteger();
+  private final AtomicInteger recoveryTimeouts = new AtomicInteger();
+  private final AtomicInteger killsDuringCopy = new AtomicInteger();
+  private final AtomicInteger killsDuringPreCopy = new AtomicInteger();
+  private final AtomicInteger promotionsRefused = new AtomicInteger();
+
+  FaultRunner(ChaosConfig config, ChaosCluster cluster, WritePath path, Timeline timeline) {
+    this.config = config;
+    this.cluster = cluster;
+    this.path = path;
+    this.timeline = timeline;
+    this.random = new SplittableRandom(config.seed() ^ 0x5DEECE66DL);
+  }
+
+  /**
+   * Runs the plan until it is done or {@code deadlineMillis} (run-relative) passes; faults not
+   * started by then are skipped.
+   */
+  void run(FaultPlan plan, long deadlineMillis) throws InterruptedException {
+    List<Planned> faults = plan.faults();
+    for (int i = 0; i < faults.size(); i++) {
+      Planned f = faults.get(i);
+      long wait = f.atMillis() - timeline.now();
+      if (wait > 0) {
+        Thread.sleep(wait);
+      }
+      if (timeline.now() > deadlineMillis) {
+        skipped.addAndGet(faults.size() - i);
+        LOG.info("{} planned faults skipped: the run's time is up", faults.size() - i);
+        return;
+      }
+      try {
+        inject(f);
+        executed.incrementAndGet();
+      } catch (IOException e) {
+        LOG.warn("fault {} could not be completed: {}", f, e.toString());
+      }
+      awaitRecovery();
+    }
+  }
+
+  private void inject(Planned f) throws IOException, InterruptedException {
+    switch (f.kind()) {
+      case PRIMARY_KILL -> {
+        NodeProcess p = requirePrimary();
+        if (f.variant()) {
+          aimAtCopy(p);
+        }
+        String during = during(p);
+        p.kill();
+        timeline.fault(f.kind(), "N" + p.id(), "SIGKILL" + during);
+        restartAfter(p, f.holdMillis());
+      }
+      case REPLICA_KILL -> {
+        NodeProcess r = pickReplica(f.pick(), f.variant());
+        String during = during(r);
+        r.kill();
+        timeline.fault(f.kind(), "N" + r.id(), "SIGKILL" + during);
+        restartAfter(r, f.holdMillis());
+      }
+      case JVM_CRASH -> {
+        boolean primary = random.nextBoolean();
+        NodeProcess n = primary ? requirePrimary() : pickReplica(f.pick(), false);
+        String during = during(n);
+        n.crash(f.variant());
+        timeline.fault(f.kind(), "N" + n.id(), (f.variant() ? "SIGSEGV" : "Runtime.halt") + (primary ? " of the primary" : "") + during);
+        restartAfter(n, f.holdMillis());
+      }
+      case PAUSE -> {
+        NodeProcess n = f.variant() ? requirePrimary() : pickReplica(f.pick(), false);
+        n.pause();
+        timeline.fault(f.kind(), "N" + n.id(), "SIGSTOP for " + f.holdMillis() + " ms (session timeout "
+            + config.sessionTimeout().toMillis() + " ms)" + (f.variant() ? ", primary" : ""));
+        Thread.sleep(f.holdMillis());
+        n.resume();
+      }
+      case WIRE -> {
+        double flip = 0.02 + random.nextDouble() * 0.18;
+        long throttle = (1 + random.nextInt(8)) * 1024L * 1024;
+        setWireFaults(flip, throttle);
+        timeline.fault(f.kind(), "all", String.format(java.util.Locale.ROOT,
+            "bit flips p=%.2f per frame, throttle %d MiB/s, for %d ms", flip, throttle >> 20, f.holdMillis()));
+        Thread.sleep(f.holdMillis());
+        setWireFaults(0, 0);
+      }
+      case ZK_RESTART -> {
+        int server = f.pick() % cluster.zooKeeper().size();
+        try {
+          cluster.zooKeeper().kill(server);
+          timeline.fault(f.kind(), "zk" + (server + 1), "down for " + f.holdMillis() + " ms");
+          Thread.sleep(f.holdMillis());
+          cluster.zooKeeper().restart(server);
+        } catch (InterruptedException e) {
+          throw e;
+        } catch (Exception e) {
+          throw new IOException("ZooKeeper server " + (server + 1) + ": " + e, e);
+        }
+      }
+      case FULL_RESTART -> {
+        cluster.killAll();
+        timeline.fault(f.kind(), "all", "SIGKILL of every node, restart after " + f.holdMillis() + " ms");
+        Thread.sleep(f.holdMillis());
+        cluster.startAll();
+      }
+      case PROMOTION -> {
+        NodeProcess r = pickReplica(f.pick(), false);
+        try {
+          cluster.admin().promote(ChaosCluster.CLUSTER, ChaosCluster.INDEX, r.id(), Duration.ofSeconds(30));
+          timeline.fault(f.kind(), "N" + r.id(), "graceful promotion");
+        } catch (NrtClusterException e) {
+          promotionsRefused.incrementAndGet();
+          timeline.fault(f.kind(), "N" + r.id(), "promotion refused: " + e.code());
+        }
+      }
+    }
+  }
+
+  private void setWireFaults(double flip, long throttle) {
+    for (NodeProcess n : cluster.nodes()) {
+      if (n.state() == NodeProcess.State.UP) {
+        try {
+          n.client().faults(flip, throttle);
+        } catch (AgentException e) {
+          LOG.debug("N{}: wire faults not set: {}", n.id(), e.getMessage());
+        }
+      }
+    }
+  }
+
+  /** Restarts a killed node after a delay (a dead node does not come back at once). */
+  private void restartAfter(NodeProcess n, long millis) throws IOException, InterruptedException {
+    Thread.sleep(millis);
+    n.start(START_TIMEOUT_MS);
+  }
+
+  /** The primary ZooKeeper names, waiting (bounded) for one. */
+  private NodeProcess requirePrimary() throws IOException {
+    long deadline = System.nanoTime() + config.recoveryTimeout().toNanos();
+    while (System.nanoTime() < deadline) {
+      NodeProcess p = cluster.primary();
+      if (p != null && p.state() == NodeProcess.State.UP) {
+        return p;
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+    }
+    throw new IOException("no primary within " + config.recoveryTimeout());
+  }
+
+  /** A replica: number {@code pick} of the live ones, or (aimed) one that is copying right now. */
+  private NodeProcess pickReplica(int pick, boolean aimAtCopy) throws IOException {
+    List<NodeProcess> replicas = cluster.replicasOf(requirePrimary());
+    if (replicas.isEmpty()) {
+      throw new IOException("no live replica");
+    }
+    NodeProcess chosen = replicas.get(pick % replicas.size());
+    if (aimAtCopy) {
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(AIM_MILLIS);
+      while (System.nanoTime() < deadline) {
+        for (NodeProcess r : replicas) {
+          if (copying(r)) {
+            return r;
+          }
+        }
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+      }
+    }
+    return chosen;
+  }
+
+  /** Waits (briefly) until the primary has a merge pre-copy running or a replica is copying. */
+  private void aimAtCopy(NodeProcess primary) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(AIM_MILLIS);
+    while (System.nanoTime() < deadline) {
+      if (preCopying(primary) || cluster.replicasOf(primary).stream().anyMatch(this::copying)) {
+        return;
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+    }
+  }
+
+  /** Notes (and counts) whether the node is in the middle of a copy or a merge pre-copy. */
+  private String during(NodeProcess n) {
+    if (preCopying(n)) {
+      killsDuringPreCopy.incrementAndGet();
+      return " during a merge pre-copy";
+    }
+    if (copying(n)) {
+      killsDuringCopy.incrementAndGet();
+      return " during a copy";
+    }
+    return "";
+  }
+
+  private boolean copying(NodeProcess n) {
+    AgentApi.Status s = status(n);
+    return s != null && s.copying();
+  }
+
+  private boolean preCopying(NodeProcess n) {
+    AgentApi.Status s = status(n);
+    return s != null && s.preCopiesRunning() > 0;
+  }
+
+  private static AgentApi.Status status(NodeProcess n) {
+    if (n.state() != NodeProcess.State.UP) {
+      return null;
+    }
+    try {
+      return n.client().status();
+    } catch (AgentException e) {
+      return null;
+    }
+  }
+
+  /** Every node up and the write path clean again, or a recovery timeout counted. */
+  private void awaitRecovery() throws InterruptedException {
+    if (!path.awaitClean(config.recoveryTimeout().toMillis())) {
+      recoveryTimeouts.incrementAndGet();
+      LOG.warn("the cluster did not accept writes again within {}", config.recoveryTimeout());
+    }
+  }
+
+  int executed() {
+    return executed.get();
+  }
+
+  int skipped() {
+    return skipped.get();
+  }
+
+  int recoveryTimeouts() {
+    return recoveryTimeouts.get();
+  }
+
+  int killsDuringCopy() {
+    return killsDuringCopy.get();
+  }
+
+  int killsDuringPreCopy() {
+    return killsDuringPreCopy.get();
+  }
+
+  int promotionsRefused() {
+    return promotionsRefused.get();
+  }
+}

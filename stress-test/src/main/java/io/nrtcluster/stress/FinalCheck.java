@@ -1,0 +1,141 @@
+package io.nrtcluster.stress;
+
+import io.nrtcluster.stress.agent.AgentApi;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The end of a run, after writes stopped: brings every node back (resume, restart), lets the write
+ * path resync (replaying the log from the primary's replay position, as an application would), makes
+ * one last refresh covering the whole log, waits until every node searches it, and compares every
+ * node's documents with what the log says must exist. Then commits, stops every node gracefully and
+ * audits each index directory.
+ */
+final class FinalCheck {
+  private static final long CONVERGE_MS = 120_000;
+  private static final long STOP_MS = 60_000;
+
+  /**
+   * @param lost ids whose final write is missing or has another revision on some node
+   * @param unexpected ids present on some node that the log leaves deleted
+   */
+  record Outcome(boolean converged, long finalVersion, Set<String> lost, Set<String> unexpected,
+      List<IndexAudit.Result> audits, List<String> problems) {}
+
+  static Outcome run(ChaosConfig config, ChaosCluster cluster, WritePath path, TxLog log, Ledger ledger,
+      Observer observer, Consumer<String> out) throws InterruptedException {
+    List<String> problems = new ArrayList<>();
+    out.accept("final check: bringing every node back, replaying, one last refresh");
+    for (NodeProcess n : cluster.nodes()) {
+      n.resume();
+    }
+    try {
+      cluster.startAll();
+    } catch (java.io.IOException e) {
+      problems.add("could not restart every node: " + e.getMessage());
+    }
+    for (NodeProcess n : cluster.nodes()) {
+      if (n.state() == NodeProcess.State.UP) {
+        try {
+          n.client().faults(0, 0);
+        } catch (AgentException e) {
+          problems.add("N" + n.id() + ": wire faults not switched off: " + e.getMessage());
+        }
+      }
+    }
+    long finalVersion = -1;
+    long deadline = System.nanoTime() + config.recoveryTimeout().toNanos();
+    while (finalVersion < 0 && System.nanoTime() < deadline) {
+      if (path.awaitClean(1_000)) {
+        finalVersion = path.refresh();
+      }
+    }
+    if (finalVersion < 0) {
+      problems.add("no primary accepted the final replay and refresh within " + config.recoveryTimeout());
+      observer.close();
+      return new Outcome(false, -1, Set.of(), Set.of(), stopAndAudit(cluster, problems), problems);
+    }
+    boolean converged = awaitVersion(cluster, finalVersion, problems);
+    observer.pollAll();
+    Map<String, Long> expected = log.expectedDocuments();
+    Set<String> lost = new TreeSet<>();
+    Set<String> unexpected = new TreeSet<>();
+    for (NodeProcess n : cluster.nodes()) {
+      if (n.state() != NodeProcess.State.UP) {
+        continue;
+      }
+      try {
+        AgentApi.FingerprintReply f = n.client().fingerprint();
+        ledger.contents(n.id(), f.version(), f.numDocs(), f.digest());
+        AgentClient.Docs docs = n.client().docs();
+        if (docs.version() != finalVersion) {
+          problems.add("N" + n.id() + " searched version " + docs.version() + " at the end, not " + finalVersion);
+        }
+        for (Map.Entry<String, Long> e : expected.entrySet()) {
+          Long actual = docs.revisions().get(e.getKey());
+          if (!e.getValue().equals(actual)) {
+            lost.add(e.getKey());
+          }
+        }
+        for (String id : docs.revisions().keySet()) {
+          if (!expected.containsKey(id)) {
+            unexpected.add(id);
+          }
+        }
+      } catch (AgentException e) {
+        problems.add("N" + n.id() + ": final documents unreadable: " + e.getMessage());
+        converged = false;
+      }
+    }
+    out.accept(String.format(java.util.Locale.ROOT, "final check: version %d, %d documents expected, %d lost, %d unexpected",
+        finalVersion, expected.size(), lost.size(), unexpected.size()));
+    path.commitAll();
+    observer.close();
+    return new Outcome(converged, finalVersion, lost, unexpected, stopAndAudit(cluster, problems), problems);
+  }
+
+  private static boolean awaitVersion(ChaosCluster cluster, long version, List<String> problems) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CONVERGE_MS);
+    while (System.nanoTime() < deadline) {
+      boolean all = true;
+      for (NodeProcess n : cluster.nodes()) {
+        try {
+          all &= n.state() == NodeProcess.State.UP && n.client().status().version() >= version;
+        } catch (AgentException e) {
+          all = false;
+        }
+      }
+      if (all) {
+        return true;
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+    }
+    problems.add("not every node searched the final version " + version + " within " + CONVERGE_MS + " ms");
+    return false;
+  }
+
+  private static List<IndexAudit.Result> stopAndAudit(ChaosCluster cluster, List<String> problems) {
+    try {
+      Parallel.forEach(cluster.nodes(), "chaos-stop", n -> {
+        if (!n.stopGracefully(STOP_MS)) {
+          synchronized (problems) {
+            problems.add("N" + n.id() + " did not leave gracefully within " + STOP_MS + " ms (killed)");
+          }
+        }
+      });
+    } catch (java.io.IOException e) {
+      problems.add("stopping the nodes failed: " + e.getMessage());
+    }
+    List<IndexAudit.Result> audits = new ArrayList<>();
+    for (NodeProcess n : cluster.nodes()) {
+      audits.add(IndexAudit.audit(n.id(), n.dir().resolve(ChaosCluster.INDEX).resolve("index")));
+    }
+    return audits;
+  }
+}

@@ -1,0 +1,218 @@
+package io.nrtcluster.stress;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nrtcluster.stress.agent.AgentApi;
+import io.nrtcluster.stress.agent.ChaosNodeMain;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One chaos node as a real JVM process: started with the harness's own JDK and class path, its
+ * output appended to {@code node.log} in its directory, reached through its {@link AgentClient}.
+ * Knows how to kill it every way the chaos test needs (SIGKILL, SIGSEGV, {@code Runtime.halt},
+ * SIGSTOP/SIGCONT) and restarts it on the same directory with the same id.
+ */
+final class NodeProcess {
+  /** What the harness did to the process last. */
+  enum State {
+    UP,
+    PAUSED,
+    DOWN
+  }
+
+  private final int id;
+  private final Path dir;
+  private final List<String> command;
+  private volatile Process process;
+  private volatile AgentClient client;
+  private volatile State state = State.DOWN;
+  private volatile int incarnation;
+
+  NodeProcess(int id, Path dir, List<String> command) {
+    this.id = id;
+    this.dir = dir;
+    this.command = command;
+  }
+
+  /** The command line that starts node {@code id}: this JVM's java and class path, the node's options. */
+  static List<String> command(int id, Path dir, String zk, String cluster, String index, long sessionTimeoutMs,
+      long faultSeed, int heapMb) {
+    String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    List<String> cmd = new ArrayList<>(List.of(java,
+        "-Xmx" + heapMb + "m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        "-XX:-CreateCoredumpOnCrash", "-XX:ErrorFile=" + dir.resolve("hs_err_%p.log"),
+        "--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
+        "-Dlogback.configurationFile=io/nrtcluster/stress/agent/node-logback.xml",
+        "-cp", System.getProperty("java.class.path"),
+        ChaosNodeMain.class.getName(),
+        "--zk", zk, "--cluster", cluster, "--index", index, "--data", dir.toString(), "--id", Integer.toString(id),
+        "--session-timeout-ms", Long.toString(sessionTimeoutMs), "--fault-seed", Long.toString(faultSeed)));
+    return cmd;
+  }
+
+  int id() {
+    return id;
+  }
+
+  Path dir() {
+    return dir;
+  }
+
+  State state() {
+    return state;
+  }
+
+  /** How many times it was started. */
+  int incarnation() {
+    return incarnation;
+  }
+
+  AgentClient client() {
+    return client;
+  }
+
+  /** Starts the process and waits (bounded) until it serves; a process that dies or hangs at start fails here. */
+  synchronized void start(long timeoutMillis) throws IOException {
+    if (state != State.DOWN) {
+      throw new IllegalStateException("N" + id + " is " + state);
+    }
+    Files.createDirectories(dir);
+    Path ready = dir.resolve(ChaosNodeMain.READY_FILE);
+    Files.deleteIfExists(ready);
+    Path log = dir.resolve("node.log");
+    Files.writeString(log, "---- start " + (incarnation + 1) + " ----\n", java.nio.file.StandardOpenOption.CREATE,
+        java.nio.file.StandardOpenOption.APPEND);
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    Process p = pb.start();
+    process = p;
+    incarnation++;
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    while (!Files.exists(ready)) {
+      if (!p.isAlive()) {
+        state = State.DOWN;
+        throw new IOException("N" + id + " exited with code " + p.exitValue() + " while starting; see " + log);
+      }
+      if (System.nanoTime() > deadline) {
+        p.destroyForcibly();
+        state = State.DOWN;
+        throw new IOException("N" + id + " did not serve within " + timeoutMillis + " ms; see " + log);
+      }
+      try {
+        p.waitFor(50, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        p.destroyForcibly();
+        throw new IOException("interrupted while N" + id + " started", e);
+      }
+    }
+    AgentApi.Ready r = new ObjectMapper().readValue(ready.toFile(), AgentApi.Ready.class);
+    client = new AgentClient(id, r.httpPort());
+    state = State.UP;
+  }
+
+  /** SIGKILL, and waits for the process to be gone. */
+  synchronized void kill() {
+    Process p = process;
+    if (p != null) {
+      p.destroyForcibly();
+      awaitExit(p, 10_000);
+    }
+    state = State.DOWN;
+  }
+
+  /** A JVM crash: SIGSEGV (HotSpot writes hs_err and aborts) or {@code Runtime.halt} through the endpoint. */
+  synchronized void crash(boolean segfault) {
+    Process p = process;
+    if (p == null) {
+      return;
+    }
+    if (state == State.PAUSED) {
+      signal("CONT");
+    }
+    if (segfault) {
+      signal("SEGV");
+    } else if (client != null) {
+      client.halt();
+    }
+    if (!awaitExit(p, 15_000)) {
+      p.destroyForcibly();
+      awaitExit(p, 10_000);
+    }
+    state = State.DOWN;
+  }
+
+  synchronized void pause() {
+    if (state == State.UP) {
+      signal("STOP");
+      state = State.PAUSED;
+    }
+  }
+
+  synchronized void resume() {
+    if (state == State.PAUSED) {
+      signal("CONT");
+      state = State.UP;
+    }
+  }
+
+  /** Graceful leave (commit, resign) through the endpoint; SIGKILL if it does not exit in time. */
+  synchronized boolean stopGracefully(long timeoutMillis) {
+    Process p = process;
+    if (p == null || state == State.DOWN) {
+      return true;
+    }
+    resume();
+    try {
+      client.shutdown();
+    } catch (AgentException e) {
+      p.destroy();
+    }
+    boolean clean = awaitExit(p, timeoutMillis);
+    if (!clean) {
+      p.destroyForcibly();
+      awaitExit(p, 10_000);
+    }
+    state = State.DOWN;
+    return clean;
+  }
+
+  boolean alive() {
+    Process p = process;
+    return p != null && p.isAlive();
+  }
+
+  long pid() {
+    Process p = process;
+    return p == null ? -1 : p.pid();
+  }
+
+  private void signal(String name) {
+    Process p = process;
+    if (p == null || !p.isAlive()) {
+      return;
+    }
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(p.pid())).redirectErrorStream(true).start();
+      kill.getInputStream().readAllBytes();
+      kill.waitFor(5, TimeUnit.SECONDS);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot send SIG" + name + " to N" + id + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static boolean awaitExit(Process p, long millis) {
+    try {
+      return p.waitFor(millis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return !p.isAlive();
+    }
+  }
+}

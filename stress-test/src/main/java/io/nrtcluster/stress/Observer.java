@@ -1,0 +1,143 @@
+package io.nrtcluster.stress;
+
+import io.nrtcluster.stress.agent.AgentApi;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+
+/**
+ * Watches every node a few times a second: records role and searching version on the
+ * {@link Timeline}, collects when each node first searched each version (for replication lag), sums
+ * the fault counters over process restarts, and prints one progress line every few seconds.
+ */
+final class Observer implements AutoCloseable {
+  private static final long PERIOD_MS = 250;
+  private static final long PROGRESS_MS = 5_000;
+  private final ChaosCluster cluster;
+  private final Timeline timeline;
+  private final Consumer<String> out;
+  private final Supplier<String> progress;
+  private final Thread thread;
+  private volatile boolean running = true;
+  /** node id -> version -> first-seen millis. */
+  private final Map<Integer, Map<Long, Long>> firstSeen = new HashMap<>();
+  /** "node/incarnation" -> {bitFlipsInjected, checksumMismatches, bytesCopied, filesCopied}. */
+  private final Map<String, long[]> counters = new HashMap<>();
+  private final Map<Integer, AgentApi.Status> last = new HashMap<>();
+
+  Observer(ChaosCluster cluster, Timeline timeline, Consumer<String> out, Supplier<String> progress) {
+    this.cluster = cluster;
+    this.timeline = timeline;
+    this.out = out;
+    this.progress = progress;
+    this.thread = Thread.ofPlatform().name("chaos-observer").daemon().unstarted(this::run);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  private void run() {
+    long nextProgress = System.currentTimeMillis() + PROGRESS_MS;
+    while (running) {
+      pollAll();
+      long now = System.currentTimeMillis();
+      if (now >= nextProgress) {
+        out.accept(progress.get());
+        nextProgress = now + PROGRESS_MS;
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(PERIOD_MS));
+    }
+  }
+
+  /** One round of status requests (also used once more at the end, to collect the last counters). */
+  void pollAll() {
+    for (NodeProcess n : cluster.nodes()) {
+      NodeProcess.State state = n.state();
+      if (state != NodeProcess.State.UP) {
+        timeline.sample(n.id(), state.name(), -1, -1);
+        continue;
+      }
+      int incarnation = n.incarnation();
+      try {
+        AgentApi.Status s = n.client().statusDraining();
+        timeline.sample(n.id(), s.role(), s.version(), s.gen());
+        synchronized (this) {
+          last.put(n.id(), s);
+          Map<Long, Long> seen = firstSeen.computeIfAbsent(n.id(), k -> new HashMap<>());
+          for (long[] vt : s.versionTimes()) {
+            seen.putIfAbsent(vt[0], vt[1]);
+          }
+          counters.put(n.id() + "/" + incarnation,
+              new long[] {s.bitFlipsInjected(), s.checksumMismatches(), s.bytesCopied(), s.filesCopied()});
+        }
+      } catch (AgentException e) {
+        timeline.sample(n.id(), "UNREACHABLE", -1, -1);
+      }
+    }
+  }
+
+  /** The last status of each node that answered. */
+  synchronized Map<Integer, AgentApi.Status> lastStatus() {
+    return Map.copyOf(last);
+  }
+
+  /** Counter {@code index} summed over every node and process incarnation. */
+  synchronized long total(int index) {
+    long sum = 0;
+    for (long[] c : counters.values()) {
+      sum += c[index];
+    }
+    return sum;
+  }
+
+  long bitFlipsInjected() {
+    return total(0);
+  }
+
+  long checksumMismatches() {
+    return total(1);
+  }
+
+  long bytesCopied() {
+    return total(2);
+  }
+
+  /**
+   * Replication lag samples: for each refresh (version, start millis, primary), how long until each
+   * other node first searched that version. Versions a node skipped are not counted.
+   */
+  synchronized List<Long> lagMillis(Map<Long, long[]> refreshes) {
+    List<Long> lags = new ArrayList<>();
+    for (Map.Entry<Long, long[]> r : refreshes.entrySet()) {
+      long start = r.getValue()[0];
+      long primary = r.getValue()[1];
+      for (Map.Entry<Integer, Map<Long, Long>> node : firstSeen.entrySet()) {
+        if (node.getKey() == primary) {
+          continue;
+        }
+        Long seen = node.getValue().get(r.getKey());
+        if (seen != null && seen >= start) {
+          lags.add(seen - start);
+        }
+      }
+    }
+    return lags;
+  }
+
+  static String format(String fmt, Object... args) {
+    return String.format(Locale.ROOT, fmt, args);
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    running = false;
+    thread.join(TimeUnit.SECONDS.toMillis(10));
+  }
+}

@@ -1,0 +1,86 @@
+package io.nrtcluster.stress;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.Locale;
+
+/**
+ * Writes a run's verdict: {@code chaos-report.json}, the timeline chart {@code chaos-report.png},
+ * and {@code chaos-report.html} (the chart, the figures and every fault, in one self-contained page).
+ */
+final class ReportWriter {
+  static final String JSON_FILE = "chaos-report.json";
+  static final String PNG_FILE = "chaos-report.png";
+  static final String HTML_FILE = "chaos-report.html";
+
+  private ReportWriter() {}
+
+  static void write(ChaosReport report, Timeline timeline, Path dir) throws IOException {
+    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve(JSON_FILE).toFile(), report);
+    Path png = dir.resolve(PNG_FILE);
+    TimelineChart.write(timeline, String.format(Locale.ROOT, "nrtcluster chaos run: seed %d, %d nodes, %d s, %s",
+        report.seed(), report.nodes(), report.durationSec(), report.valid() ? "VALID" : "INVALID"), png);
+    Files.writeString(dir.resolve(HTML_FILE), html(report, Files.readAllBytes(png)));
+  }
+
+  private static String html(ChaosReport r, byte[] png) {
+    StringBuilder h = new StringBuilder();
+    h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>nrtcluster chaos report</title>\n")
+        .append("<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}")
+        .append("td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}.ok{color:#080}.bad{color:#c00}</style>")
+        .append("</head><body>\n");
+    h.append("<h1>Chaos run: <span class=\"").append(r.valid() ? "ok\">VALID" : "bad\">INVALID").append("</span></h1>\n");
+    h.append("<p>seed ").append(r.seed()).append(", ").append(r.nodes()).append(" nodes, ").append(r.durationSec())
+        .append(" s. Reproduce with <code>bin/nrt chaos --nodes ").append(r.nodes()).append(" --duration ")
+        .append(r.durationSec()).append("s --seed ").append(r.seed()).append(" --report DIR</code>.</p>\n");
+    h.append("<img alt=\"timeline\" style=\"max-width:100%\" src=\"data:image/png;base64,")
+        .append(Base64.getEncoder().encodeToString(png)).append("\">\n");
+    h.append("<h2>Figures</h2><table>\n");
+    row(h, "writes attempted / acknowledged / replayed", r.ops().attempted() + " / " + r.ops().acknowledged() + " / " + r.ops().replayed());
+    row(h, "acknowledged documents lost", r.ops().lost());
+    row(h, "unexpected documents", r.ops().unexpected());
+    row(h, "version mismatches (of checks)", r.versionMismatches() + " (" + r.versionChecks() + ")");
+    row(h, "CheckIndex failures", r.checkIndexFailures());
+    row(h, "unreferenced files", r.unreferencedFiles());
+    row(h, "failovers", r.failovers());
+    row(h, "failover ms p50 / max", r.failoverMs().p50() + " / " + r.failoverMs().max());
+    row(h, "replication lag ms p50 / p99 / max (samples)", r.replicationLagMs().p50() + " / " + r.replicationLagMs().p99()
+        + " / " + r.replicationLagMs().max() + " (" + r.replicationLagMs().samples() + ")");
+    row(h, "searches", r.searches());
+    row(h, "final version, converged", r.finalVersion() + ", " + r.converged());
+    ChaosReport.Faults f = r.faults();
+    row(h, "primary kills / replica kills / JVM crashes", f.primaryKill() + " / " + f.replicaKill() + " / " + f.jvmCrash());
+    row(h, "kills during a copy / during a merge pre-copy", f.killsDuringCopy() + " / " + f.killsDuringPreCopy());
+    row(h, "pauses", f.pause());
+    row(h, "wire fault windows; bit flips injected / detected", f.wire() + "; " + f.bitFlipsInjected() + " / " + f.bitFlipsDetected());
+    row(h, "ZooKeeper server restarts / full-cluster restarts", f.zkServerRestart() + " / " + f.fullClusterRestart());
+    row(h, "promotions (refused)", f.promotion() + " (" + f.promotionsRefused() + ")");
+    row(h, "faults planned / skipped; recovery timeouts", f.planned() + " / " + f.skipped() + "; " + f.recoveryTimeouts());
+    h.append("</table>\n");
+    if (!r.problems().isEmpty()) {
+      h.append("<h2>Problems</h2><ul>\n");
+      r.problems().forEach(p -> h.append("<li>").append(escape(p)).append("</li>\n"));
+      h.append("</ul>\n");
+    }
+    h.append("<h2>Faults injected</h2><table><tr><th>at (s)</th><th>kind</th><th>target</th><th>detail</th></tr>\n");
+    for (Timeline.Event e : r.events()) {
+      h.append("<tr><td>").append(String.format(Locale.ROOT, "%.1f", e.atMillis() / 1000.0)).append("</td><td>")
+          .append(e.kind().key()).append("</td><td>").append(escape(e.target())).append("</td><td>")
+          .append(escape(e.detail())).append("</td></tr>\n");
+    }
+    h.append("</table>\n</body></html>\n");
+    return h.toString();
+  }
+
+  private static void row(StringBuilder h, String name, Object value) {
+    h.append("<tr><th>").append(escape(name)).append("</th><td>").append(escape(String.valueOf(value))).append("</td></tr>\n");
+  }
+
+  private static String escape(String s) {
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+  }
+}

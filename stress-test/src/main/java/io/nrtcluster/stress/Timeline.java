@@ -1,0 +1,56 @@
+package io.nrtcluster.stress;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What happened during a run, in run-relative milliseconds: each node's observed role and searching
+ * version over time, and every fault injected. The report's chart and counters are made from it.
+ */
+final class Timeline {
+  /** One observation of one node ({@code role} is PRIMARY, REPLICA, ..., or PAUSED / DOWN). */
+  record Sample(long atMillis, int nodeId, String role, long version, long gen) {}
+
+  /** One injected fault. */
+  record Event(long atMillis, FaultKind kind, String target, String detail) {}
+
+  private final long startMillis = System.currentTimeMillis();
+  private final List<Sample> samples = new ArrayList<>();
+  private final List<Event> events = new ArrayList<>();
+  private final Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);
+
+  long startMillis() {
+    return startMillis;
+  }
+
+  long now() {
+    return System.currentTimeMillis() - startMillis;
+  }
+
+  synchronized void sample(int nodeId, String role, long version, long gen) {
+    samples.add(new Sample(now(), nodeId, role, version, gen));
+  }
+
+  synchronized void fault(FaultKind kind, String target, String detail) {
+    events.add(new Event(now(), kind, target, detail));
+    counts.merge(kind, 1, Integer::sum);
+  }
+
+  synchronized int count(FaultKind kind) {
+    return counts.getOrDefault(kind, 0);
+  }
+
+  synchronized int faultsSoFar() {
+    return events.size();
+  }
+
+  synchronized List<Sample> samples() {
+    return List.copyOf(samples);
+  }
+
+  synchronized List<Event> events() {
+    return List.copyOf(events);
+  }
+}

@@ -1,0 +1,110 @@
+package io.nrtcluster.stress;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.geom.Rectangle2D;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.axis.NumberTickUnit;
+import org.jfree.chart.plot.CombinedDomainXYPlot;
+import org.jfree.chart.plot.ValueMarker;
+import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.chart.renderer.xy.XYStepRenderer;
+import org.jfree.chart.ui.RectangleAnchor;
+import org.jfree.chart.ui.TextAnchor;
+import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
+
+/**
+ * The run at a glance (JFreeChart, PNG): on top each node's searching version over time; below, one
+ * lane per node coloured by role (primary, replica, paused, down); every fault a vertical marker.
+ */
+final class TimelineChart {
+  private static final Map<String, Color> ROLE_COLORS = new LinkedHashMap<>();
+
+  static {
+    ROLE_COLORS.put("PRIMARY", new Color(0xD62728));
+    ROLE_COLORS.put("REPLICA", new Color(0x1F77B4));
+    ROLE_COLORS.put("PAUSED", new Color(0xFF7F0E));
+    ROLE_COLORS.put("DOWN", new Color(0x7F7F7F));
+    ROLE_COLORS.put("OTHER", new Color(0xBCBD22));
+  }
+
+  private TimelineChart() {}
+
+  static void write(Timeline timeline, String title, Path png) throws IOException {
+    System.setProperty("java.awt.headless", "true");
+    List<Timeline.Sample> samples = timeline.samples();
+    TreeSet<Integer> nodes = new TreeSet<>();
+    samples.forEach(s -> nodes.add(s.nodeId()));
+
+    XYSeriesCollection versions = new XYSeriesCollection();
+    Map<Integer, XYSeries> byNode = new LinkedHashMap<>();
+    for (int n : nodes) {
+      XYSeries series = new XYSeries("N" + n, false, true);
+      byNode.put(n, series);
+      versions.addSeries(series);
+    }
+    XYSeriesCollection roles = new XYSeriesCollection();
+    Map<String, XYSeries> byRole = new LinkedHashMap<>();
+    for (String role : ROLE_COLORS.keySet()) {
+      XYSeries series = new XYSeries(role.toLowerCase(java.util.Locale.ROOT), false, true);
+      byRole.put(role, series);
+      roles.addSeries(series);
+    }
+    for (Timeline.Sample s : samples) {
+      double t = s.atMillis() / 1000.0;
+      byNode.get(s.nodeId()).add(t, s.version() < 0 ? null : (Number) s.version());
+      String role = ROLE_COLORS.containsKey(s.role()) ? s.role() : "UNREACHABLE".equals(s.role()) ? "PAUSED" : "OTHER";
+      byRole.get(role).add(t, s.nodeId());
+    }
+
+    NumberAxis versionAxis = new NumberAxis("searching version");
+    versionAxis.setAutoRangeIncludesZero(false);
+    XYStepRenderer stepRenderer = new XYStepRenderer();
+    stepRenderer.setDefaultStroke(new BasicStroke(1.5f));
+    XYPlot versionPlot = new XYPlot(versions, null, versionAxis, stepRenderer);
+
+    NumberAxis laneAxis = new NumberAxis("node");
+    laneAxis.setTickUnit(new NumberTickUnit(1));
+    laneAxis.setRange(0.5, nodes.isEmpty() ? 1.5 : nodes.last() + 0.5);
+    XYLineAndShapeRenderer laneRenderer = new XYLineAndShapeRenderer(false, true);
+    int i = 0;
+    for (Color c : ROLE_COLORS.values()) {
+      laneRenderer.setSeriesPaint(i, c);
+      laneRenderer.setSeriesShape(i, new Rectangle2D.Double(-2, -6, 4, 12));
+      i++;
+    }
+    XYPlot lanePlot = new XYPlot(roles, null, laneAxis, laneRenderer);
+
+    Font markerFont = new Font(Font.SANS_SERIF, Font.PLAIN, 10);
+    for (Timeline.Event e : timeline.events()) {
+      double t = e.atMillis() / 1000.0;
+      ValueMarker labelled = new ValueMarker(t, Color.DARK_GRAY, new BasicStroke(1f, BasicStroke.CAP_BUTT,
+          BasicStroke.JOIN_MITER, 1f, new float[] {4f, 3f}, 0f));
+      labelled.setLabel(e.kind().key() + " " + e.target());
+      labelled.setLabelFont(markerFont);
+      labelled.setLabelAnchor(RectangleAnchor.TOP_LEFT);
+      labelled.setLabelTextAnchor(TextAnchor.TOP_RIGHT);
+      versionPlot.addDomainMarker(labelled);
+      lanePlot.addDomainMarker(new ValueMarker(t, Color.DARK_GRAY, new BasicStroke(1f)));
+    }
+
+    CombinedDomainXYPlot plot = new CombinedDomainXYPlot(new NumberAxis("seconds since start"));
+    plot.setGap(8);
+    plot.add(versionPlot, 3);
+    plot.add(lanePlot, 1);
+    JFreeChart chart = new JFreeChart(title, new Font(Font.SANS_SERIF, Font.BOLD, 14), plot, true);
+    chart.setBackgroundPaint(Color.WHITE);
+    ChartUtils.saveChartAsPNG(png.toFile(), chart, 1600, 900);
+  }
+}

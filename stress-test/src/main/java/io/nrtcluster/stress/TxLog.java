@@ -1,0 +1,133 @@
+package io.nrtcluster.stress;
+
+import io.nrtcluster.stress.agent.AgentApi.Kind;
+import io.nrtcluster.stress.agent.AgentApi.Op;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * The harness's transaction log: every write it ever attempted, in order, with whether a primary
+ * acknowledged it. Sequence numbers start at 1 and are the replay positions the harness gives with
+ * each refresh; a document's revision is the sequence number of the upsert that wrote it. Bodies are
+ * not stored: they are a pure function of the seed and the sequence number.
+ */
+final class TxLog {
+  private static final String[] WORDS = {
+    "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett", "kilo", "lima",
+    "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor", "whiskey",
+    "xray", "yankee", "zulu", "amber", "basalt", "cobalt", "dune", "ember", "fjord", "glacier", "harbor", "island",
+    "jungle", "karst", "lagoon", "meadow", "nebula"};
+  private final long seed;
+  private int[] ids = new int[1 << 16];
+  private final BitSet deletes = new BitSet();
+  private final BitSet acked = new BitSet();
+  private int size;
+
+  TxLog(long seed) {
+    this.seed = seed;
+  }
+
+  /** The words bodies are made of: what searchers query. */
+  static List<String> words() {
+    return List.of(WORDS);
+  }
+
+  /** Appends a write and returns it with its sequence number. */
+  synchronized Op append(Kind kind, int id) {
+    if (size == ids.length) {
+      ids = Arrays.copyOf(ids, size * 2);
+    }
+    ids[size] = id;
+    if (kind == Kind.DELETE) {
+      deletes.set(size);
+    }
+    size++;
+    return op(size);
+  }
+
+  /** Sequence number of the last write appended (0 when none). */
+  synchronized long lastSeq() {
+    return size;
+  }
+
+  /** Writes after {@code seq}, in order. */
+  synchronized List<Op> after(long seq) {
+    List<Op> out = new ArrayList<>();
+    for (long s = Math.max(seq, 0) + 1; s <= size; s++) {
+      out.add(op(s));
+    }
+    return out;
+  }
+
+  synchronized void acknowledge(List<Op> ops) {
+    for (Op op : ops) {
+      acked.set((int) (op.seq() - 1));
+    }
+  }
+
+  synchronized long attempted() {
+    return size;
+  }
+
+  synchronized long acknowledged() {
+    return acked.cardinality();
+  }
+
+  /** Whether write {@code seq} was ever acknowledged by a primary. */
+  synchronized boolean isAcknowledged(long seq) {
+    return acked.get((int) (seq - 1));
+  }
+
+  /** The state every node must end in: id -> revision of each document the whole log leaves alive. */
+  synchronized Map<String, Long> expectedDocuments() {
+    Map<String, Long> live = new HashMap<>();
+    for (int i = 0; i < size; i++) {
+      String id = docId(ids[i]);
+      if (deletes.get(i)) {
+        live.remove(id);
+      } else {
+        live.put(id, (long) i + 1);
+      }
+    }
+    return live;
+  }
+
+  /** The last write of each document id: id -> sequence number. */
+  synchronized Map<String, Long> lastWrites() {
+    Map<String, Long> last = new HashMap<>();
+    for (int i = 0; i < size; i++) {
+      last.put(docId(ids[i]), (long) i + 1);
+    }
+    return last;
+  }
+
+  static String docId(int id) {
+    return "d" + id;
+  }
+
+  private Op op(long seq) {
+    int i = (int) (seq - 1);
+    boolean delete = deletes.get(i);
+    return new Op(seq, delete ? Kind.DELETE : Kind.UPSERT, docId(ids[i]), delete ? null : body(seq));
+  }
+
+  private String body(long seq) {
+    SplittableRandom r = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + seq);
+    int n = 4 + r.nextInt(12);
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < n; i++) {
+      if (i > 0) {
+        sb.append(' ');
+      }
+      // Skewed towards the first words, so some terms match many documents and some few.
+      int w = (int) (WORDS.length * Math.pow(r.nextDouble(), 2));
+      sb.append(WORDS[w]);
+    }
+    return sb.toString();
+  }
+}

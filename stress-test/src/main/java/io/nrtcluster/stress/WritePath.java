@@ -1,0 +1,265 @@
+package io.nrtcluster.stress;
+
+import io.nrtcluster.stress.agent.AgentApi;
+import io.nrtcluster.stress.agent.AgentApi.Op;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How the harness writes, as a real application on this library must: every write goes to the
+ * current primary and into the {@link TxLog}; any failure (refused, unreachable, timed out) marks
+ * the path dirty, and nothing more is written until a resync has found the primary ZooKeeper names,
+ * read its replay position and replayed the log from there. Refreshes carry the log position they
+ * cover, which is what the next primary's replay position will be.
+ *
+ * <p>Writes run under the read side of a lock and resyncs and refresh snapshots under the write
+ * side, so a refresh's position never covers a write still in flight, and a replay never races one.
+ */
+final class WritePath {
+  private static final Logger LOG = LoggerFactory.getLogger(WritePath.class);
+  private static final int REPLAY_BATCH = 500;
+
+  /** The primary writes go to, and the generation it leads. */
+  record Target(NodeProcess node, long gen) {}
+
+  private final ChaosCluster cluster;
+  private final TxLog log;
+  private final Timeline timeline;
+  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock(true);
+  private final Condition resynced = lock.writeLock().newCondition();
+  private volatile Target target;
+  private volatile boolean dirty = true;
+  private final Object dirtySignal = new Object();
+  private final AtomicLong firstFailureAt = new AtomicLong();
+  private final List<Long> failoverMillis = new ArrayList<>();
+  private final ConcurrentHashMap<Long, long[]> refreshes = new ConcurrentHashMap<>();
+  private final AtomicLong replayed = new AtomicLong();
+  private final AtomicLong refreshFailures = new AtomicLong();
+  private final AtomicLong commits = new AtomicLong();
+
+  WritePath(ChaosCluster cluster, TxLog log, Timeline timeline) {
+    this.cluster = cluster;
+    this.log = log;
+    this.timeline = timeline;
+  }
+
+  Target target() {
+    return dirty ? null : target;
+  }
+
+  /**
+   * Appends the ops {@code batch} makes to the log and sends them to the primary. Returns false
+   * (nothing acknowledged) when the path needs a resync first or the primary did not acknowledge.
+   */
+  boolean write(Supplier<List<Op>> batch) {
+    lock.readLock().lock();
+    try {
+      Target t = target;
+      if (dirty || t == null) {
+        return false;
+      }
+      List<Op> ops = batch.get();
+      if (ops.isEmpty()) {
+        return true;
+      }
+      try {
+        t.node().client().write(ops);
+        log.acknowledge(ops);
+        return true;
+      } catch (AgentException e) {
+        markDirty("write to N" + t.node().id() + " failed: " + e.getMessage());
+        return false;
+      }
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  private void markDirty(String why) {
+    if (!dirty) {
+      LOG.info("write path dirty: {}", why);
+    }
+    firstFailureAt.compareAndSet(0, System.currentTimeMillis());
+    dirty = true;
+    synchronized (dirtySignal) {
+      dirtySignal.notifyAll();
+    }
+  }
+
+  /** Waits (at most {@code millis}) until the path is dirty. */
+  void awaitDirty(long millis) throws InterruptedException {
+    synchronized (dirtySignal) {
+      if (!dirty) {
+        dirtySignal.wait(millis);
+      }
+    }
+  }
+
+  /** Something outside the write path (a fault) moved the primary: resync before the next write. */
+  void invalidate(String why) {
+    lock.writeLock().lock();
+    try {
+      markDirty(why);
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  boolean dirty() {
+    return dirty;
+  }
+
+  /** Waits until the path is clean (bounded); true if it is. */
+  boolean awaitClean(long millis) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    lock.writeLock().lock();
+    try {
+      while (dirty) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        resynced.awaitNanos(left);
+      }
+      return true;
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /**
+   * One attempt to make the path clean: find the primary, replay the log after its replay position,
+   * and make it the target. Returns true if the path is clean afterwards.
+   */
+  boolean resync() {
+    lock.writeLock().lock();
+    try {
+      if (!dirty) {
+        return true;
+      }
+      NodeProcess p = cluster.primary();
+      if (p == null || p.state() != NodeProcess.State.UP) {
+        return false;
+      }
+      try {
+        AgentApi.Status s = p.client().status();
+        if (!"PRIMARY".equals(s.role())) {
+          return false;
+        }
+        long from = s.replayPosition() == null ? 0 : Long.parseLong(s.replayPosition());
+        List<Op> tail = log.after(from);
+        for (int i = 0; i < tail.size(); i += REPLAY_BATCH) {
+          List<Op> batch = tail.subList(i, Math.min(tail.size(), i + REPLAY_BATCH));
+          p.client().write(batch);
+          log.acknowledge(batch);
+        }
+        replayed.addAndGet(tail.size());
+        Target before = target;
+        Target now = new Target(p, s.gen());
+        long since = firstFailureAt.getAndSet(0);
+        if (before != null && (before.node() != p || before.gen() != s.gen())) {
+          long took = since == 0 ? 0 : System.currentTimeMillis() - since;
+          synchronized (failoverMillis) {
+            failoverMillis.add(took);
+          }
+          LOG.info("failover: N{} gen={} -> N{} gen={} in {} ms, replayed {} writes after position {}",
+              before.node().id(), before.gen(), p.id(), s.gen(), took, tail.size(), from);
+        } else if (!tail.isEmpty()) {
+          LOG.info("resynced with N{} gen={}: replayed {} writes after position {}", p.id(), s.gen(), tail.size(), from);
+        }
+        target = now;
+        dirty = false;
+        resynced.signalAll();
+        return true;
+      } catch (AgentException | NumberFormatException e) {
+        LOG.debug("resync with N{} failed: {}", p.id(), e.getMessage());
+        return false;
+      }
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /**
+   * Refreshes the primary with the log position every acknowledged write so far is covered by.
+   * Returns the new version, or -1 if the path is dirty or the refresh failed.
+   */
+  long refresh() {
+    Target t;
+    long position;
+    lock.writeLock().lock();
+    try {
+      if (dirty || target == null) {
+        return -1;
+      }
+      t = target;
+      position = log.lastSeq();
+    } finally {
+      lock.writeLock().unlock();
+    }
+    long start = System.currentTimeMillis();
+    try {
+      AgentApi.RefreshReply r = t.node().client().refresh(position);
+      refreshes.putIfAbsent(r.version(), new long[] {start, t.node().id()});
+      return r.version();
+    } catch (AgentException e) {
+      refreshFailures.incrementAndGet();
+      if (!dirty) {
+        invalidate("refresh on N" + t.node().id() + " failed: " + e.getMessage());
+      }
+      return -1;
+    }
+  }
+
+  /** Commits on every node that is up (primary first); failures only counted. */
+  void commitAll() {
+    Target t = target;
+    List<NodeProcess> order = new ArrayList<>();
+    if (t != null) {
+      order.add(t.node());
+    }
+    for (NodeProcess n : cluster.nodes()) {
+      if (!order.contains(n)) {
+        order.add(n);
+      }
+    }
+    for (NodeProcess n : order) {
+      if (n.state() != NodeProcess.State.UP) {
+        continue;
+      }
+      try {
+        n.client().commit();
+        commits.incrementAndGet();
+      } catch (AgentException e) {
+        LOG.debug("commit on N{} failed: {}", n.id(), e.getMessage());
+      }
+    }
+  }
+
+  /** version -> {refresh start millis, primary node id}. */
+  ConcurrentHashMap<Long, long[]> refreshes() {
+    return refreshes;
+  }
+
+  List<Long> failoverMillis() {
+    synchronized (failoverMillis) {
+      return List.copyOf(failoverMillis);
+    }
+  }
+
+  long replayed() {
+    return replayed.get();
+  }
+
+  long commits() {
+    return commits.get();
+  }
+}

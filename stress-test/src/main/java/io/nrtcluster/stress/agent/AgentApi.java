@@ -1,0 +1,59 @@
+package io.nrtcluster.stress.agent;
+
+import java.util.List;
+
+/**
+ * The JSON messages between the chaos harness and the control endpoint of each node process. The
+ * endpoint is the application around the embedded node: the harness writes, refreshes, commits and
+ * searches through it exactly as a search service would call the library.
+ */
+public final class AgentApi {
+  private AgentApi() {}
+
+  /** What a logged write does to its document. */
+  public enum Kind {
+    /** Add or replace the document {@code id} with revision {@code seq}. */
+    UPSERT,
+    /** Delete the document {@code id}. */
+    DELETE
+  }
+
+  /** One write of the harness's log; its sequence number is also the document's revision. */
+  public record Op(long seq, Kind kind, String id, String body) {}
+
+  public record WriteRequest(List<Op> ops) {}
+
+  public record WriteReply(int applied, long gen) {}
+
+  public record RefreshReply(long version, long gen) {}
+
+  public record SearchReply(long version, int hits) {}
+
+  public record FingerprintReply(long version, int numDocs, long digest) {}
+
+  /** A refused request: {@code error} is the library's error code name (for example NOT_PRIMARY). */
+  public record ErrorReply(String error, String message, String primary) {}
+
+  /**
+   * One node's state and counters. Counters are totals of this process; {@code versionTimes} holds
+   * the (version, first-seen wall-clock millis) pairs since the previous status request that
+   * asked for them ({@code ?drain}).
+   */
+  public record Status(
+      int nodeId,
+      String role,
+      long gen,
+      long version,
+      long commitVersion,
+      String replayPosition,
+      boolean copying,
+      int preCopiesRunning,
+      long bitFlipsInjected,
+      long checksumMismatches,
+      long bytesCopied,
+      long filesCopied,
+      List<long[]> versionTimes) {}
+
+  /** Written to the node's directory once the node serves: how to reach it. */
+  public record Ready(long pid, int httpPort, String replicationAddress) {}
+}

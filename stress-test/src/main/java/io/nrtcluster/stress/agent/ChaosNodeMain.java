@@ -1,0 +1,110 @@
+package io.nrtcluster.stress.agent;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nrtcluster.node.ClusterNode;
+import io.nrtcluster.node.HostConfig;
+import io.nrtcluster.node.IndexSettings;
+import io.nrtcluster.node.NrtHost;
+import io.nrtcluster.transport.FaultInjection;
+import io.nrtcluster.transport.TransportConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * One chaos node process: the real embeddable node ({@link NrtHost} and one {@link ClusterNode})
+ * with its transport's fault-injection point switchable, and the {@link AgentServer} the harness
+ * drives it through. Writes {@code ready.json} into its directory once it serves; leaves gracefully
+ * (commit, resign) on SIGTERM or {@code POST /shutdown}; dies however the harness kills it.
+ */
+@Command(name = "chaos-node", mixinStandardHelpOptions = true, description = "A node process of the chaos test.")
+public final class ChaosNodeMain implements Callable<Integer> {
+  /** Name of the file that says the node serves (JSON {@link AgentApi.Ready}). */
+  public static final String READY_FILE = "ready.json";
+  private static final Logger LOG = LoggerFactory.getLogger(ChaosNodeMain.class);
+
+  @Option(names = "--zk", required = true, description = "ZooKeeper connect string.")
+  String zk;
+
+  @Option(names = "--cluster", required = true)
+  String cluster;
+
+  @Option(names = "--index", required = true)
+  String index;
+
+  @Option(names = "--data", required = true, description = "The node's directory.")
+  Path data;
+
+  @Option(names = "--id", required = true)
+  int id;
+
+  @Option(names = "--session-timeout-ms", defaultValue = "4000")
+  long sessionTimeoutMs;
+
+  @Option(names = "--fault-seed", defaultValue = "1", description = "Seed of the wire fault injection.")
+  long faultSeed;
+
+  @Option(names = "--http-port", defaultValue = "0")
+  int httpPort;
+
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private final AtomicBoolean stopping = new AtomicBoolean();
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new ChaosNodeMain()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    Files.createDirectories(data);
+    Files.deleteIfExists(data.resolve(READY_FILE));
+    TransportConfig transport = TransportConfig.builder().ioThreads(2).requestThreads(8)
+        .faults(FaultInjection.builder().switchable(true).seed(faultSeed).build()).build();
+    HostConfig config = HostConfig.builder().nodeId(id).cluster(cluster).dataDir(data).zooKeeper(zk)
+        .bindHost("127.0.0.1").port(0).sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
+        .connectionTimeout(Duration.ofSeconds(30)).electionSettle(Duration.ofMillis(500)).transport(transport).build();
+    NrtHost host = NrtHost.start(config);
+    ClusterNode node = host.openIndex(IndexSettings.standard(index));
+    VersionClock clock = new VersionClock(node::searchingVersion, 5);
+    AgentServer agent = new AgentServer(host, node, clock, httpPort, () -> stop(host));
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(host), "chaos-node-sigterm"));
+    AgentApi.Ready ready = new AgentApi.Ready(ProcessHandle.current().pid(), agent.port(), host.address().toString());
+    Path tmp = data.resolve(READY_FILE + ".tmp");
+    new ObjectMapper().writeValue(tmp.toFile(), ready);
+    Files.move(tmp, data.resolve(READY_FILE), StandardCopyOption.ATOMIC_MOVE);
+    LOG.info("N{}: chaos node serving: {}", id, ready);
+    stopped.await();
+    agent.close();
+    clock.close();
+    return 0;
+  }
+
+  /** Leaves gracefully: the index commits and resigns, the host closes. Runs once. */
+  private void stop(NrtHost host) {
+    if (!stopping.compareAndSet(false, true)) {
+      try {
+        stopped.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return;
+    }
+    try {
+      LOG.info("N{}: leaving gracefully", id);
+      host.close();
+    } catch (Exception e) {
+      LOG.warn("N{}: graceful close failed", id, e);
+    } finally {
+      stopped.countDown();
+    }
+  }
+}

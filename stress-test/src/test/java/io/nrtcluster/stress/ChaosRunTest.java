@@ -1,0 +1,70 @@
+package io.nrtcluster.stress;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumSet;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The short seeded chaos run of the build: three real node JVMs, a real three-server ZooKeeper
+ * ensemble, every fault kind at least once, and a verdict that must be valid. Longer runs are a
+ * command ({@code bin/nrt chaos}), not a test.
+ */
+class ChaosRunTest {
+  @TempDir Path dir;
+
+  @Test
+  @Timeout(value = 8, unit = java.util.concurrent.TimeUnit.MINUTES)
+  void aShortSeededRunWithEveryFaultKindLosesNothing() throws Exception {
+    long seed = Long.getLong("nrt.chaos.seed", 42);
+    Path reports = dir.resolve("chaos");
+    ChaosConfig config = ChaosConfig.builder().nodes(3).duration(Duration.ofSeconds(75)).seed(seed)
+        .reportDir(reports).faults(EnumSet.allOf(FaultKind.class)).writesPerSecond(300).build();
+    ChaosReport report = ChaosRun.run(config, System.out::println);
+
+    String context = "seed=" + seed + " (rerun with -Dnrt.chaos.seed=" + seed + "); report: " + ChaosRun.summary(report);
+    assertThat(report.valid()).as(context).isTrue();
+    assertThat(report.ops().lost()).as(context).isZero();
+    assertThat(report.ops().acknowledged()).as(context).isPositive();
+    assertThat(report.versionMismatches()).as(context).isZero();
+    assertThat(report.versionChecks()).as(context).isPositive();
+    assertThat(report.checkIndexFailures()).as(context).isZero();
+    ChaosReport.Faults f = report.faults();
+    assertThat(f.skipped()).as(context).isZero();
+    assertThat(java.util.List.of(f.primaryKill(), f.replicaKill(), f.jvmCrash(), f.pause(), f.wire(), f.zkServerRestart(),
+        f.fullClusterRestart(), f.promotion() + f.promotionsRefused())).as("every kind injected; " + context)
+        .allSatisfy(n -> assertThat(n).isPositive());
+    assertThat(f.bitFlipsDetected()).as(context).isLessThanOrEqualTo(f.bitFlipsInjected());
+    assertThat(report.failovers()).as(context).isPositive();
+
+    JsonNode json = new ObjectMapper().readTree(reports.resolve("chaos-report.json").toFile());
+    assertThat(json.path("seed").asLong()).isEqualTo(seed);
+    assertThat(json.path("valid").asBoolean()).isTrue();
+    for (String key : new String[] {"durationSec", "nodes", "failovers", "versionMismatches", "checkIndexFailures"}) {
+      assertThat(json.has(key)).as(key).isTrue();
+    }
+    for (String key : new String[] {"attempted", "acknowledged", "lost"}) {
+      assertThat(json.path("ops").has(key)).as("ops." + key).isTrue();
+    }
+    for (FaultKind k : FaultKind.values()) {
+      if (k != FaultKind.WIRE) {
+        assertThat(json.path("faults").has(k.key())).as("faults." + k.key()).isTrue();
+      }
+    }
+    assertThat(json.path("faults").has("bitFlipsInjected")).isTrue();
+    assertThat(json.path("faults").has("bitFlipsDetected")).isTrue();
+    assertThat(json.path("failoverMs").has("p50")).isTrue();
+    assertThat(json.path("failoverMs").has("max")).isTrue();
+    assertThat(json.path("replicationLagMs").has("p50")).isTrue();
+    assertThat(json.path("replicationLagMs").has("p99")).isTrue();
+    assertThat(Files.size(reports.resolve("chaos-report.png"))).isGreaterThan(10_000);
+    assertThat(Files.readString(reports.resolve("chaos-report.html"))).contains("VALID", "data:image/png;base64,");
+  }
+}

@@ -1,0 +1,61 @@
+package io.nrtcluster.stress;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+class FaultPlanTest {
+  private static ChaosConfig.Builder config(long seed) {
+    return ChaosConfig.builder().seed(seed).reportDir(Path.of("unused")).duration(Duration.ofSeconds(300));
+  }
+
+  @Test
+  void theSameSeedGivesTheSameScheduleAndAnotherSeedAnother() {
+    FaultPlan a = FaultPlan.generate(config(42).build());
+    FaultPlan b = FaultPlan.generate(config(42).build());
+    FaultPlan c = FaultPlan.generate(config(43).build());
+    assertThat(a).isEqualTo(b);
+    assertThat(a).isNotEqualTo(c);
+  }
+
+  @Test
+  void everyEnabledKindComesAtLeastOnceInOrderOfTime() {
+    for (long seed = 1; seed <= 50; seed++) {
+      FaultPlan plan = FaultPlan.generate(config(seed).duration(Duration.ofSeconds(75)).build());
+      Set<FaultKind> kinds = plan.faults().stream().map(FaultPlan.Planned::kind).collect(Collectors.toSet());
+      assertThat(kinds).as("seed=%d", seed).isEqualTo(EnumSet.allOf(FaultKind.class));
+      long previous = -1;
+      for (FaultPlan.Planned p : plan.faults()) {
+        assertThat(p.atMillis()).as("seed=%d", seed).isGreaterThan(previous).isLessThan(75_000);
+        previous = p.atMillis();
+      }
+    }
+  }
+
+  @Test
+  void onlyEnabledKindsAreScheduledAndPausesSometimesOutlastTheSession() {
+    ChaosConfig cfg = config(7).faults(EnumSet.of(FaultKind.PAUSE)).sessionTimeout(Duration.ofSeconds(4)).build();
+    FaultPlan plan = FaultPlan.generate(cfg);
+    assertThat(plan.faults()).isNotEmpty().allSatisfy(p -> assertThat(p.kind()).isEqualTo(FaultKind.PAUSE));
+    assertThat(plan.faults()).anySatisfy(p -> assertThat(p.holdMillis()).isGreaterThan(4_000));
+    assertThat(plan.faults()).anySatisfy(p -> assertThat(p.holdMillis()).isLessThan(4_000));
+    assertThat(FaultPlan.generate(config(7).faults(Set.of()).build()).faults()).isEmpty();
+  }
+
+  @Test
+  void configurationNamesTheBadField() {
+    assertThatThrownBy(() -> config(1).nodes(2).build()).hasMessageContaining("nodes");
+    assertThatThrownBy(() -> config(1).duration(Duration.ofSeconds(3)).build()).hasMessageContaining("duration");
+    assertThatThrownBy(() -> config(1).writesPerSecond(0).build()).hasMessageContaining("writesPerSecond");
+    assertThatThrownBy(() -> config(1).reportDir(null).build()).hasMessageContaining("reportDir");
+    assertThatThrownBy(() -> FaultKind.parse("meteor")).hasMessageContaining("meteor").hasMessageContaining("pause");
+    assertThat(FaultKind.parse("primaryKill")).isEqualTo(FaultKind.PRIMARY_KILL);
+    assertThat(FaultKind.parse("ZK_RESTART")).isEqualTo(FaultKind.ZK_RESTART);
+  }
+}
