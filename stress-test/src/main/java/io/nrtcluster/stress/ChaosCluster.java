@@ -42,7 +42,8 @@ final class ChaosCluster implements Closeable {
       for (int id = 1; id <= config.nodes(); id++) {
         Path nodeDir = dir.resolve("node-" + id);
         nodes.add(new NodeProcess(id, nodeDir, NodeProcess.command(id, nodeDir, zk.connectString(), CLUSTER, INDEX,
-            config.sessionTimeout().toMillis(), config.seed() * 31 + id, config.nodeHeapMb())));
+            config.sessionTimeout().toMillis(), config.seed() * 31 + id, config.nodeHeapMb(),
+            config.dropEveryNthWrite())));
       }
       ChaosCluster cluster = new ChaosCluster(zk, List.copyOf(nodes), admin);
       // The first node alone, so it is the first primary; the rest together.

@@ -23,6 +23,8 @@ import java.util.Set;
  * @param sessionTimeout ZooKeeper session timeout of the nodes
  * @param recoveryTimeout longest wait for the cluster to accept writes again after a fault
  * @param nodeHeapMb heap of each node JVM
+ * @param dropEveryNthWrite harness self-test only: nodes acknowledge but drop every Nth write (0 = never),
+ *     so the verdict must come out invalid; proves the loss check can fail
  */
 public record ChaosConfig(
     int nodes,
@@ -37,7 +39,8 @@ public record ChaosConfig(
     Duration commitInterval,
     Duration sessionTimeout,
     Duration recoveryTimeout,
-    int nodeHeapMb) {
+    int nodeHeapMb,
+    int dropEveryNthWrite) {
 
   public ChaosConfig {
     Checks.inRange("nodes", nodes, 3, 9);
@@ -58,6 +61,7 @@ public record ChaosConfig(
     Checks.inRange("sessionTimeout (ms)", sessionTimeout.toMillis(), 1_000, 120_000);
     Checks.inRange("recoveryTimeout (ms)", recoveryTimeout.toMillis(), sessionTimeout.toMillis(), 3_600_000);
     Checks.inRange("nodeHeapMb", nodeHeapMb, 64, 65_536);
+    Checks.inRange("dropEveryNthWrite", dropEveryNthWrite, 0, Integer.MAX_VALUE);
   }
 
   public static Builder builder() {
@@ -79,6 +83,7 @@ public record ChaosConfig(
     private Duration sessionTimeout = Duration.ofSeconds(4);
     private Duration recoveryTimeout = Duration.ofSeconds(90);
     private int nodeHeapMb = 256;
+    private int dropEveryNthWrite;
 
     public Builder nodes(int v) {
       nodes = v;
@@ -145,9 +150,15 @@ public record ChaosConfig(
       return this;
     }
 
+    /** See {@link ChaosConfig#dropEveryNthWrite()}: for the harness's own test only. */
+    public Builder dropEveryNthWrite(int v) {
+      dropEveryNthWrite = v;
+      return this;
+    }
+
     public ChaosConfig build() {
       return new ChaosConfig(nodes, duration, seed, reportDir, faults, writesPerSecond, indexers, searchers,
-          refreshInterval, commitInterval, sessionTimeout, recoveryTimeout, nodeHeapMb);
+          refreshInterval, commitInterval, sessionTimeout, recoveryTimeout, nodeHeapMb, dropEveryNthWrite);
     }
   }
 }

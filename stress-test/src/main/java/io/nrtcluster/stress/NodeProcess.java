@@ -40,7 +40,7 @@ final class NodeProcess {
 
   /** The command line that starts node {@code id}: this JVM's java and class path, the node's options. */
   static List<String> command(int id, Path dir, String zk, String cluster, String index, long sessionTimeoutMs,
-      long faultSeed, int heapMb) {
+      long faultSeed, int heapMb, int dropEveryNthWrite) {
     String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     List<String> cmd = new ArrayList<>(List.of(java,
         "-Xmx" + heapMb + "m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -50,7 +50,8 @@ final class NodeProcess {
         "-cp", System.getProperty("java.class.path"),
         ChaosNodeMain.class.getName(),
         "--zk", zk, "--cluster", cluster, "--index", index, "--data", dir.toString(), "--id", Integer.toString(id),
-        "--session-timeout-ms", Long.toString(sessionTimeoutMs), "--fault-seed", Long.toString(faultSeed)));
+        "--session-timeout-ms", Long.toString(sessionTimeoutMs), "--fault-seed", Long.toString(faultSeed),
+        "--drop-every-nth-write", Integer.toString(dropEveryNthWrite)));
     return cmd;
   }
 

@@ -67,4 +67,18 @@ class ChaosRunTest {
     assertThat(Files.size(reports.resolve("chaos-report.png"))).isGreaterThan(10_000);
     assertThat(Files.readString(reports.resolve("chaos-report.html"))).contains("VALID", "data:image/png;base64,");
   }
+
+  /** The verdict can fail: nodes that acknowledge writes they drop must end in lost documents and INVALID. */
+  @Test
+  @Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
+  void writesAcknowledgedButDroppedMakeTheVerdictInvalid() throws Exception {
+    Path reports = dir.resolve("sabotage");
+    ChaosConfig config = ChaosConfig.builder().nodes(3).duration(Duration.ofSeconds(12)).seed(7).reportDir(reports)
+        .faults(EnumSet.noneOf(FaultKind.class)).writesPerSecond(200).dropEveryNthWrite(97).build();
+    ChaosReport report = ChaosRun.run(config, System.out::println);
+    assertThat(report.valid()).as(ChaosRun.summary(report)).isFalse();
+    assertThat(report.ops().lost()).as(ChaosRun.summary(report)).isPositive();
+    assertThat(report.problems()).anySatisfy(p -> assertThat(p).startsWith("lost documents"));
+    assertThat(Files.readString(reports.resolve("chaos-report.html"))).contains("INVALID");
+  }
 }

@@ -47,6 +47,9 @@ final class AgentServer implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService executor = Executors.newFixedThreadPool(8, new NamedThreadFactory("chaos-agent"));
   private final ReplicaTotals replicaTotals = new ReplicaTotals();
+  /** Harness self-test: acknowledge but drop every Nth write (0: never). */
+  private final int dropEveryNthWrite;
+  private final java.util.concurrent.atomic.AtomicLong writes = new java.util.concurrent.atomic.AtomicLong();
   private final Map<Long, Fingerprint> fingerprints = new LinkedHashMap<>(16, 0.75f, true) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<Long, Fingerprint> eldest) {
@@ -54,8 +57,10 @@ final class AgentServer implements AutoCloseable {
     }
   };
 
-  AgentServer(NrtHost host, ClusterNode node, VersionClock clock, int port, Runnable shutdown) throws IOException {
+  AgentServer(NrtHost host, ClusterNode node, VersionClock clock, int port, int dropEveryNthWrite, Runnable shutdown)
+      throws IOException {
     this.host = host;
+    this.dropEveryNthWrite = dropEveryNthWrite;
     this.node = node;
     this.clock = clock;
     this.shutdown = shutdown;
@@ -106,6 +111,10 @@ final class AgentServer implements AutoCloseable {
     AgentApi.WriteRequest request = JSON.readValue(body(ex), AgentApi.WriteRequest.class);
     int applied = 0;
     for (Op op : request.ops()) {
+      if (dropEveryNthWrite > 0 && writes.incrementAndGet() % dropEveryNthWrite == 0) {
+        applied++;
+        continue;
+      }
       switch (op.kind()) {
         case UPSERT -> node.updateDocument(ChaosDocs.idTerm(op.id()), ChaosDocs.document(op.id(), op.seq(), op.body()));
         case DELETE -> node.deleteDocuments(ChaosDocs.idTerm(op.id()));

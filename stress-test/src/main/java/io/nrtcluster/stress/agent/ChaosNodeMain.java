@@ -56,6 +56,11 @@ public final class ChaosNodeMain implements Callable<Integer> {
   @Option(names = "--http-port", defaultValue = "0")
   int httpPort;
 
+  @Option(names = "--drop-every-nth-write", defaultValue = "0",
+      description = "Harness self-test only: acknowledge but silently drop every Nth write (0: never), so a run "
+          + "must end with lost documents and an invalid verdict.")
+  int dropEveryNthWrite;
+
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicBoolean stopping = new AtomicBoolean();
 
@@ -75,7 +80,7 @@ public final class ChaosNodeMain implements Callable<Integer> {
     NrtHost host = NrtHost.start(config);
     ClusterNode node = host.openIndex(IndexSettings.standard(index));
     VersionClock clock = new VersionClock(node::searchingVersion, 5);
-    AgentServer agent = new AgentServer(host, node, clock, httpPort, () -> stop(host));
+    AgentServer agent = new AgentServer(host, node, clock, httpPort, dropEveryNthWrite, () -> stop(host));
     Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(host), "chaos-node-sigterm"));
     AgentApi.Ready ready = new AgentApi.Ready(ProcessHandle.current().pid(), agent.port(), host.address().toString());
     Path tmp = data.resolve(READY_FILE + ".tmp");
