@@ -1,5 +1,6 @@
 package io.nrtcluster.cli;
 
+import io.nrtcluster.stress.EuroparlDocs;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  */
 final class FaultRunner {
   private static final Logger LOG = LoggerFactory.getLogger(FaultRunner.class);
-  private static final long AIM_MILLIS = 3_000;
+  private static final long AIM_MILLIS = 6_000;
+  private static final long AIM_THROTTLE = 256 * 1024;
   private static final long START_TIMEOUT_MS = 90_000;
 
   private final ChaosConfig config;
@@ -75,10 +76,15 @@ final class FaultRunner {
       case PRIMARY_KILL -> {
         NodeProcess p = requirePrimary();
         if (f.variant()) {
-          aimAtCopy(p);
+          // Slow the wire so copies and merge pre-copies last long enough to be caught in the act.
+          setWireFaults(0, AIM_THROTTLE);
+          aimAtPreCopy(p);
         }
         String during = during(p);
         p.kill();
+        if (f.variant()) {
+          setWireFaults(0, 0);
+        }
         timeline.fault(f.kind(), "N" + p.id(), "SIGKILL" + during);
         restartAfter(p, f.holdMillis());
       }
@@ -198,11 +204,11 @@ final class FaultRunner {
     return chosen;
   }
 
-  /** Waits (briefly) until the primary has a merge pre-copy running or a replica is copying. */
-  private void aimAtCopy(NodeProcess primary) {
+  /** Waits (briefly) until the primary has a merge pre-copy running. */
+  private void aimAtPreCopy(NodeProcess primary) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(AIM_MILLIS);
     while (System.nanoTime() < deadline) {
-      if (preCopying(primary) || cluster.replicasOf(primary).stream().anyMatch(this::copying)) {
+      if (preCopying(primary)) {
         return;
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));

@@ -1,51 +1,37 @@
 package io.nrtcluster.stress.agent;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import io.nrtcluster.common.NamedThreadFactory;
-import io.nrtcluster.common.NotPrimaryException;
-import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.NrtHost;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.replica.Replica;
 import io.nrtcluster.replica.ReplicaStats;
-import io.nrtcluster.stress.agent.AgentApi.ErrorReply;
 import io.nrtcluster.stress.agent.AgentApi.Op;
 import io.nrtcluster.stress.agent.ChaosDocs.Fingerprint;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
-import java.net.InetSocketAddress;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.apache.lucene.search.IndexSearcher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node process's control endpoint (JDK {@link HttpServer} on loopback): the application side of
+ * The node process's control endpoint ({@link JsonHttp} on loopback): the application side of
  * an embedded {@link ClusterNode}. Writes, refreshes and commits go to the library's own API; a
  * refused write answers 409 with the primary the node knows, any other library error 503 with its
  * code; searches report the version they searched.
  */
 final class AgentServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AgentServer.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final int MAX_BODY = 16 << 20;
 
   private final NrtHost host;
   private final ClusterNode node;
   private final VersionClock clock;
   private final Runnable shutdown;
-  private final HttpServer server;
-  private final ExecutorService executor = Executors.newFixedThreadPool(8, new NamedThreadFactory("chaos-agent"));
+  private final JsonHttp server;
   private final ReplicaTotals replicaTotals = new ReplicaTotals();
   /** Harness self-test: acknowledge but drop every Nth write (0: never). */
   private final int dropEveryNthWrite;
@@ -64,51 +50,26 @@ final class AgentServer implements AutoCloseable {
     this.node = node;
     this.clock = clock;
     this.shutdown = shutdown;
-    this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 64);
-    server.setExecutor(executor);
-    route("/ops", this::write);
-    route("/refresh", this::refresh);
-    route("/commit", this::commit);
-    route("/search", this::search);
-    route("/fingerprint", this::fingerprint);
-    route("/status", this::status);
-    route("/docs", this::docs);
-    route("/faults", this::faults);
-    route("/halt", ex -> Runtime.getRuntime().halt(134));
-    route("/shutdown", this::shutdown);
+    this.server = new JsonHttp("N" + host.nodeId(), port, 8, LOG);
+    server.route("/ops", this::write);
+    server.route("/refresh", this::refresh);
+    server.route("/commit", this::commit);
+    server.route("/search", this::search);
+    server.route("/fingerprint", this::fingerprint);
+    server.route("/status", this::status);
+    server.route("/docs", this::docs);
+    server.route("/faults", this::faults);
+    server.route("/halt", ex -> Runtime.getRuntime().halt(134));
+    server.route("/shutdown", this::shutdown);
     server.start();
   }
 
   int port() {
-    return server.getAddress().getPort();
-  }
-
-  @FunctionalInterface
-  private interface Handler {
-    void handle(HttpExchange exchange) throws Exception;
-  }
-
-  private void route(String path, Handler handler) {
-    server.createContext(path, exchange -> {
-      try (exchange) {
-        try {
-          handler.handle(exchange);
-        } catch (NotPrimaryException e) {
-          reply(exchange, 409, new ErrorReply(e.code().name(), e.getMessage(), e.primaryAddress()));
-        } catch (NrtClusterException e) {
-          reply(exchange, 503, new ErrorReply(e.code().name(), e.getMessage(), null));
-        } catch (Exception e) {
-          LOG.warn("N{}: {} failed", host.nodeId(), path, e);
-          reply(exchange, 500, new ErrorReply("INTERNAL", e.toString(), null));
-        }
-      } catch (IOException e) {
-        LOG.debug("N{}: could not answer {}: {}", host.nodeId(), path, e.toString());
-      }
-    });
+    return server.port();
   }
 
   private void write(HttpExchange ex) throws Exception {
-    AgentApi.WriteRequest request = JSON.readValue(body(ex), AgentApi.WriteRequest.class);
+    AgentApi.WriteRequest request = JsonHttp.JSON.readValue(JsonHttp.body(ex), AgentApi.WriteRequest.class);
     int applied = 0;
     for (Op op : request.ops()) {
       if (dropEveryNthWrite > 0 && writes.incrementAndGet() % dropEveryNthWrite == 0) {
@@ -121,28 +82,28 @@ final class AgentServer implements AutoCloseable {
       }
       applied++;
     }
-    reply(ex, 200, new AgentApi.WriteReply(applied, node.primaryGen()));
+    JsonHttp.reply(ex, 200, new AgentApi.WriteReply(applied, node.primaryGen()));
   }
 
   private void refresh(HttpExchange ex) throws Exception {
-    String position = query(ex, "position");
+    String position = JsonHttp.query(ex, "position");
     long version = position == null ? node.refresh() : node.refresh(position);
-    reply(ex, 200, new AgentApi.RefreshReply(version, node.primaryGen()));
+    JsonHttp.reply(ex, 200, new AgentApi.RefreshReply(version, node.primaryGen()));
   }
 
   private void commit(HttpExchange ex) throws Exception {
     node.commit();
-    reply(ex, 200, new AgentApi.RefreshReply(node.status().commitVersion(), node.primaryGen()));
+    JsonHttp.reply(ex, 200, new AgentApi.RefreshReply(node.status().commitVersion(), node.primaryGen()));
   }
 
   private void search(HttpExchange ex) throws Exception {
-    String word = query(ex, "term");
+    String word = JsonHttp.query(ex, "term");
     if (word == null) {
       throw new IllegalArgumentException("search needs ?term=");
     }
     IndexSearcher searcher = node.acquireSearcher();
     try {
-      reply(ex, 200, new AgentApi.SearchReply(ChaosDocs.version(searcher), ChaosDocs.count(searcher, word)));
+      JsonHttp.reply(ex, 200, new AgentApi.SearchReply(ChaosDocs.version(searcher), ChaosDocs.count(searcher, word)));
     } finally {
       node.releaseSearcher(searcher);
     }
@@ -162,7 +123,7 @@ final class AgentServer implements AutoCloseable {
           fingerprints.put(version, f);
         }
       }
-      reply(ex, 200, new AgentApi.FingerprintReply(f.version(), f.numDocs(), f.digest()));
+      JsonHttp.reply(ex, 200, new AgentApi.FingerprintReply(f.version(), f.numDocs(), f.digest()));
     } finally {
       node.releaseSearcher(searcher);
     }
@@ -172,10 +133,10 @@ final class AgentServer implements AutoCloseable {
     var s = node.status();
     Primary p = node.primary();
     long[] replica = replicaTotals.totals(node.replica());
-    reply(ex, 200, new AgentApi.Status(host.nodeId(), s.role().name(), s.primaryGen(), node.searchingVersion(),
+    JsonHttp.reply(ex, 200, new AgentApi.Status(host.nodeId(), s.role().name(), s.primaryGen(), node.searchingVersion(),
         s.commitVersion(), s.replayPosition(), s.copying(), p == null ? 0 : p.preCopiesRunning(),
         host.transport().faultStats().bitFlipsInjected(), replica[0], replica[1], replica[2],
-        query(ex, "drain") != null ? clock.drain() : java.util.List.of()));
+        JsonHttp.query(ex, "drain") != null ? clock.drain() : java.util.List.of()));
   }
 
   private void docs(HttpExchange ex) throws Exception {
@@ -193,54 +154,21 @@ final class AgentServer implements AutoCloseable {
   }
 
   private void faults(HttpExchange ex) throws Exception {
-    String flip = query(ex, "bitFlipProbability");
-    String throttle = query(ex, "throttleBytesPerSecond");
+    String flip = JsonHttp.query(ex, "bitFlipProbability");
+    String throttle = JsonHttp.query(ex, "throttleBytesPerSecond");
     host.transport().updateFaults(flip == null ? 0 : Double.parseDouble(flip), throttle == null ? 0 : Long.parseLong(throttle));
     LOG.info("N{}: wire faults now {}", host.nodeId(), host.transport().faultStats().config());
-    reply(ex, 200, Map.of("ok", true));
+    JsonHttp.reply(ex, 200, Map.of("ok", true));
   }
 
   private void shutdown(HttpExchange ex) throws Exception {
-    reply(ex, 200, Map.of("ok", true));
+    JsonHttp.reply(ex, 200, Map.of("ok", true));
     Thread.ofPlatform().name("chaos-agent-shutdown").start(shutdown);
-  }
-
-  private static byte[] body(HttpExchange ex) throws IOException {
-    byte[] bytes = ex.getRequestBody().readNBytes(MAX_BODY + 1);
-    if (bytes.length > MAX_BODY) {
-      throw new IllegalArgumentException("request body over " + MAX_BODY + " bytes");
-    }
-    return bytes;
-  }
-
-  private static String query(HttpExchange ex, String name) {
-    URI uri = ex.getRequestURI();
-    String q = uri.getRawQuery();
-    if (q == null) {
-      return null;
-    }
-    for (String pair : q.split("&")) {
-      int eq = pair.indexOf('=');
-      if (eq > 0 && pair.substring(0, eq).equals(name)) {
-        return java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
-      }
-    }
-    return null;
-  }
-
-  private static void reply(HttpExchange ex, int status, Object body) throws IOException {
-    byte[] bytes = JSON.writeValueAsBytes(body);
-    ex.getResponseHeaders().set("Content-Type", "application/json");
-    ex.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = ex.getResponseBody()) {
-      out.write(bytes);
-    }
   }
 
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdownNow();
+    server.close();
   }
 
   /**

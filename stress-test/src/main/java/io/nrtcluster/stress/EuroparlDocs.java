@@ -1,4 +1,4 @@
-package io.nrtcluster.cli;
+package io.nrtcluster.stress;
 
 import java.io.BufferedReader;
 import java.io.Closeable;
