@@ -33,6 +33,7 @@ final class MergePreCopier {
   private final AtomicLong nextId = new AtomicLong(1);
   private final Map<Long, PreCopy> running = new ConcurrentHashMap<>();
   private volatile boolean closed;
+  private volatile PreCopyResult last;
 
   MergePreCopier(NodeLog log, Supplier<Collection<Connection>> replicas, LongSupplier primaryGen, Duration timeout, Duration keepAlive) {
     this.log = log;
@@ -58,6 +59,8 @@ final class MergePreCopier {
         pc.include(c);
       }
       pc.await();
+      long bytes = files.values().stream().mapToLong(FileMetaData::length).sum();
+      last = new PreCopyResult(segment, bytes, files.size(), pc.targets.size(), pc.succeeded(), System.nanoTime() - started);
       log.info("pre-copied merged segment {} ({} files) to {} of {} replicas in {} ms",
           segment, files.size(), pc.succeeded(), pc.targets.size(), (System.nanoTime() - started) / 1_000_000);
     } catch (InterruptedException e) {
@@ -82,6 +85,11 @@ final class MergePreCopier {
   boolean isServable(long id, String name) {
     PreCopy pc = running.get(id);
     return pc != null && pc.files.containsKey(name);
+  }
+
+  /** The last pre-copy that ran to its end (all replicas done, skipped or timed out), or null. */
+  PreCopyResult last() {
+    return last;
   }
 
   int running() {

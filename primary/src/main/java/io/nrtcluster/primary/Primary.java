@@ -336,6 +336,11 @@ public final class Primary implements Closeable {
     return endpoint.replicas().size();
   }
 
+  /** The last merge pre-copy that ended, or null if none has. */
+  public PreCopyResult lastPreCopy() {
+    return preCopier.last();
+  }
+
   /** Merge pre-copies running right now. */
   public int preCopiesRunning() {
     return preCopier.running();

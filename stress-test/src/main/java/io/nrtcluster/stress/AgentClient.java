@@ -1,13 +1,11 @@
 package io.nrtcluster.stress;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nrtcluster.stress.agent.AgentApi;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -21,15 +19,20 @@ import java.util.Map;
  * answers), and every failure is an {@link AgentException}.
  */
 final class AgentClient {
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
-      .version(HttpClient.Version.HTTP_1_1).build();
   private final int nodeId;
-  private final String base;
+  private final JsonClient json;
 
   AgentClient(int nodeId, int port) {
     this.nodeId = nodeId;
-    this.base = "http://127.0.0.1:" + port;
+    this.json = new JsonClient("N" + nodeId, port);
+  }
+
+  private <T> T get(String path, Duration timeout, Class<T> type) throws AgentException {
+    return json.get(path, timeout, type);
+  }
+
+  private <T> T post(String path, Object body, Duration timeout, Class<T> type) throws AgentException {
+    return json.post(path, body, timeout, type);
   }
 
   AgentApi.WriteReply write(List<AgentApi.Op> ops) throws AgentException {
@@ -72,21 +75,19 @@ final class AgentClient {
 
   /** Asks the process to {@code Runtime.halt}; the request dies with it, so no answer is expected. */
   void halt() {
-    HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/halt")).timeout(Duration.ofSeconds(2))
+    HttpRequest request = HttpRequest.newBuilder(URI.create(json.base() + "/halt")).timeout(Duration.ofSeconds(2))
         .POST(HttpRequest.BodyPublishers.noBody()).build();
     try {
-      HTTP.send(request, HttpResponse.BodyHandlers.discarding());
-    } catch (IOException e) {
+      json.send(request, HttpResponse.BodyHandlers.discarding());
+    } catch (AgentException e) {
       // expected: the process died while answering
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 
   /** Every live document of the version the node searches now: (version, id -> revision). */
   Docs docs() throws AgentException {
-    HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/docs")).timeout(Duration.ofSeconds(60)).GET().build();
-    HttpResponse<InputStream> response = send(request, HttpResponse.BodyHandlers.ofInputStream());
+    HttpRequest request = HttpRequest.newBuilder(URI.create(json.base() + "/docs")).timeout(Duration.ofSeconds(60)).GET().build();
+    HttpResponse<InputStream> response = json.send(request, HttpResponse.BodyHandlers.ofInputStream());
     try (BufferedReader in = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
       if (response.statusCode() != 200) {
         throw new AgentException("HTTP_" + response.statusCode(), "N" + nodeId + " /docs: " + in.readLine());
@@ -111,47 +112,4 @@ final class AgentClient {
   }
 
   record Docs(long version, Map<String, Long> revisions) {}
-
-  private <T> T get(String path, Duration timeout, Class<T> type) throws AgentException {
-    return call(HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout).GET().build(), type);
-  }
-
-  private <T> T post(String path, Object body, Duration timeout, Class<T> type) throws AgentException {
-    HttpRequest.BodyPublisher publisher;
-    try {
-      publisher = body == null ? HttpRequest.BodyPublishers.noBody()
-          : HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body));
-    } catch (IOException e) {
-      throw new AgentException("N" + nodeId + ": cannot encode " + path, e);
-    }
-    return call(HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout)
-        .header("Content-Type", "application/json").POST(publisher).build(), type);
-  }
-
-  private <T> T call(HttpRequest request, Class<T> type) throws AgentException {
-    HttpResponse<byte[]> response = send(request, HttpResponse.BodyHandlers.ofByteArray());
-    try {
-      if (response.statusCode() == 200) {
-        return JSON.readValue(response.body(), type);
-      }
-      AgentApi.ErrorReply error = JSON.readValue(response.body(), AgentApi.ErrorReply.class);
-      throw new AgentException(error.error(), "N" + nodeId + " " + request.uri().getPath() + ": " + error.message());
-    } catch (AgentException e) {
-      throw e;
-    } catch (IOException e) {
-      throw new AgentException("PROTOCOL", "N" + nodeId + " " + request.uri().getPath() + ": unreadable answer (HTTP "
-          + response.statusCode() + "): " + e.getMessage());
-    }
-  }
-
-  private <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) throws AgentException {
-    try {
-      return HTTP.send(request, handler);
-    } catch (IOException e) {
-      throw new AgentException("N" + nodeId + " " + request.uri().getPath() + " unreachable: " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AgentException("N" + nodeId + " " + request.uri().getPath() + " interrupted", e);
-    }
-  }
 }

@@ -7,25 +7,25 @@ import java.io.IOException;
  * as NOT_PRIMARY) or could not be reached ({@code error} is UNREACHABLE): the harness treats both
  * as "this write is not acknowledged".
  */
-final class AgentException extends IOException {
+public final class AgentException extends IOException {
   static final String UNREACHABLE = "UNREACHABLE";
   private final String error;
 
-  AgentException(String error, String message) {
+  public AgentException(String error, String message) {
     super(message);
     this.error = error;
   }
 
-  AgentException(String message, Throwable cause) {
+  public AgentException(String message, Throwable cause) {
     super(message, cause);
     this.error = UNREACHABLE;
   }
 
-  String error() {
+  public String error() {
     return error;
   }
 
-  boolean notPrimary() {
+  public boolean notPrimary() {
     return "NOT_PRIMARY".equals(error);
   }
 }

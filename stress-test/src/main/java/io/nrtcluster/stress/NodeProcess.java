@@ -16,9 +16,9 @@ import java.util.concurrent.TimeUnit;
  * Knows how to kill it every way the chaos test needs (SIGKILL, SIGSEGV, {@code Runtime.halt},
  * SIGSTOP/SIGCONT) and restarts it on the same directory with the same id.
  */
-final class NodeProcess {
+public final class NodeProcess {
   /** What the harness did to the process last. */
-  enum State {
+  public enum State {
     UP,
     PAUSED,
     DOWN
@@ -31,8 +31,9 @@ final class NodeProcess {
   private volatile AgentClient client;
   private volatile State state = State.DOWN;
   private volatile int incarnation;
+  private volatile int httpPort;
 
-  NodeProcess(int id, Path dir, List<String> command) {
+  public NodeProcess(int id, Path dir, List<String> command) {
     this.id = id;
     this.dir = dir;
     this.command = command;
@@ -41,29 +42,39 @@ final class NodeProcess {
   /** The command line that starts node {@code id}: this JVM's java and class path, the node's options. */
   static List<String> command(int id, Path dir, String zk, String cluster, String index, long sessionTimeoutMs,
       long faultSeed, int heapMb, int dropEveryNthWrite) {
-    String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    List<String> cmd = new ArrayList<>(List.of(java,
-        "-Xmx" + heapMb + "m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-XX:-CreateCoredumpOnCrash", "-XX:ErrorFile=" + dir.resolve("hs_err_%p.log"),
-        "--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
-        "-Dlogback.configurationFile=io/nrtcluster/stress/agent/node-logback.xml",
-        "-cp", System.getProperty("java.class.path"),
-        ChaosNodeMain.class.getName(),
+    List<String> cmd = java(dir, heapMb, List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+    cmd.addAll(List.of(ChaosNodeMain.class.getName(),
         "--zk", zk, "--cluster", cluster, "--index", index, "--data", dir.toString(), "--id", Integer.toString(id),
         "--session-timeout-ms", Long.toString(sessionTimeoutMs), "--fault-seed", Long.toString(faultSeed),
         "--drop-every-nth-write", Integer.toString(dropEveryNthWrite)));
     return cmd;
   }
 
-  int id() {
+  /**
+   * The start of a node command line: this JVM's java and class path, the heap, crash files in the
+   * node's directory, Lucene's vector module, node logging, and {@code vmOptions}; append the main
+   * class and its arguments.
+   */
+  public static List<String> java(Path dir, int heapMb, List<String> vmOptions) {
+    String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + heapMb + "m"));
+    cmd.addAll(vmOptions);
+    cmd.addAll(List.of("-XX:-CreateCoredumpOnCrash", "-XX:ErrorFile=" + dir.resolve("hs_err_%p.log"),
+        "--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
+        "-Dlogback.configurationFile=io/nrtcluster/stress/agent/node-logback.xml",
+        "-cp", System.getProperty("java.class.path")));
+    return cmd;
+  }
+
+  public int id() {
     return id;
   }
 
-  Path dir() {
+  public Path dir() {
     return dir;
   }
 
-  State state() {
+  public State state() {
     return state;
   }
 
@@ -76,8 +87,13 @@ final class NodeProcess {
     return client;
   }
 
+  /** Port of the process's control endpoint (valid while it is up). */
+  public int httpPort() {
+    return httpPort;
+  }
+
   /** Starts the process and waits (bounded) until it serves; a process that dies or hangs at start fails here. */
-  synchronized void start(long timeoutMillis) throws IOException {
+  public synchronized void start(long timeoutMillis) throws IOException {
     if (state != State.DOWN) {
       throw new IllegalStateException("N" + id + " is " + state);
     }
@@ -112,12 +128,13 @@ final class NodeProcess {
       }
     }
     AgentApi.Ready r = new ObjectMapper().readValue(ready.toFile(), AgentApi.Ready.class);
+    httpPort = r.httpPort();
     client = new AgentClient(id, r.httpPort());
     state = State.UP;
   }
 
   /** SIGKILL, and waits for the process to be gone. */
-  synchronized void kill() {
+  public synchronized void kill() {
     Process p = process;
     if (p != null) {
       p.destroyForcibly();
@@ -162,7 +179,7 @@ final class NodeProcess {
   }
 
   /** Graceful leave (commit, resign) through the endpoint; SIGKILL if it does not exit in time. */
-  synchronized boolean stopGracefully(long timeoutMillis) {
+  public synchronized boolean stopGracefully(long timeoutMillis) {
     Process p = process;
     if (p == null || state == State.DOWN) {
       return true;
@@ -187,7 +204,7 @@ final class NodeProcess {
     return p != null && p.isAlive();
   }
 
-  long pid() {
+  public long pid() {
     Process p = process;
     return p == null ? -1 : p.pid();
   }

@@ -1,0 +1,53 @@
+package io.nrtcluster.cli;
+
+import io.nrtcluster.stress.bench.BenchConfig;
+import io.nrtcluster.stress.bench.BenchRun;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code nrt bench}: the benchmarks, each figure against a baseline measured in the same run. */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Runs the benchmarks on this machine: a primary and two replicas as separate JVMs on loopback, and a single-node "
+          + "Lucene application as the baseline, indexing real text (Europarl) at set rates and refresh intervals.",
+      "Figures, each a ratio against a baseline from the same run: replica visibility lag vs local NRT refresh time; "
+          + "commit-based replication vs NRT replication; merge pre-copy throughput vs raw loopback and disk speed; "
+          + "replica CPU vs primary CPU and vs a node indexing every document; replica search throughput while copying "
+          + "vs idle; failover time after kill -9 of the primary.",
+      "Writes a table to stdout and DIR/bench.json plus lag plots (DIR/lag-*.png). About ten minutes; --quick about two."
+    })
+public final class BenchCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--out", paramLabel = "DIR", required = true,
+      description = "Directory for bench.json, the plots and the node directories (created; must be empty or absent).")
+  Path out;
+
+  @Option(names = "--quick", description = "One rate, one refresh interval, a 128 MiB merge, 2 failovers.")
+  boolean quick;
+
+  @Override
+  public Integer call() throws Exception {
+    if (Files.isDirectory(out)) {
+      try (var entries = Files.list(out)) {
+        if (entries.findAny().isPresent()) {
+          throw new ParameterException(spec.commandLine(), "--out " + out + " is not empty");
+        }
+      }
+    }
+    Path dir = out.toAbsolutePath();
+    Console console = new Console(spec.commandLine().getOut());
+    BenchRun.run(quick ? BenchConfig.quick(dir) : BenchConfig.full(dir), console::println);
+    return 0;
+  }
+}

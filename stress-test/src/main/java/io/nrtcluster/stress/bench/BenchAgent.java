@@ -1,0 +1,221 @@
+package io.nrtcluster.stress.bench;
+
+import com.sun.net.httpserver.HttpExchange;
+import io.nrtcluster.election.Role;
+import io.nrtcluster.node.ClusterNode;
+import io.nrtcluster.node.NrtHost;
+import io.nrtcluster.primary.PreCopyResult;
+import io.nrtcluster.stress.agent.JsonHttp;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.TermQuery;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control endpoint of a benchmark node process. Loads run inside the process (the harness only
+ * starts them and collects timings), so the figures measure the library and Lucene, not HTTP.
+ */
+final class BenchAgent implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(BenchAgent.class);
+  /** Frequent words of the Europarl sample: what the search load asks for. */
+  private static final String[] WORDS = {"the", "european", "parliament", "commission", "president", "council",
+      "member", "states", "report", "union", "policy", "must", "also", "which", "have", "this", "that", "will",
+      "would", "should", "rights", "market", "countries", "citizens", "debate"};
+
+  private final int nodeId;
+  private final ClusterNode node;
+  private final BenchIndex index;
+  private final JsonHttp http;
+  private final CpuSampler cpu = new CpuSampler();
+  private final List<long[]> visible = new ArrayList<>();
+  private final Runnable stop;
+  private final AtomicLong writes = new AtomicLong();
+
+  private BenchAgent(int nodeId, ClusterNode node, BenchIndex index, Runnable stop) throws IOException {
+    this.nodeId = nodeId;
+    this.node = node;
+    this.index = index;
+    this.stop = stop;
+    this.http = new JsonHttp("B" + nodeId, 0, 8, LOG);
+    http.route("/load", this::load);
+    http.route("/visible", this::visible);
+    http.route("/cpu", ex -> JsonHttp.reply(ex, 200, new BenchApi.CpuReply(
+        cpu.between(JsonHttp.number(ex, "from", 0), JsonHttp.number(ex, "to", System.nanoTime())))));
+    http.route("/search", this::search);
+    http.route("/bulk", this::bulk);
+    http.route("/deleteAll", ex -> {
+      index.writer().deleteAll();
+      index.refresh();
+      JsonHttp.reply(ex, 200, Map.of("ok", true));
+    });
+    http.route("/forceMerge", this::forceMerge);
+    http.route("/write", this::write);
+    http.route("/status", this::status);
+    http.route("/shutdown", ex -> {
+      JsonHttp.reply(ex, 200, Map.of("ok", true));
+      Thread.ofPlatform().name("bench-stop").start(stop);
+    });
+    http.start();
+  }
+
+  static BenchAgent cluster(NrtHost host, ClusterNode node, Runnable stop) throws IOException {
+    BenchAgent agent = new BenchAgent(host.nodeId(), node, BenchIndex.of(node), stop);
+    node.addRoleListener((n, role, gen) -> agent.watchVersions());
+    agent.watchVersions();
+    return agent;
+  }
+
+  static BenchAgent standalone(int id, Path path, IndexWriterConfig config, Runnable stop) throws IOException {
+    return new BenchAgent(id, null, BenchIndex.standalone(path, config), stop);
+  }
+
+  private final java.util.Set<Object> watched = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+
+  /** Records when this node (as a replica) starts searching each version, exactly. */
+  private synchronized void watchVersions() {
+    if (node != null && node.replica() != null && watched.add(node.replica())) {
+      node.replica().addVersionListener(v -> {
+        long now = System.nanoTime();
+        synchronized (visible) {
+          visible.add(new long[] {v, now});
+        }
+      });
+    }
+  }
+
+  int port() {
+    return http.port();
+  }
+
+  private void load(HttpExchange ex) throws Exception {
+    String mode = JsonHttp.query(ex, "mode");
+    BenchApi.LoadReply r = LoadRunner.run(index, mode == null ? LoadRunner.Mode.NRT : LoadRunner.Mode.valueOf(mode.toUpperCase(java.util.Locale.ROOT)),
+        (int) JsonHttp.number(ex, "docsPerSec", 1000), JsonHttp.number(ex, "refreshMs", 1000),
+        JsonHttp.number(ex, "warmupSec", 2), JsonHttp.number(ex, "seconds", 10));
+    JsonHttp.reply(ex, 200, r);
+  }
+
+  private void visible(HttpExchange ex) throws IOException {
+    List<long[]> out;
+    synchronized (visible) {
+      out = new ArrayList<>(visible);
+      visible.clear();
+    }
+    JsonHttp.reply(ex, 200, new BenchApi.VisibleReply(out));
+  }
+
+  /** Term queries as fast as {@code threads} threads can for {@code seconds}; returns how many ran. */
+  private void search(HttpExchange ex) throws Exception {
+    int threads = (int) JsonHttp.number(ex, "threads", 1);
+    long nanos = TimeUnit.SECONDS.toNanos(JsonHttp.number(ex, "seconds", 5));
+    AtomicLong queries = new AtomicLong();
+    long start = System.nanoTime();
+    List<Thread> ts = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int me = t;
+      ts.add(Thread.ofPlatform().name("bench-search-" + t).start(() -> {
+        Random random = new Random(me);
+        try {
+          while (System.nanoTime() - start < nanos) {
+            IndexSearcher s = index.acquire();
+            try {
+              s.search(new TermQuery(new Term("body", WORDS[random.nextInt(WORDS.length)])), 10);
+            } finally {
+              index.release(s);
+            }
+            queries.incrementAndGet();
+          }
+        } catch (IOException e) {
+          LOG.warn("B{}: search load failed", nodeId, e);
+        }
+      }));
+    }
+    for (Thread t : ts) {
+      t.join();
+    }
+    JsonHttp.reply(ex, 200, new BenchApi.SearchReply(queries.get(), System.nanoTime() - start));
+  }
+
+  /**
+   * Bulk load for the copy-throughput figure: documents with an incompressible stored payload, a
+   * refresh after every {@code segmentBytes}, until {@code bytes}. The bytes are what a copy moves;
+   * their origin does not matter to it, and random payloads build a large segment in seconds.
+   */
+  private void bulk(HttpExchange ex) throws Exception {
+    long bytes = JsonHttp.number(ex, "bytes", 64L << 20);
+    long segmentBytes = JsonHttp.number(ex, "segmentBytes", 32L << 20);
+    int docBytes = (int) JsonHttp.number(ex, "docBytes", 256 << 10);
+    Random random = new Random(nodeId);
+    byte[] payload = new byte[docBytes];
+    long written = 0;
+    long sinceRefresh = 0;
+    long docs = 0;
+    while (written < bytes) {
+      random.nextBytes(payload);
+      Document doc = new Document();
+      doc.add(new StringField("id", "bulk-" + docs++, Field.Store.NO));
+      doc.add(new StoredField("payload", payload.clone()));
+      index.writer().addDocument(doc);
+      written += docBytes;
+      sinceRefresh += docBytes;
+      if (sinceRefresh >= segmentBytes) {
+        index.refresh();
+        sinceRefresh = 0;
+      }
+    }
+    index.refresh();
+    JsonHttp.reply(ex, 200, new BenchApi.BulkReply(docs, written));
+  }
+
+  private void forceMerge(HttpExchange ex) throws Exception {
+    PreCopyResult before = index.lastPreCopy();
+    long start = System.nanoTime();
+    index.writer().forceMerge(1);
+    long took = System.nanoTime() - start;
+    index.refresh();
+    PreCopyResult after = index.lastPreCopy();
+    if (after == null || after == before) {
+      JsonHttp.reply(ex, 200, new BenchApi.MergeReply(took, 0, 0, 0, 0, List.of()));
+      return;
+    }
+    JsonHttp.reply(ex, 200, new BenchApi.MergeReply(took, after.bytes(), after.nanos(), after.replicas(),
+        after.succeeded(), List.of(after.segment())));
+  }
+
+  private void write(HttpExchange ex) throws Exception {
+    Document doc = new Document();
+    doc.add(new StringField("id", "w" + writes.incrementAndGet(), Field.Store.NO));
+    index.add(doc);
+    JsonHttp.reply(ex, 200, Map.of("ok", true));
+  }
+
+  private void status(HttpExchange ex) throws IOException {
+    if (node == null) {
+      JsonHttp.reply(ex, 200, new BenchApi.StatusReply(nodeId, "STANDALONE", 0, 0));
+      return;
+    }
+    Role role = node.role();
+    JsonHttp.reply(ex, 200, new BenchApi.StatusReply(nodeId, role.name(), node.primaryGen(), node.searchingVersion()));
+  }
+
+  @Override
+  public void close() throws IOException {
+    http.close();
+    cpu.close();
+    index.close();
+  }
+}

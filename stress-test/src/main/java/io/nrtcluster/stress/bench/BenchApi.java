@@ -1,0 +1,29 @@
+package io.nrtcluster.stress.bench;
+
+import java.util.List;
+
+/** The JSON messages between the benchmark harness and its node processes. Times are {@code System.nanoTime()}, which on Linux is one clock (CLOCK_MONOTONIC) for every process of the machine. */
+public final class BenchApi {
+  private BenchApi() {}
+
+  /**
+   * One measured load: each refresh as {version, start nanos, end nanos} (after warm-up), documents
+   * indexed, and process CPU and wall time over the measured part.
+   */
+  public record LoadReply(List<long[]> refreshes, long docs, long cpuNanos, long fromNanos, long toNanos) {}
+
+  /** Versions this node started searching, each as {version, nanos}. */
+  public record VisibleReply(List<long[]> versions) {}
+
+  public record CpuReply(long cpuNanos) {}
+
+  public record SearchReply(long queries, long nanos) {}
+
+  public record BulkReply(long docs, long bytes) {}
+
+  /** A forced merge and its pre-copy to the replicas (null fields when no pre-copy ran). */
+  public record MergeReply(long mergeNanos, long preCopyBytes, long preCopyNanos, int replicas, int succeeded,
+      List<String> files) {}
+
+  public record StatusReply(int nodeId, String role, long gen, long version) {}
+}

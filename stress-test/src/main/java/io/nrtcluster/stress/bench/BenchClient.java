@@ -1,0 +1,55 @@
+package io.nrtcluster.stress.bench;
+
+import io.nrtcluster.stress.AgentException;
+import io.nrtcluster.stress.JsonClient;
+import java.time.Duration;
+import java.util.Map;
+
+/** Calls one benchmark node process ({@link BenchAgent}). */
+final class BenchClient {
+  private final JsonClient json;
+
+  BenchClient(String who, int port) {
+    this.json = new JsonClient(who, port);
+  }
+
+  BenchApi.LoadReply load(LoadRunner.Mode mode, int docsPerSec, long refreshMs, long warmupSec, long seconds)
+      throws AgentException {
+    return json.post("/load?mode=" + mode + "&docsPerSec=" + docsPerSec + "&refreshMs=" + refreshMs + "&warmupSec="
+        + warmupSec + "&seconds=" + seconds, null, Duration.ofSeconds(warmupSec + seconds + 120), BenchApi.LoadReply.class);
+  }
+
+  BenchApi.VisibleReply visible() throws AgentException {
+    return json.get("/visible", Duration.ofSeconds(10), BenchApi.VisibleReply.class);
+  }
+
+  long cpuNanos(long from, long to) throws AgentException {
+    return json.get("/cpu?from=" + from + "&to=" + to, Duration.ofSeconds(10), BenchApi.CpuReply.class).cpuNanos();
+  }
+
+  BenchApi.SearchReply search(long seconds, int threads) throws AgentException {
+    return json.post("/search?seconds=" + seconds + "&threads=" + threads, null, Duration.ofSeconds(seconds + 60),
+        BenchApi.SearchReply.class);
+  }
+
+  BenchApi.BulkReply bulk(long bytes, long segmentBytes) throws AgentException {
+    return json.post("/bulk?bytes=" + bytes + "&segmentBytes=" + segmentBytes, null, Duration.ofMinutes(20),
+        BenchApi.BulkReply.class);
+  }
+
+  void deleteAll() throws AgentException {
+    json.post("/deleteAll", null, Duration.ofMinutes(2), Map.class);
+  }
+
+  BenchApi.MergeReply forceMerge() throws AgentException {
+    return json.post("/forceMerge", null, Duration.ofMinutes(30), BenchApi.MergeReply.class);
+  }
+
+  void write() throws AgentException {
+    json.post("/write", null, Duration.ofSeconds(2), Map.class);
+  }
+
+  BenchApi.StatusReply status() throws AgentException {
+    return json.get("/status", Duration.ofSeconds(2), BenchApi.StatusReply.class);
+  }
+}

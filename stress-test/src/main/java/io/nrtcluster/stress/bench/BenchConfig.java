@@ -1,0 +1,51 @@
+package io.nrtcluster.stress.bench;
+
+import io.nrtcluster.common.Checks;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Settings of one benchmark run; {@link #full} and {@link #quick} are the two the command offers.
+ *
+ * @param out where bench.json, the plots and the node directories go
+ * @param docsPerSec indexing rates of the grid
+ * @param refreshMs refresh intervals of the grid
+ * @param warmUpSec load on every fresh JVM before anything is measured (JIT compilation, heap sizing)
+ * @param warmupSec warm-up of each cell, not measured
+ * @param cellSec measured time of each cell
+ * @param commitCells whether commit-based replication runs in every cell (else only the first)
+ * @param copyBytes size of the merged segment of the copy-throughput figure
+ * @param failovers how many primary kills the failover figure measures
+ * @param sessionTimeoutMs ZooKeeper session timeout of the cluster nodes
+ * @param heapMb heap of each node JVM
+ */
+public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refreshMs, int warmUpSec, int warmupSec, int cellSec,
+    boolean commitCells, long copyBytes, int failovers, int sessionTimeoutMs, int heapMb) {
+
+  public BenchConfig {
+    Checks.notNull("out", out);
+    Checks.notNull("docsPerSec", docsPerSec);
+    Checks.notNull("refreshMs", refreshMs);
+    docsPerSec.forEach(d -> Checks.inRange("docsPerSec", d, 1, 1_000_000));
+    refreshMs.forEach(r -> Checks.inRange("refreshMs", r, 10, 60_000));
+    Checks.inRange("warmUpSec", warmUpSec, 0, 3600);
+    Checks.inRange("warmupSec", warmupSec, 0, 600);
+    Checks.inRange("cellSec", cellSec, 1, 3600);
+    Checks.inRange("copyBytes", copyBytes, 1 << 20, 1L << 40);
+    Checks.inRange("failovers", failovers, 1, 1000);
+    Checks.inRange("sessionTimeoutMs", sessionTimeoutMs, 1000, 120_000);
+    Checks.inRange("heapMb", heapMb, 128, 65_536);
+    docsPerSec = List.copyOf(docsPerSec);
+    refreshMs = List.copyOf(refreshMs);
+  }
+
+  /** The full grid (1,000 / 10,000 docs/s x 100 ms / 1 s), a 1 GiB merged segment, 10 failovers. */
+  public static BenchConfig full(Path out) {
+    return new BenchConfig(out, List.of(1_000, 10_000), List.of(100, 1_000), 20, 3, 15, true, 1L << 30, 10, 2_000, 768);
+  }
+
+  /** About two minutes: one rate, one interval, a 128 MiB merged segment, 2 failovers. */
+  public static BenchConfig quick(Path out) {
+    return new BenchConfig(out, List.of(1_000), List.of(250), 8, 2, 8, false, 128L << 20, 2, 2_000, 512);
+  }
+}

@@ -1,0 +1,92 @@
+package io.nrtcluster.stress.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nrtcluster.node.ClusterNode;
+import io.nrtcluster.node.HostConfig;
+import io.nrtcluster.node.IndexSettings;
+import io.nrtcluster.node.NrtHost;
+import io.nrtcluster.stress.agent.AgentApi;
+import io.nrtcluster.stress.agent.ChaosNodeMain;
+import io.nrtcluster.transport.TransportConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.index.IndexWriterConfig;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * A benchmark node process: either a cluster node (the embeddable node, role from ZooKeeper) or, with
+ * {@code --standalone}, a single-node Lucene application (one IndexWriter, NRT readers reopened from
+ * it): the baseline the cluster is compared with. Driven through a {@link BenchAgent}.
+ */
+@Command(name = "bench-node", mixinStandardHelpOptions = true, description = "A node process of the benchmarks.")
+public final class BenchNodeMain implements Callable<Integer> {
+  @Option(names = "--zk", description = "ZooKeeper connect string (cluster mode).")
+  String zk;
+
+  @Option(names = "--standalone", description = "A single-node application instead of a cluster node.")
+  boolean standalone;
+
+  @Option(names = "--data", required = true)
+  Path data;
+
+  @Option(names = "--id", defaultValue = "1")
+  int id;
+
+  @Option(names = "--session-timeout-ms", defaultValue = "4000")
+  long sessionTimeoutMs;
+
+  @Option(names = "--merge-wait-ms", defaultValue = "0",
+      description = "IndexWriterConfig.maxFullFlushMergeWaitMillis of the writer.")
+  long mergeWaitMs;
+
+  private final CountDownLatch stopped = new CountDownLatch(1);
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new BenchNodeMain()).execute(args));
+  }
+
+  IndexWriterConfig writerConfig() {
+    return new IndexWriterConfig(new StandardAnalyzer()).setMaxFullFlushMergeWaitMillis(mergeWaitMs);
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    Files.createDirectories(data);
+    Files.deleteIfExists(data.resolve(ChaosNodeMain.READY_FILE));
+    BenchAgent agent;
+    String address;
+    NrtHost host = null;
+    if (standalone) {
+      agent = BenchAgent.standalone(id, data.resolve("index"), writerConfig(), stopped::countDown);
+      address = "standalone";
+    } else {
+      if (zk == null) {
+        throw new CommandLine.ParameterException(new CommandLine(this), "--zk or --standalone is required");
+      }
+      host = NrtHost.start(HostConfig.builder().nodeId(id).cluster("bench").dataDir(data).zooKeeper(zk)
+          .bindHost("127.0.0.1").port(0).sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
+          .connectionTimeout(Duration.ofSeconds(30)).electionSettle(Duration.ofMillis(300))
+          .transport(TransportConfig.builder().ioThreads(2).requestThreads(8).build()).build());
+      ClusterNode node = host.openIndex(new IndexSettings("bench", this::writerConfig));
+      agent = BenchAgent.cluster(host, node, stopped::countDown);
+      address = host.address().toString();
+    }
+    AgentApi.Ready ready = new AgentApi.Ready(ProcessHandle.current().pid(), agent.port(), address);
+    Path tmp = data.resolve(ChaosNodeMain.READY_FILE + ".tmp");
+    new ObjectMapper().writeValue(tmp.toFile(), ready);
+    Files.move(tmp, data.resolve(ChaosNodeMain.READY_FILE), StandardCopyOption.ATOMIC_MOVE);
+    stopped.await();
+    agent.close();
+    if (host != null) {
+      host.close();
+    }
+    return 0;
+  }
+}

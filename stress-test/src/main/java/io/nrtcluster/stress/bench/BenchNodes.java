@@ -1,0 +1,116 @@
+package io.nrtcluster.stress.bench;
+
+import io.nrtcluster.stress.AgentException;
+import io.nrtcluster.stress.NodeProcess;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+
+/**
+ * The processes of a benchmark run: a ZooKeeper server (in the harness's JVM), two single-node
+ * baselines (merge-on-refresh wait 0 and 500 ms) and a three-node cluster (node 1 starts first, so
+ * it is the first primary).
+ */
+final class BenchNodes implements Closeable {
+  private static final long START_MS = 120_000;
+  private final TestingServer zk;
+  final NodeProcess standalone;
+  final NodeProcess standaloneMergeWait;
+  final List<NodeProcess> cluster = new ArrayList<>();
+
+  BenchNodes(BenchConfig config) throws Exception {
+    Path out = config.out();
+    zk = new TestingServer(new InstanceSpec(out.resolve("zookeeper").toFile(), -1, -1, -1, true, 1, 500, -1), true);
+    standalone = start(new NodeProcess(101, out.resolve("standalone"), command(config, out.resolve("standalone"),
+        101, "--standalone", "--merge-wait-ms", "0")));
+    standaloneMergeWait = start(new NodeProcess(102, out.resolve("standalone-mergewait500"),
+        command(config, out.resolve("standalone-mergewait500"), 102, "--standalone", "--merge-wait-ms", "500")));
+    for (int id = 1; id <= 3; id++) {
+      Path dir = out.resolve("node-" + id);
+      cluster.add(new NodeProcess(id, dir, command(config, dir, id, "--zk", zk.getConnectString(),
+          "--session-timeout-ms", Integer.toString(config.sessionTimeoutMs()), "--merge-wait-ms", "0")));
+    }
+    start(cluster.get(0));
+    awaitRole(cluster.get(0), "PRIMARY");
+    start(cluster.get(1));
+    start(cluster.get(2));
+    awaitRole(cluster.get(1), "REPLICA");
+    awaitRole(cluster.get(2), "REPLICA");
+  }
+
+  private static List<String> command(BenchConfig config, Path dir, int id, String... args) {
+    List<String> cmd = NodeProcess.java(dir, config.heapMb(), List.of("-XX:+UseParallelGC"));
+    cmd.add(BenchNodeMain.class.getName());
+    cmd.addAll(List.of("--data", dir.toString(), "--id", Integer.toString(id)));
+    cmd.addAll(List.of(args));
+    return cmd;
+  }
+
+  static NodeProcess start(NodeProcess p) throws IOException {
+    p.start(START_MS);
+    return p;
+  }
+
+  static BenchClient client(NodeProcess p) {
+    return new BenchClient("B" + p.id(), p.httpPort());
+  }
+
+  /** Waits (bounded) until node {@code p} has {@code role}. */
+  static void awaitRole(NodeProcess p, String role) throws IOException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_MS);
+    while (System.nanoTime() < deadline) {
+      try {
+        if (role.equals(client(p).status().role())) {
+          return;
+        }
+      } catch (AgentException e) {
+        // starting
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+    }
+    throw new IOException("N" + p.id() + " did not become " + role + " within " + START_MS + " ms");
+  }
+
+  /** Waits (bounded) until every cluster node that is up searches {@code version} or newer. */
+  void awaitVersion(long version) throws IOException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_MS);
+    while (System.nanoTime() < deadline) {
+      boolean all = true;
+      for (NodeProcess p : cluster) {
+        if (p.state() == NodeProcess.State.UP) {
+          try {
+            all &= client(p).status().version() >= version;
+          } catch (AgentException e) {
+            all = false;
+          }
+        }
+      }
+      if (all) {
+        return;
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+    }
+    throw new IOException("the replicas did not reach version " + version + " within " + START_MS + " ms");
+  }
+
+  String zooKeeper() {
+    return zk.getConnectString();
+  }
+
+  @Override
+  public void close() throws IOException {
+    List<NodeProcess> all = new ArrayList<>(cluster);
+    all.add(standalone);
+    all.add(standaloneMergeWait);
+    for (NodeProcess p : all) {
+      p.stopGracefully(30_000);
+    }
+    zk.close();
+  }
+}

@@ -1,0 +1,423 @@
+package io.nrtcluster.stress.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.nrtcluster.stress.AgentException;
+import io.nrtcluster.stress.NodeProcess;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+/**
+ * The benchmarks side by side: every figure with its baseline measured in the same run on the same
+ * machine, printed as a table and written to {@code bench.json}, with lag plots.
+ */
+public final class BenchRun {
+  private final BenchConfig config;
+  private final Consumer<String> out;
+  private final Map<String, Object> figures = new LinkedHashMap<>();
+  private final List<String[]> table = new ArrayList<>();
+  /** Per cell: label -> (local, nrt, commit) lag samples for the plots. */
+  private final Map<String, List<List<Long>>> plotData = new LinkedHashMap<>();
+
+  private BenchRun(BenchConfig config, Consumer<String> out) {
+    this.config = config;
+    this.out = out;
+  }
+
+  /** Runs every figure and writes the results; returns the bench.json tree. */
+  public static Map<String, Object> run(BenchConfig config, Consumer<String> out) throws Exception {
+    Files.createDirectories(config.out());
+    return new BenchRun(config, out).run();
+  }
+
+  private Map<String, Object> run() throws Exception {
+    out.accept("bench: starting a ZooKeeper server, two single-node baselines and a 3-node cluster in " + config.out());
+    try (BenchNodes nodes = new BenchNodes(config)) {
+      warmUp(nodes);
+      grid(nodes);
+      searchWhileCopying(nodes);
+      copyThroughput(nodes);
+      failover(nodes);
+    }
+    Map<String, Object> result = new LinkedHashMap<>();
+    result.put("machine", machine());
+    result.put("config", config);
+    result.put("figures", figures);
+    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(config.out().resolve("bench.json").toFile(), result);
+    for (Map.Entry<String, List<List<Long>>> e : plotData.entrySet()) {
+      LagChart.write(e.getKey(), e.getValue(), config.out().resolve("lag-" + e.getKey().replaceAll("[^0-9a-z]+", "-") + ".png"));
+    }
+    out.accept(table());
+    out.accept("bench.json and lag plots in " + config.out());
+    return result;
+  }
+
+  private static Map<String, Object> machine() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("cores", Runtime.getRuntime().availableProcessors());
+    var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    m.put("memoryBytes", os.getTotalMemorySize());
+    m.put("jdk", Runtime.version().toString() + " (" + System.getProperty("java.vendor") + ")");
+    m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
+    return m;
+  }
+
+  /**
+   * Runs the first cell's load, unmeasured, on the baselines and the cluster: a fresh JVM spends its
+   * first seconds compiling (C2) and sizing its heap, which would be charged to whichever figure came
+   * first.
+   */
+  private void warmUp(BenchNodes nodes) throws Exception {
+    int docsPerSec = config.docsPerSec().get(0);
+    int refreshMs = config.refreshMs().get(0);
+    out.accept("bench: warming up the JVMs (" + config.warmUpSec() + " s of load each, not measured)");
+    BenchNodes.client(nodes.standalone).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs, config.warmUpSec(), 1);
+    BenchNodes.client(nodes.standaloneMergeWait).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs, config.warmUpSec(), 1);
+    BenchNodes.client(nodes.cluster.get(0)).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs, config.warmUpSec(), 1);
+    drain(nodes);
+  }
+
+  /** Figures 1, 2 and 4 over the grid of rates and refresh intervals. */
+  private void grid(BenchNodes nodes) throws Exception {
+    NodeProcess primary = nodes.cluster.get(0);
+    NodeProcess cpuReplica = nodes.cluster.get(1);
+    List<Map<String, Object>> lagCells = new ArrayList<>();
+    List<Map<String, Object>> commitCells = new ArrayList<>();
+    Map<String, Object> cpu = null;
+    double worstP50 = 0;
+    double worstP99 = 0;
+    double worstCommitP50 = Double.MAX_VALUE;
+    double worstCommitP99 = Double.MAX_VALUE;
+    boolean first = true;
+    for (int docsPerSec : config.docsPerSec()) {
+      for (int refreshMs : config.refreshMs()) {
+        String cell = docsPerSec + " docs/s, " + refreshMs + " ms";
+        out.accept("bench: " + cell + ": single-node baseline");
+        BenchApi.LoadReply local = BenchNodes.client(nodes.standalone).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs,
+            config.warmupSec(), config.cellSec());
+        Dist localDist = Dist.ofNanos(VisibilityLag.refreshTimes(local.refreshes()));
+        Dist localWaitDist = null;
+        if (first) {
+          out.accept("bench: " + cell + ": single-node baseline with maxFullFlushMergeWaitMillis=500");
+          BenchApi.LoadReply waiting = BenchNodes.client(nodes.standaloneMergeWait).load(LoadRunner.Mode.NRT, docsPerSec,
+              refreshMs, config.warmupSec(), config.cellSec());
+          localWaitDist = Dist.ofNanos(VisibilityLag.refreshTimes(waiting.refreshes()));
+        }
+        out.accept("bench: " + cell + ": NRT replication");
+        drain(nodes);
+        BenchApi.LoadReply nrt = BenchNodes.client(primary).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs,
+            config.warmupSec(), config.cellSec());
+        List<Long> nrtLags = VisibilityLag.lags(nrt.refreshes(), visible(nodes));
+        Dist nrtDist = Dist.ofNanos(nrtLags);
+        long replicaCpu = BenchNodes.client(cpuReplica).cpuNanos(nrt.fromNanos(), nrt.toNanos());
+        if (first) {
+          cpu = new LinkedHashMap<>();
+          cpu.put("primaryCpuSec", nrt.cpuNanos() / 1e9);
+          cpu.put("replicaCpuSec", replicaCpu / 1e9);
+          cpu.put("docReplicationNodeCpuSec", local.cpuNanos() / 1e9);
+          cpu.put("ratio", Dist.ratio(replicaCpu, nrt.cpuNanos()));
+          cpu.put("docReplicationRatio", Dist.ratio(replicaCpu, local.cpuNanos()));
+          cpu.put("target", 0.15);
+          cpu.put("cell", cell);
+          cpu.put("docs", nrt.docs());
+          cpu.put("note", "docReplicationRatio: replica CPU over the CPU of a node indexing every document itself "
+              + "(the single-node baseline under the same load)");
+        }
+        Map<String, Object> lagCell = new LinkedHashMap<>();
+        lagCell.put("docsPerSec", docsPerSec);
+        lagCell.put("refreshMs", refreshMs);
+        lagCell.put("localRefreshMs", localDist);
+        if (localWaitDist != null) {
+          lagCell.put("localRefreshMergeWait500Ms", localWaitDist);
+        }
+        lagCell.put("replicaLagMs", nrtDist);
+        lagCell.put("p50Ratio", Dist.ratio(nrtDist.p50(), localDist.p50()));
+        lagCell.put("p99Ratio", Dist.ratio(nrtDist.p99(), localDist.p99()));
+        lagCells.add(lagCell);
+        worstP50 = Math.max(worstP50, (double) lagCell.get("p50Ratio"));
+        worstP99 = Math.max(worstP99, (double) lagCell.get("p99Ratio"));
+        List<Long> commitLags = List.of();
+        if (first || config.commitCells()) {
+          out.accept("bench: " + cell + ": commit-based replication");
+          drain(nodes);
+          BenchApi.LoadReply commit = BenchNodes.client(primary).load(LoadRunner.Mode.COMMIT, docsPerSec, refreshMs,
+              config.warmupSec(), config.cellSec());
+          commitLags = VisibilityLag.lags(commit.refreshes(), visible(nodes));
+          Dist commitDist = Dist.ofNanos(commitLags);
+          Map<String, Object> c = new LinkedHashMap<>();
+          c.put("docsPerSec", docsPerSec);
+          c.put("refreshMs", refreshMs);
+          c.put("commitLagMs", commitDist);
+          c.put("nrtLagMs", nrtDist);
+          c.put("p50Ratio", Dist.ratio(commitDist.p50(), nrtDist.p50()));
+          c.put("p99Ratio", Dist.ratio(commitDist.p99(), nrtDist.p99()));
+          commitCells.add(c);
+          worstCommitP50 = Math.min(worstCommitP50, (double) c.get("p50Ratio"));
+          worstCommitP99 = Math.min(worstCommitP99, (double) c.get("p99Ratio"));
+          row("commit-based lag p50 / NRT p50 (" + cell + ")", commitDist.p50(), nrtDist.p50(), "ms", "> 1");
+        }
+        row("replica lag p50 / local refresh p50 (" + cell + ")", nrtDist.p50(), localDist.p50(), "ms", "<= 1.2");
+        row("replica lag p99 / local refresh p99 (" + cell + ")", nrtDist.p99(), localDist.p99(), "ms", "<= 1.5");
+        plotData.put(cell, List.of(VisibilityLag.refreshTimes(local.refreshes()), nrtLags, commitLags));
+        first = false;
+      }
+    }
+    Map<String, Object> lag = new LinkedHashMap<>();
+    lag.put("p50Ratio", worstP50);
+    lag.put("p99Ratio", worstP99);
+    lag.put("targetP50Ratio", 1.2);
+    lag.put("targetP99Ratio", 1.5);
+    lag.put("note", "top-level ratios are the worst cell's; baseline: the same load on a single-node application "
+        + "(DirectoryReader.openIfChanged(reader, writer)); primary default maxFullFlushMergeWaitMillis=0");
+    lag.put("cells", lagCells);
+    figures.put("visibilityLag", lag);
+    Map<String, Object> commit = new LinkedHashMap<>();
+    commit.put("p50Ratio", worstCommitP50);
+    commit.put("p99Ratio", worstCommitP99);
+    commit.put("note", "commit-based visibility lag over NRT visibility lag (how many times slower); top-level: the "
+        + "cell where NRT gains least");
+    commit.put("cells", commitCells);
+    figures.put("commitBased", commit);
+    figures.put("replicaCpu", cpu);
+    row("replica CPU / primary CPU", (double) cpu.get("replicaCpuSec"), (double) cpu.get("primaryCpuSec"), "s", "<= 0.15");
+    row("replica CPU / doc-replication node CPU", (double) cpu.get("replicaCpuSec"),
+        (double) cpu.get("docReplicationNodeCpuSec"), "s", "");
+  }
+
+  /**
+   * Figure 5: queries per second on a replica while the primary indexes (so the replica copies every
+   * refresh), then on the same replica idle, on the index as the load left it.
+   */
+  private void searchWhileCopying(BenchNodes nodes) throws Exception {
+    NodeProcess primary = nodes.cluster.get(0);
+    NodeProcess replica = nodes.cluster.get(2);
+    int docsPerSec = config.docsPerSec().get(0);
+    int refreshMs = config.refreshMs().get(0);
+    String cell = docsPerSec + " docs/s, " + refreshMs + " ms";
+    out.accept("bench: replica search throughput while copying (" + cell + "), then idle");
+    long seconds = config.cellSec();
+    CompletableFuture<BenchApi.SearchReply> busy = CompletableFuture.supplyAsync(() -> {
+      LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(config.warmupSec()));
+      try {
+        return BenchNodes.client(replica).search(seconds, 1);
+      } catch (AgentException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    BenchApi.LoadReply load = BenchNodes.client(primary).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs,
+        config.warmupSec(), seconds);
+    BenchApi.SearchReply copying = busy.join();
+    drain(nodes);
+    nodes.awaitVersion(BenchNodes.client(primary).status().version());
+    BenchApi.SearchReply idle = BenchNodes.client(replica).search(seconds, 1);
+    Map<String, Object> search = new LinkedHashMap<>();
+    search.put("copyingQps", qps(copying));
+    search.put("idleQps", qps(idle));
+    search.put("ratio", Dist.ratio(qps(copying), qps(idle)));
+    search.put("replica", replica.id());
+    search.put("cell", cell);
+    search.put("docsIndexedMeanwhile", load.docs());
+    search.put("note", "one search thread of term queries on the replica; copying: while the primary indexes and "
+        + "refreshes; idle: right after, same index");
+    figures.put("searchWhileCopying", search);
+    row("replica qps while copying / idle", qps(copying), qps(idle), "q/s", "");
+  }
+
+  private static double qps(BenchApi.SearchReply r) {
+    return Math.round(r.queries() / (r.nanos() / 1e9) * 10) / 10.0;
+  }
+
+  private static void drain(BenchNodes nodes) throws AgentException {
+    for (NodeProcess p : nodes.cluster) {
+      BenchNodes.client(p).visible();
+    }
+  }
+
+  private static List<List<long[]>> visible(BenchNodes nodes) throws AgentException {
+    List<List<long[]>> v = new ArrayList<>();
+    for (NodeProcess p : nodes.cluster.subList(1, nodes.cluster.size())) {
+      v.add(BenchNodes.client(p).visible().versions());
+    }
+    return v;
+  }
+
+  /** Figure 3: a forced merge's pre-copy to two, then one replica, against raw loopback and disk. */
+  private void copyThroughput(BenchNodes nodes) throws Exception {
+    NodeProcess primary = nodes.cluster.get(0);
+    BenchClient p = BenchNodes.client(primary);
+    Map<String, Object> fig = new LinkedHashMap<>();
+    List<Path> mergedFiles = List.of();
+    for (int replicas = 2; replicas >= 1; replicas--) {
+      if (replicas == 1) {
+        nodes.cluster.get(2).stopGracefully(60_000);
+      }
+      out.accept("bench: copy throughput: " + (config.copyBytes() >> 20) + " MiB merged segment to " + replicas + " replica(s)");
+      p.deleteAll();
+      p.bulk(config.copyBytes(), Math.max(1 << 20, config.copyBytes() / 8));
+      nodes.awaitVersion(p.status().version());
+      BenchApi.MergeReply merge = p.forceMerge();
+      if (merge.preCopyNanos() <= 0 || merge.succeeded() != replicas) {
+        throw new IOException("the forced merge did not pre-copy to " + replicas + " replica(s): " + merge);
+      }
+      double bytesPerSec = merge.preCopyBytes() / (merge.preCopyNanos() / 1e9);
+      Map<String, Object> r = new LinkedHashMap<>();
+      r.put("bytes", merge.preCopyBytes());
+      r.put("seconds", merge.preCopyNanos() / 1e9);
+      r.put("mibPerSecPerReplica", bytesPerSec / (1 << 20));
+      r.put("mergeSeconds", merge.mergeNanos() / 1e9);
+      fig.put(replicas == 2 ? "twoReplicas" : "oneReplica", r);
+      String segment = merge.files().get(0);
+      try (Stream<Path> files = Files.list(primary.dir().resolve("bench").resolve("index"))) {
+        mergedFiles = files.filter(f -> {
+          String n = f.getFileName().toString();
+          return n.startsWith(segment + ".") || n.startsWith(segment + "_");
+        }).toList();
+      }
+    }
+    out.accept("bench: copy throughput: raw loopback and disk baselines on the same bytes");
+    double loopback = RawSpeed.loopback(mergedFiles);
+    double disk = RawSpeed.diskWrite(mergedFiles, config.out().resolve("rawcopy"));
+    double floor = Math.min(loopback, disk);
+    fig.put("loopbackMiBPerSec", loopback / (1 << 20));
+    fig.put("diskWriteMiBPerSec", disk / (1 << 20));
+    double one = (double) ((Map<?, ?>) fig.get("oneReplica")).get("mibPerSecPerReplica") * (1 << 20);
+    double two = (double) ((Map<?, ?>) fig.get("twoReplicas")).get("mibPerSecPerReplica") * (1 << 20);
+    fig.put("oneReplicaRatio", Dist.ratio(one, floor));
+    fig.put("twoReplicasRatio", Dist.ratio(two, floor));
+    fig.put("ratio", Math.min(Dist.ratio(one, floor), Dist.ratio(two, floor)));
+    fig.put("target", 0.9);
+    fig.put("note", "pre-copy bytes per second per replica (checksums verified) over the lower of raw loopback TCP "
+        + "and raw disk write (no fsync) of the same files");
+    figures.put("copyThroughput", fig);
+    row("pre-copy to 1 replica / min(loopback, disk)", one / (1 << 20), floor / (1 << 20), "MiB/s", ">= 0.9");
+    row("pre-copy to 2 replicas / min(loopback, disk)", two / (1 << 20), floor / (1 << 20), "MiB/s", ">= 0.9");
+    BenchNodes.start(nodes.cluster.get(2));
+    BenchNodes.awaitRole(nodes.cluster.get(2), "REPLICA");
+    p.deleteAll();
+  }
+
+  /** Figure 6: kill -9 of the primary, to the first write the new primary acknowledges and to every replica on its first version. */
+  private void failover(BenchNodes nodes) throws Exception {
+    List<Long> toWrite = new ArrayList<>();
+    List<Long> toReplicas = new ArrayList<>();
+    for (int i = 0; i < config.failovers(); i++) {
+      NodeProcess old = currentPrimary(nodes);
+      out.accept("bench: failover " + (i + 1) + "/" + config.failovers() + ": kill -9 of N" + old.id());
+      long t0 = System.nanoTime();
+      old.kill();
+      NodeProcess next = null;
+      long written = -1;
+      long deadline = t0 + TimeUnit.SECONDS.toNanos(120);
+      while (written < 0 && System.nanoTime() < deadline) {
+        for (NodeProcess p : nodes.cluster) {
+          if (p != old && p.state() == NodeProcess.State.UP) {
+            try {
+              BenchNodes.client(p).write();
+              written = System.nanoTime();
+              next = p;
+              break;
+            } catch (AgentException e) {
+              // not the primary yet
+            }
+          }
+        }
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+      }
+      if (next == null) {
+        throw new IOException("no new primary within 120 s of killing N" + old.id());
+      }
+      long firstVersion = BenchNodes.client(next).status().version();
+      long all = -1;
+      while (all < 0 && System.nanoTime() < deadline) {
+        boolean every = true;
+        for (NodeProcess p : nodes.cluster) {
+          if (p != old && p != next) {
+            every &= BenchNodes.client(p).status().version() >= firstVersion;
+          }
+        }
+        if (every) {
+          all = System.nanoTime();
+        } else {
+          LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+        }
+      }
+      toWrite.add(written - t0);
+      toReplicas.add(all < 0 ? deadline - t0 : all - t0);
+      BenchNodes.start(old);
+      BenchNodes.awaitRole(old, "REPLICA");
+      nodes.awaitVersion(firstVersion);
+    }
+    Dist w = Dist.ofNanos(toWrite);
+    Dist r = Dist.ofNanos(toReplicas);
+    Map<String, Object> fig = new LinkedHashMap<>();
+    fig.put("p50Ms", w.p50());
+    fig.put("maxMs", w.max());
+    fig.put("allReplicasP50Ms", r.p50());
+    fig.put("allReplicasMaxMs", r.max());
+    fig.put("sessionTimeoutMs", config.sessionTimeoutMs());
+    fig.put("failovers", toWrite.size());
+    fig.put("p50OverSessionTimeout", Dist.ratio(w.p50(), config.sessionTimeoutMs()));
+    fig.put("note", "kill -9 of the primary to the first write acknowledged by the new primary (p50Ms, maxMs) and to "
+        + "every live replica searching the new primary's first version (allReplicas*)");
+    figures.put("failover", fig);
+    row("failover to first write / session timeout", w.p50(), config.sessionTimeoutMs(), "ms", "");
+    row("failover to all replicas on new version (p50)", r.p50(), config.sessionTimeoutMs(), "ms", "");
+  }
+
+  private static NodeProcess currentPrimary(BenchNodes nodes) throws IOException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      for (NodeProcess p : nodes.cluster) {
+        if (p.state() == NodeProcess.State.UP) {
+          try {
+            if ("PRIMARY".equals(BenchNodes.client(p).status().role())) {
+              return p;
+            }
+          } catch (AgentException e) {
+            // try the next
+          }
+        }
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+    }
+    throw new IOException("no primary");
+  }
+
+  private void row(String figure, double measured, double baseline, String unit, String target) {
+    table.add(new String[] {figure, String.format(Locale.ROOT, "%.1f %s", measured, unit),
+        String.format(Locale.ROOT, "%.1f %s", baseline, unit), String.format(Locale.ROOT, "%.3f", Dist.ratio(measured, baseline)),
+        target});
+  }
+
+  private String table() {
+    String[] head = {"figure", "measured", "baseline", "ratio", "target"};
+    int[] w = new int[head.length];
+    List<String[]> rows = new ArrayList<>();
+    rows.add(head);
+    rows.addAll(table);
+    for (String[] r : rows) {
+      for (int i = 0; i < r.length; i++) {
+        w[i] = Math.max(w[i], r[i].length());
+      }
+    }
+    StringBuilder sb = new StringBuilder();
+    for (String[] r : rows) {
+      for (int i = 0; i < r.length; i++) {
+        sb.append(String.format(Locale.ROOT, i == 0 ? "%-" + w[i] + "s" : "  %" + w[i] + "s", r[i]));
+      }
+      sb.append('\n');
+    }
+    return sb.toString().stripTrailing();
+  }
+}
