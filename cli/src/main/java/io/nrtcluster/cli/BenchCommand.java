@@ -36,6 +36,9 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--quick", description = "One rate, one refresh interval, a 128 MiB merge, 2 failovers.")
   boolean quick;
 
+  @Option(names = "--profile", description = "Record a JFR profile of every node process (DIR/*/node.jfr).")
+  boolean profile;
+
   @Override
   public Integer call() throws Exception {
     if (Files.isDirectory(out)) {
@@ -47,7 +50,8 @@ public final class BenchCommand implements Callable<Integer> {
     }
     Path dir = out.toAbsolutePath();
     Console console = new Console(spec.commandLine().getOut());
-    BenchRun.run(quick ? BenchConfig.quick(dir) : BenchConfig.full(dir), console::println);
+    BenchConfig config = quick ? BenchConfig.quick(dir) : BenchConfig.full(dir);
+    BenchRun.run(profile ? config.profiled() : config, console::println);
     return 0;
   }
 }

@@ -199,7 +199,7 @@ public final class NodeProcess {
     return clean;
   }
 
-  boolean alive() {
+  public boolean alive() {
     Process p = process;
     return p != null && p.isAlive();
   }

@@ -18,9 +18,10 @@ import java.util.List;
  * @param failovers how many primary kills the failover figure measures
  * @param sessionTimeoutMs ZooKeeper session timeout of the cluster nodes
  * @param heapMb heap of each node JVM
+ * @param profile record a JFR profile of every node process ({@code node.jfr} in its directory)
  */
 public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refreshMs, int warmUpSec, int warmupSec, int cellSec,
-    boolean commitCells, long copyBytes, int failovers, int sessionTimeoutMs, int heapMb) {
+    boolean commitCells, long copyBytes, int failovers, int sessionTimeoutMs, int heapMb, boolean profile) {
 
   public BenchConfig {
     Checks.notNull("out", out);
@@ -39,13 +40,19 @@ public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refr
     refreshMs = List.copyOf(refreshMs);
   }
 
-  /** The full grid (1,000 / 10,000 docs/s x 100 ms / 1 s), a 1 GiB merged segment, 10 failovers. */
+  /** The full grid (1,000 / 10,000 docs/s x 100 ms / 1 s), a 1 GiB merged segment, 10 failovers; session timeout 6 s. */
   public static BenchConfig full(Path out) {
-    return new BenchConfig(out, List.of(1_000, 10_000), List.of(100, 1_000), 20, 3, 15, true, 1L << 30, 10, 2_000, 768);
+    return new BenchConfig(out, List.of(1_000, 10_000), List.of(100, 1_000), 20, 3, 15, true, 1L << 30, 10, 6_000, 1024, false);
+  }
+
+  /** The same settings with JFR profiles of every node process. */
+  public BenchConfig profiled() {
+    return new BenchConfig(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
+        sessionTimeoutMs, heapMb, true);
   }
 
   /** About two minutes: one rate, one interval, a 128 MiB merged segment, 2 failovers. */
   public static BenchConfig quick(Path out) {
-    return new BenchConfig(out, List.of(1_000), List.of(250), 8, 2, 8, false, 128L << 20, 2, 2_000, 512);
+    return new BenchConfig(out, List.of(1_000), List.of(250), 8, 2, 8, false, 128L << 20, 2, 6_000, 512, false);
   }
 }

@@ -45,7 +45,9 @@ final class BenchNodes implements Closeable {
   }
 
   private static List<String> command(BenchConfig config, Path dir, int id, String... args) {
-    List<String> cmd = NodeProcess.java(dir, config.heapMb(), List.of("-XX:+UseParallelGC"));
+    List<String> cmd = NodeProcess.java(dir, config.heapMb(), config.profile()
+        ? List.of("-XX:StartFlightRecording=filename=" + dir.resolve("node.jfr") + ",settings=profile,dumponexit=true")
+        : List.of());
     cmd.add(BenchNodeMain.class.getName());
     cmd.addAll(List.of("--data", dir.toString(), "--id", Integer.toString(id)));
     cmd.addAll(List.of(args));
@@ -97,6 +99,35 @@ final class BenchNodes implements Closeable {
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
     }
     throw new IOException("the replicas did not reach version " + version + " within " + START_MS + " ms");
+  }
+
+  /** Restarts any cluster node that died and waits (bounded) for one primary and two replicas. */
+  static void awaitAll(BenchNodes nodes) throws IOException {
+    for (NodeProcess p : nodes.cluster) {
+      if (!p.alive()) {
+        p.kill();
+        start(p);
+      }
+    }
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_MS);
+    while (System.nanoTime() < deadline) {
+      int primaries = 0;
+      int replicas = 0;
+      for (NodeProcess p : nodes.cluster) {
+        try {
+          String role = client(p).status().role();
+          primaries += "PRIMARY".equals(role) ? 1 : 0;
+          replicas += "REPLICA".equals(role) ? 1 : 0;
+        } catch (AgentException e) {
+          // not up yet
+        }
+      }
+      if (primaries == 1 && replicas == nodes.cluster.size() - 1) {
+        return;
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+    }
+    throw new IOException("the cluster did not settle on one primary within " + START_MS + " ms");
   }
 
   String zooKeeper() {

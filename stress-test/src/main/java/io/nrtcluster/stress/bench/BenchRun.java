@@ -48,6 +48,9 @@ public final class BenchRun {
       grid(nodes);
       searchWhileCopying(nodes);
       copyThroughput(nodes);
+      if (config.profile()) {
+        dumpProfiles(nodes);
+      }
       failover(nodes);
     }
     Map<String, Object> result = new LinkedHashMap<>();
@@ -84,14 +87,12 @@ public final class BenchRun {
     out.accept("bench: warming up the JVMs (" + config.warmUpSec() + " s of load each, not measured)");
     BenchNodes.client(nodes.standalone).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs, config.warmUpSec(), 1);
     BenchNodes.client(nodes.standaloneMergeWait).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs, config.warmUpSec(), 1);
-    BenchNodes.client(nodes.cluster.get(0)).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs, config.warmUpSec(), 1);
+    BenchNodes.client(currentPrimary(nodes)).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs, config.warmUpSec(), 1);
     drain(nodes);
   }
 
   /** Figures 1, 2 and 4 over the grid of rates and refresh intervals. */
   private void grid(BenchNodes nodes) throws Exception {
-    NodeProcess primary = nodes.cluster.get(0);
-    NodeProcess cpuReplica = nodes.cluster.get(1);
     List<Map<String, Object>> lagCells = new ArrayList<>();
     List<Map<String, Object>> commitCells = new ArrayList<>();
     Map<String, Object> cpu = null;
@@ -103,75 +104,96 @@ public final class BenchRun {
     for (int docsPerSec : config.docsPerSec()) {
       for (int refreshMs : config.refreshMs()) {
         String cell = docsPerSec + " docs/s, " + refreshMs + " ms";
-        out.accept("bench: " + cell + ": single-node baseline");
-        BenchApi.LoadReply local = BenchNodes.client(nodes.standalone).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs,
-            config.warmupSec(), config.cellSec());
-        Dist localDist = Dist.ofNanos(VisibilityLag.refreshTimes(local.refreshes()));
-        Dist localWaitDist = null;
-        if (first) {
-          out.accept("bench: " + cell + ": single-node baseline with maxFullFlushMergeWaitMillis=500");
-          BenchApi.LoadReply waiting = BenchNodes.client(nodes.standaloneMergeWait).load(LoadRunner.Mode.NRT, docsPerSec,
-              refreshMs, config.warmupSec(), config.cellSec());
-          localWaitDist = Dist.ofNanos(VisibilityLag.refreshTimes(waiting.refreshes()));
-        }
-        out.accept("bench: " + cell + ": NRT replication");
-        drain(nodes);
-        BenchApi.LoadReply nrt = BenchNodes.client(primary).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs,
-            config.warmupSec(), config.cellSec());
-        List<Long> nrtLags = VisibilityLag.lags(nrt.refreshes(), visible(nodes));
-        Dist nrtDist = Dist.ofNanos(nrtLags);
-        long replicaCpu = BenchNodes.client(cpuReplica).cpuNanos(nrt.fromNanos(), nrt.toNanos());
-        if (first) {
-          cpu = new LinkedHashMap<>();
-          cpu.put("primaryCpuSec", nrt.cpuNanos() / 1e9);
-          cpu.put("replicaCpuSec", replicaCpu / 1e9);
-          cpu.put("docReplicationNodeCpuSec", local.cpuNanos() / 1e9);
-          cpu.put("ratio", Dist.ratio(replicaCpu, nrt.cpuNanos()));
-          cpu.put("docReplicationRatio", Dist.ratio(replicaCpu, local.cpuNanos()));
-          cpu.put("target", 0.15);
-          cpu.put("cell", cell);
-          cpu.put("docs", nrt.docs());
-          cpu.put("note", "docReplicationRatio: replica CPU over the CPU of a node indexing every document itself "
-              + "(the single-node baseline under the same load)");
-        }
-        Map<String, Object> lagCell = new LinkedHashMap<>();
-        lagCell.put("docsPerSec", docsPerSec);
-        lagCell.put("refreshMs", refreshMs);
-        lagCell.put("localRefreshMs", localDist);
-        if (localWaitDist != null) {
-          lagCell.put("localRefreshMergeWait500Ms", localWaitDist);
-        }
-        lagCell.put("replicaLagMs", nrtDist);
-        lagCell.put("p50Ratio", Dist.ratio(nrtDist.p50(), localDist.p50()));
-        lagCell.put("p99Ratio", Dist.ratio(nrtDist.p99(), localDist.p99()));
-        lagCells.add(lagCell);
-        worstP50 = Math.max(worstP50, (double) lagCell.get("p50Ratio"));
-        worstP99 = Math.max(worstP99, (double) lagCell.get("p99Ratio"));
-        List<Long> commitLags = List.of();
-        if (first || config.commitCells()) {
-          out.accept("bench: " + cell + ": commit-based replication");
-          drain(nodes);
-          BenchApi.LoadReply commit = BenchNodes.client(primary).load(LoadRunner.Mode.COMMIT, docsPerSec, refreshMs,
+        NodeProcess primary = currentPrimary(nodes);
+        NodeProcess cpuReplica = replicas(nodes, primary).get(0);
+        try {
+          out.accept("bench: " + cell + ": single-node baseline");
+          BenchApi.LoadReply local = BenchNodes.client(nodes.standalone).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs,
               config.warmupSec(), config.cellSec());
-          commitLags = VisibilityLag.lags(commit.refreshes(), visible(nodes));
-          Dist commitDist = Dist.ofNanos(commitLags);
-          Map<String, Object> c = new LinkedHashMap<>();
-          c.put("docsPerSec", docsPerSec);
-          c.put("refreshMs", refreshMs);
-          c.put("commitLagMs", commitDist);
-          c.put("nrtLagMs", nrtDist);
-          c.put("p50Ratio", Dist.ratio(commitDist.p50(), nrtDist.p50()));
-          c.put("p99Ratio", Dist.ratio(commitDist.p99(), nrtDist.p99()));
-          commitCells.add(c);
-          worstCommitP50 = Math.min(worstCommitP50, (double) c.get("p50Ratio"));
-          worstCommitP99 = Math.min(worstCommitP99, (double) c.get("p99Ratio"));
-          row("commit-based lag p50 / NRT p50 (" + cell + ")", commitDist.p50(), nrtDist.p50(), "ms", "> 1");
+          Dist localDist = Dist.ofNanos(VisibilityLag.refreshTimes(local.refreshes()));
+          Dist localWaitDist = null;
+          if (first) {
+            out.accept("bench: " + cell + ": single-node baseline with maxFullFlushMergeWaitMillis=500");
+            BenchApi.LoadReply waiting = BenchNodes.client(nodes.standaloneMergeWait).load(LoadRunner.Mode.NRT, docsPerSec,
+                refreshMs, config.warmupSec(), config.cellSec());
+            localWaitDist = Dist.ofNanos(VisibilityLag.refreshTimes(waiting.refreshes()));
+          }
+          out.accept("bench: " + cell + ": NRT replication");
+          drain(nodes);
+          BenchApi.LoadReply nrt = BenchNodes.client(primary).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs,
+              config.warmupSec(), config.cellSec());
+          awaitLastRefresh(nodes, nrt);
+          List<Long> nrtLags = VisibilityLag.lags(nrt.refreshes(), visible(nodes, primary));
+          Dist nrtDist = Dist.ofNanos(nrtLags);
+          long replicaCpu = BenchNodes.client(cpuReplica).cpuNanos(nrt.fromNanos(), nrt.toNanos());
+          if (first) {
+            cpu = new LinkedHashMap<>();
+            cpu.put("primaryCpuSec", nrt.cpuNanos() / 1e9);
+            cpu.put("replicaCpuSec", replicaCpu / 1e9);
+            cpu.put("docReplicationNodeCpuSec", local.cpuNanos() / 1e9);
+            cpu.put("ratio", Dist.ratio(replicaCpu, nrt.cpuNanos()));
+            cpu.put("docReplicationRatio", Dist.ratio(replicaCpu, local.cpuNanos()));
+            cpu.put("target", 0.15);
+            cpu.put("cell", cell);
+            cpu.put("docs", nrt.docs());
+            cpu.put("note", "docReplicationRatio: replica CPU over the CPU of a node indexing every document itself "
+                + "(the single-node baseline under the same load)");
+          }
+          Map<String, Object> lagCell = new LinkedHashMap<>();
+          lagCell.put("docsPerSec", docsPerSec);
+          lagCell.put("refreshMs", refreshMs);
+          lagCell.put("localRefreshMs", localDist);
+          if (localWaitDist != null) {
+            lagCell.put("localRefreshMergeWait500Ms", localWaitDist);
+          }
+          lagCell.put("replicaLagMs", nrtDist);
+          lagCell.put("p50Ratio", Dist.ratio(nrtDist.p50(), localDist.p50()));
+          lagCell.put("p99Ratio", Dist.ratio(nrtDist.p99(), localDist.p99()));
+          lagCells.add(lagCell);
+          worstP50 = Math.max(worstP50, (double) lagCell.get("p50Ratio"));
+          worstP99 = Math.max(worstP99, (double) lagCell.get("p99Ratio"));
+          List<Long> commitLags = List.of();
+          if (first || config.commitCells()) {
+            out.accept("bench: " + cell + ": commit-based replication");
+            drain(nodes);
+            BenchApi.LoadReply commit = BenchNodes.client(primary).load(LoadRunner.Mode.COMMIT, docsPerSec, refreshMs,
+                config.warmupSec(), config.cellSec());
+            awaitLastRefresh(nodes, commit);
+            commitLags = VisibilityLag.lags(commit.refreshes(), visible(nodes, primary));
+            Dist commitDist = Dist.ofNanos(commitLags);
+            Map<String, Object> c = new LinkedHashMap<>();
+            c.put("docsPerSec", docsPerSec);
+            c.put("refreshMs", refreshMs);
+            c.put("commitLagMs", commitDist);
+            c.put("nrtLagMs", nrtDist);
+            c.put("p50Ratio", Dist.ratio(commitDist.p50(), nrtDist.p50()));
+            c.put("p99Ratio", Dist.ratio(commitDist.p99(), nrtDist.p99()));
+            commitCells.add(c);
+            worstCommitP50 = Math.min(worstCommitP50, (double) c.get("p50Ratio"));
+            worstCommitP99 = Math.min(worstCommitP99, (double) c.get("p99Ratio"));
+            row("commit-based lag p50 / NRT p50 (" + cell + ")", commitDist.p50(), nrtDist.p50(), "ms", "> 1");
+          }
+          row("replica lag p50 / local refresh p50 (" + cell + ")", nrtDist.p50(), localDist.p50(), "ms", "<= 1.2");
+          row("replica lag p99 / local refresh p99 (" + cell + ")", nrtDist.p99(), localDist.p99(), "ms", "<= 1.5");
+          plotData.put(cell, List.of(VisibilityLag.refreshTimes(local.refreshes()), nrtLags, commitLags));
+          out.accept(String.format(Locale.ROOT, "bench: %s: local refresh p50 %.1f ms p99 %.1f ms; replica lag p50 %.1f ms "
+              + "p99 %.1f ms", cell, localDist.p50(), localDist.p99(), nrtDist.p50(), nrtDist.p99()));
+          first = false;
+        } catch (IOException e) {
+          // One cell that overloads the machine (for example a primary losing its ZooKeeper session) must
+          // not lose the others: record it, wait for a primary, go on.
+          out.accept("bench: " + cell + " failed: " + e.getMessage());
+          Map<String, Object> failed = new LinkedHashMap<>();
+          failed.put("docsPerSec", docsPerSec);
+          failed.put("refreshMs", refreshMs);
+          failed.put("error", e.getMessage());
+          lagCells.add(failed);
+          BenchNodes.awaitAll(nodes);
         }
-        row("replica lag p50 / local refresh p50 (" + cell + ")", nrtDist.p50(), localDist.p50(), "ms", "<= 1.2");
-        row("replica lag p99 / local refresh p99 (" + cell + ")", nrtDist.p99(), localDist.p99(), "ms", "<= 1.5");
-        plotData.put(cell, List.of(VisibilityLag.refreshTimes(local.refreshes()), nrtLags, commitLags));
-        first = false;
       }
+    }
+    if (cpu == null) {
+      throw new IOException("no cell of the grid completed");
     }
     Map<String, Object> lag = new LinkedHashMap<>();
     lag.put("p50Ratio", worstP50);
@@ -200,8 +222,9 @@ public final class BenchRun {
    * refresh), then on the same replica idle, on the index as the load left it.
    */
   private void searchWhileCopying(BenchNodes nodes) throws Exception {
-    NodeProcess primary = nodes.cluster.get(0);
-    NodeProcess replica = nodes.cluster.get(2);
+    NodeProcess primary = currentPrimary(nodes);
+    List<NodeProcess> replicas = replicas(nodes, primary);
+    NodeProcess replica = replicas.get(replicas.size() - 1);
     int docsPerSec = config.docsPerSec().get(0);
     int refreshMs = config.refreshMs().get(0);
     String cell = docsPerSec + " docs/s, " + refreshMs + " ms";
@@ -244,23 +267,39 @@ public final class BenchRun {
     }
   }
 
-  private static List<List<long[]>> visible(BenchNodes nodes) throws AgentException {
+  /**
+   * Replicas that fell behind during a load still count: wait until they search its last version, so
+   * every refresh has a visibility time (late ones after the load ended).
+   */
+  private static void awaitLastRefresh(BenchNodes nodes, BenchApi.LoadReply load) throws IOException {
+    if (!load.refreshes().isEmpty()) {
+      nodes.awaitVersion(load.refreshes().get(load.refreshes().size() - 1)[0]);
+    }
+  }
+
+  private static List<List<long[]>> visible(BenchNodes nodes, NodeProcess primary) throws AgentException {
     List<List<long[]>> v = new ArrayList<>();
-    for (NodeProcess p : nodes.cluster.subList(1, nodes.cluster.size())) {
+    for (NodeProcess p : replicas(nodes, primary)) {
       v.add(BenchNodes.client(p).visible().versions());
     }
     return v;
   }
 
+  /** The cluster nodes other than {@code primary} that are up, by id. */
+  private static List<NodeProcess> replicas(BenchNodes nodes, NodeProcess primary) {
+    return nodes.cluster.stream().filter(p -> p != primary && p.state() == NodeProcess.State.UP).toList();
+  }
+
   /** Figure 3: a forced merge's pre-copy to two, then one replica, against raw loopback and disk. */
   private void copyThroughput(BenchNodes nodes) throws Exception {
-    NodeProcess primary = nodes.cluster.get(0);
+    NodeProcess primary = currentPrimary(nodes);
+    NodeProcess second = replicas(nodes, primary).get(1);
     BenchClient p = BenchNodes.client(primary);
     Map<String, Object> fig = new LinkedHashMap<>();
     List<Path> mergedFiles = List.of();
     for (int replicas = 2; replicas >= 1; replicas--) {
       if (replicas == 1) {
-        nodes.cluster.get(2).stopGracefully(60_000);
+        second.stopGracefully(60_000);
       }
       out.accept("bench: copy throughput: " + (config.copyBytes() >> 20) + " MiB merged segment to " + replicas + " replica(s)");
       p.deleteAll();
@@ -302,9 +341,22 @@ public final class BenchRun {
     figures.put("copyThroughput", fig);
     row("pre-copy to 1 replica / min(loopback, disk)", one / (1 << 20), floor / (1 << 20), "MiB/s", ">= 0.9");
     row("pre-copy to 2 replicas / min(loopback, disk)", two / (1 << 20), floor / (1 << 20), "MiB/s", ">= 0.9");
-    BenchNodes.start(nodes.cluster.get(2));
-    BenchNodes.awaitRole(nodes.cluster.get(2), "REPLICA");
+    BenchNodes.start(second);
+    BenchNodes.awaitRole(second, "REPLICA");
     p.deleteAll();
+  }
+
+  /** Saves each cluster node's JFR recording so far (the failovers would lose it with the process). */
+  private void dumpProfiles(BenchNodes nodes) throws IOException, InterruptedException {
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    for (NodeProcess p : nodes.cluster) {
+      Path file = p.dir().resolve("profile-grid-and-copy.jfr");
+      Process dump = new ProcessBuilder(jcmd.toString(), Long.toString(p.pid()), "JFR.dump", "filename=" + file)
+          .redirectErrorStream(true).start();
+      dump.getInputStream().readAllBytes();
+      dump.waitFor(60, TimeUnit.SECONDS);
+      out.accept("bench: JFR profile of N" + p.id() + " so far: " + file);
+    }
   }
 
   /** Figure 6: kill -9 of the primary, to the first write the new primary acknowledges and to every replica on its first version. */
