@@ -142,6 +142,9 @@ public final class BenchRun {
           Map<String, Object> lagCell = new LinkedHashMap<>();
           lagCell.put("docsPerSec", docsPerSec);
           lagCell.put("refreshMs", refreshMs);
+          lagCell.put("docsIndexedLocal", local.docs());
+          lagCell.put("docsIndexedPrimary", nrt.docs());
+          lagCell.put("measuredSec", config.cellSec());
           lagCell.put("localRefreshMs", localDist);
           if (localWaitDist != null) {
             lagCell.put("localRefreshMergeWait500Ms", localWaitDist);

@@ -43,6 +43,7 @@ final class LagChart {
     }
     LogAxis x = new LogAxis("milliseconds (log scale)");
     x.setSmallestValue(0.01);
+    x.setNumberFormatOverride(new java.text.DecimalFormat("0.##"));
     NumberAxis y = new NumberAxis("fraction of refreshes at or below");
     y.setRange(0, 1.0);
     XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, false);
