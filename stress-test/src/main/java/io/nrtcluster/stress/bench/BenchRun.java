@@ -96,6 +96,7 @@ public final class BenchRun {
     List<Map<String, Object>> lagCells = new ArrayList<>();
     List<Map<String, Object>> commitCells = new ArrayList<>();
     Map<String, Object> cpu = null;
+    List<Map<String, Object>> cpuCells = new ArrayList<>();
     double worstP50 = 0;
     double worstP99 = 0;
     double worstCommitP50 = Double.MAX_VALUE;
@@ -126,18 +127,17 @@ public final class BenchRun {
           List<Long> nrtLags = VisibilityLag.lags(nrt.refreshes(), visible(nodes, primary));
           Dist nrtDist = Dist.ofNanos(nrtLags);
           long replicaCpu = BenchNodes.client(cpuReplica).cpuNanos(nrt.fromNanos(), nrt.toNanos());
-          if (first) {
-            cpu = new LinkedHashMap<>();
-            cpu.put("primaryCpuSec", nrt.cpuNanos() / 1e9);
-            cpu.put("replicaCpuSec", replicaCpu / 1e9);
-            cpu.put("docReplicationNodeCpuSec", local.cpuNanos() / 1e9);
-            cpu.put("ratio", Dist.ratio(replicaCpu, nrt.cpuNanos()));
-            cpu.put("docReplicationRatio", Dist.ratio(replicaCpu, local.cpuNanos()));
-            cpu.put("target", 0.15);
-            cpu.put("cell", cell);
-            cpu.put("docs", nrt.docs());
-            cpu.put("note", "docReplicationRatio: replica CPU over the CPU of a node indexing every document itself "
-                + "(the single-node baseline under the same load)");
+          Map<String, Object> cpuCell = new LinkedHashMap<>();
+          cpuCell.put("docsPerSec", docsPerSec);
+          cpuCell.put("refreshMs", refreshMs);
+          cpuCell.put("primaryCpuSec", nrt.cpuNanos() / 1e9);
+          cpuCell.put("replicaCpuSec", replicaCpu / 1e9);
+          cpuCell.put("docReplicationNodeCpuSec", local.cpuNanos() / 1e9);
+          cpuCell.put("ratio", Dist.ratio(replicaCpu, nrt.cpuNanos()));
+          cpuCell.put("docReplicationRatio", Dist.ratio(replicaCpu, local.cpuNanos()));
+          cpuCells.add(cpuCell);
+          if (cpu == null || (double) cpuCell.get("ratio") > (double) cpu.get("ratio")) {
+            cpu = cpuCell;
           }
           Map<String, Object> lagCell = new LinkedHashMap<>();
           lagCell.put("docsPerSec", docsPerSec);
@@ -214,10 +214,23 @@ public final class BenchRun {
         + "cell where NRT gains least");
     commit.put("cells", commitCells);
     figures.put("commitBased", commit);
-    figures.put("replicaCpu", cpu);
-    row("replica CPU / primary CPU", (double) cpu.get("replicaCpuSec"), (double) cpu.get("primaryCpuSec"), "s", "<= 0.15");
-    row("replica CPU / doc-replication node CPU", (double) cpu.get("replicaCpuSec"),
-        (double) cpu.get("docReplicationNodeCpuSec"), "s", "");
+    Map<String, Object> cpuFigure = new LinkedHashMap<>();
+    cpuFigure.put("ratio", cpu.get("ratio"));
+    cpuFigure.put("docReplicationRatio", cpu.get("docReplicationRatio"));
+    cpuFigure.put("target", 0.15);
+    cpuFigure.put("worstCell", cpu.get("docsPerSec") + " docs/s, " + cpu.get("refreshMs") + " ms");
+    cpuFigure.put("note", "process CPU seconds over the measured part of each cell; ratio: a replica over the primary; "
+        + "docReplicationRatio: a replica over a node indexing every document itself (the single-node baseline under "
+        + "the same load); top level: the cell with the highest ratio");
+    cpuFigure.put("cells", cpuCells);
+    figures.put("replicaCpu", cpuFigure);
+    for (Map<String, Object> c : cpuCells) {
+      String cell = c.get("docsPerSec") + " docs/s, " + c.get("refreshMs") + " ms";
+      row("replica CPU / primary CPU (" + cell + ")", (double) c.get("replicaCpuSec"), (double) c.get("primaryCpuSec"),
+          "s", "<= 0.15");
+      row("replica CPU / doc-replication node CPU (" + cell + ")", (double) c.get("replicaCpuSec"),
+          (double) c.get("docReplicationNodeCpuSec"), "s", "");
+    }
   }
 
   /**
