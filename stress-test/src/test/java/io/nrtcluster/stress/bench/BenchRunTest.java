@@ -1,0 +1,56 @@
+package io.nrtcluster.stress.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A tiny benchmark run end to end (real node JVMs), checking what it produces, not how fast anything
+ * was: timings belong to {@code bin/nrt bench}, not to tests.
+ */
+class BenchRunTest {
+  @TempDir Path dir;
+
+  @Test
+  @Timeout(value = 6, unit = TimeUnit.MINUTES)
+  void everyFigureComesWithItsBaselineInBenchJson() throws Exception {
+    Path out = dir.resolve("bench");
+    BenchConfig tiny = new BenchConfig(out, List.of(500), List.of(250), 3, 1, 3, false, 16L << 20, 1, 4_000, 384, false);
+    BenchRun.run(tiny, System.out::println);
+
+    JsonNode json = new ObjectMapper().readTree(out.resolve("bench.json").toFile());
+    assertThat(json.path("machine").path("cores").asInt()).isPositive();
+    assertThat(json.path("machine").path("memoryBytes").asLong()).isPositive();
+    assertThat(json.path("machine").path("jdk").asText()).isNotBlank();
+    JsonNode f = json.path("figures");
+    assertThat(f.path("visibilityLag").path("p50Ratio").asDouble()).isPositive();
+    assertThat(f.path("visibilityLag").path("p99Ratio").asDouble()).isPositive();
+    JsonNode cell = f.path("visibilityLag").path("cells").get(0);
+    assertThat(cell.path("localRefreshMs").path("n").asInt()).isPositive();
+    assertThat(cell.path("replicaLagMs").path("n").asInt()).isPositive();
+    assertThat(cell.has("localRefreshMergeWait500Ms")).isTrue();
+    assertThat(f.path("commitBased").path("p50Ratio").asDouble()).isPositive();
+    assertThat(f.path("commitBased").path("p99Ratio").asDouble()).isPositive();
+    assertThat(f.path("copyThroughput").path("ratio").asDouble()).isPositive();
+    assertThat(f.path("copyThroughput").path("oneReplica").path("bytes").asLong()).isGreaterThanOrEqualTo(16L << 20);
+    assertThat(f.path("copyThroughput").path("twoReplicas").path("bytes").asLong()).isGreaterThanOrEqualTo(16L << 20);
+    assertThat(f.path("replicaCpu").path("ratio").asDouble()).isPositive();
+    assertThat(f.path("replicaCpu").has("docReplicationRatio")).isTrue();
+    assertThat(f.path("searchWhileCopying").path("ratio").asDouble()).isPositive();
+    assertThat(f.path("failover").path("p50Ms").asDouble()).isPositive();
+    assertThat(f.path("failover").path("maxMs").asDouble()).isPositive();
+    assertThat(f.path("failover").path("sessionTimeoutMs").asInt()).isEqualTo(4_000);
+    try (var plots = Files.list(out)) {
+      assertThat(plots.filter(p -> p.getFileName().toString().startsWith("lag-")).toList()).hasSize(1)
+          .allSatisfy(p -> assertThat(Files.size(p)).isGreaterThan(5_000));
+    }
+  }
+}
