@@ -130,6 +130,31 @@ final class BenchNodes implements Closeable {
     throw new IOException("the cluster did not settle on one primary within " + START_MS + " ms");
   }
 
+  /** The cluster node that says it is primary now, waiting (bounded) for one. */
+  NodeProcess primary() throws IOException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      for (NodeProcess p : cluster) {
+        if (p.state() == NodeProcess.State.UP) {
+          try {
+            if ("PRIMARY".equals(BenchNodes.client(p).status().role())) {
+              return p;
+            }
+          } catch (AgentException e) {
+            // try the next
+          }
+        }
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+    }
+    throw new IOException("no primary");
+  }
+
+  /** The cluster nodes other than {@code primary} that are up, by id. */
+  List<NodeProcess> replicasOf(NodeProcess primary) {
+    return cluster.stream().filter(p -> p != primary && p.state() == NodeProcess.State.UP).toList();
+  }
+
   String zooKeeper() {
     return zk.getConnectString();
   }

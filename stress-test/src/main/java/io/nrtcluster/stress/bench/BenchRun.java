@@ -16,7 +16,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * The benchmarks side by side: every figure with its baseline measured in the same run on the same
@@ -26,7 +25,7 @@ public final class BenchRun {
   private final BenchConfig config;
   private final Consumer<String> out;
   private final Map<String, Object> figures = new LinkedHashMap<>();
-  private final List<String[]> table = new ArrayList<>();
+  private final BenchTable table = new BenchTable();
   /** Per cell: label -> (local, nrt, commit) lag samples for the plots. */
   private final Map<String, List<List<Long>>> plotData = new LinkedHashMap<>();
 
@@ -47,11 +46,11 @@ public final class BenchRun {
       warmUp(nodes);
       grid(nodes);
       searchWhileCopying(nodes);
-      copyThroughput(nodes);
+      figures.put("copyThroughput", CopyFigure.run(config, nodes, out, table));
       if (config.profile()) {
         dumpProfiles(nodes);
       }
-      failover(nodes);
+      figures.put("failover", FailoverFigure.run(config, nodes, out, table));
     }
     Map<String, Object> result = new LinkedHashMap<>();
     result.put("machine", machine());
@@ -61,7 +60,7 @@ public final class BenchRun {
     for (Map.Entry<String, List<List<Long>>> e : plotData.entrySet()) {
       LagChart.write(e.getKey(), e.getValue(), config.out().resolve("lag-" + e.getKey().replaceAll("[^0-9a-z]+", "-") + ".png"));
     }
-    out.accept(table());
+    out.accept(table.render());
     out.accept("bench.json and lag plots in " + config.out());
     return result;
   }
@@ -87,7 +86,7 @@ public final class BenchRun {
     out.accept("bench: warming up the JVMs (" + config.warmUpSec() + " s of load each, not measured)");
     BenchNodes.client(nodes.standalone).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs, config.warmUpSec(), 1);
     BenchNodes.client(nodes.standaloneMergeWait).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs, config.warmUpSec(), 1);
-    BenchNodes.client(currentPrimary(nodes)).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs, config.warmUpSec(), 1);
+    BenchNodes.client(nodes.primary()).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs, config.warmUpSec(), 1);
     drain(nodes);
   }
 
@@ -105,8 +104,8 @@ public final class BenchRun {
     for (int docsPerSec : config.docsPerSec()) {
       for (int refreshMs : config.refreshMs()) {
         String cell = docsPerSec + " docs/s, " + refreshMs + " ms";
-        NodeProcess primary = currentPrimary(nodes);
-        NodeProcess cpuReplica = replicas(nodes, primary).get(0);
+        NodeProcess primary = nodes.primary();
+        NodeProcess cpuReplica = nodes.replicasOf(primary).get(0);
         try {
           out.accept("bench: " + cell + ": single-node baseline");
           BenchApi.LoadReply local = BenchNodes.client(nodes.standalone).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs,
@@ -174,10 +173,10 @@ public final class BenchRun {
             commitCells.add(c);
             worstCommitP50 = Math.min(worstCommitP50, (double) c.get("p50Ratio"));
             worstCommitP99 = Math.min(worstCommitP99, (double) c.get("p99Ratio"));
-            row("commit-based lag p50 / NRT p50 (" + cell + ")", commitDist.p50(), nrtDist.p50(), "ms", "> 1");
+            table.row("commit-based lag p50 / NRT p50 (" + cell + ")", commitDist.p50(), nrtDist.p50(), "ms", "> 1");
           }
-          row("replica lag p50 / local refresh p50 (" + cell + ")", nrtDist.p50(), localDist.p50(), "ms", "<= 1.2");
-          row("replica lag p99 / local refresh p99 (" + cell + ")", nrtDist.p99(), localDist.p99(), "ms", "<= 1.5");
+          table.row("replica lag p50 / local refresh p50 (" + cell + ")", nrtDist.p50(), localDist.p50(), "ms", "<= 1.2");
+          table.row("replica lag p99 / local refresh p99 (" + cell + ")", nrtDist.p99(), localDist.p99(), "ms", "<= 1.5");
           plotData.put(cell, List.of(VisibilityLag.refreshTimes(local.refreshes()), nrtLags, commitLags));
           out.accept(String.format(Locale.ROOT, "bench: %s: local refresh p50 %.1f ms p99 %.1f ms; replica lag p50 %.1f ms "
               + "p99 %.1f ms", cell, localDist.p50(), localDist.p99(), nrtDist.p50(), nrtDist.p99()));
@@ -226,9 +225,9 @@ public final class BenchRun {
     figures.put("replicaCpu", cpuFigure);
     for (Map<String, Object> c : cpuCells) {
       String cell = c.get("docsPerSec") + " docs/s, " + c.get("refreshMs") + " ms";
-      row("replica CPU / primary CPU (" + cell + ")", (double) c.get("replicaCpuSec"), (double) c.get("primaryCpuSec"),
+      table.row("replica CPU / primary CPU (" + cell + ")", (double) c.get("replicaCpuSec"), (double) c.get("primaryCpuSec"),
           "s", "<= 0.15");
-      row("replica CPU / doc-replication node CPU (" + cell + ")", (double) c.get("replicaCpuSec"),
+      table.row("replica CPU / doc-replication node CPU (" + cell + ")", (double) c.get("replicaCpuSec"),
           (double) c.get("docReplicationNodeCpuSec"), "s", "");
     }
   }
@@ -238,8 +237,8 @@ public final class BenchRun {
    * refresh), then on the same replica idle, on the index as the load left it.
    */
   private void searchWhileCopying(BenchNodes nodes) throws Exception {
-    NodeProcess primary = currentPrimary(nodes);
-    List<NodeProcess> replicas = replicas(nodes, primary);
+    NodeProcess primary = nodes.primary();
+    List<NodeProcess> replicas = nodes.replicasOf(primary);
     NodeProcess replica = replicas.get(replicas.size() - 1);
     int docsPerSec = config.docsPerSec().get(0);
     int refreshMs = config.refreshMs().get(0);
@@ -270,7 +269,7 @@ public final class BenchRun {
     search.put("note", "one search thread of term queries on the replica; copying: while the primary indexes and "
         + "refreshes; idle: right after, same index");
     figures.put("searchWhileCopying", search);
-    row("replica qps while copying / idle", qps(copying), qps(idle), "q/s", "");
+    table.row("replica qps while copying / idle", qps(copying), qps(idle), "q/s", "");
   }
 
   private static double qps(BenchApi.SearchReply r) {
@@ -295,71 +294,10 @@ public final class BenchRun {
 
   private static List<List<long[]>> visible(BenchNodes nodes, NodeProcess primary) throws AgentException {
     List<List<long[]>> v = new ArrayList<>();
-    for (NodeProcess p : replicas(nodes, primary)) {
+    for (NodeProcess p : nodes.replicasOf(primary)) {
       v.add(BenchNodes.client(p).visible().versions());
     }
     return v;
-  }
-
-  /** The cluster nodes other than {@code primary} that are up, by id. */
-  private static List<NodeProcess> replicas(BenchNodes nodes, NodeProcess primary) {
-    return nodes.cluster.stream().filter(p -> p != primary && p.state() == NodeProcess.State.UP).toList();
-  }
-
-  /** Figure 3: a forced merge's pre-copy to two, then one replica, against raw loopback and disk. */
-  private void copyThroughput(BenchNodes nodes) throws Exception {
-    NodeProcess primary = currentPrimary(nodes);
-    NodeProcess second = replicas(nodes, primary).get(1);
-    BenchClient p = BenchNodes.client(primary);
-    Map<String, Object> fig = new LinkedHashMap<>();
-    List<Path> mergedFiles = List.of();
-    for (int replicas = 2; replicas >= 1; replicas--) {
-      if (replicas == 1) {
-        second.stopGracefully(60_000);
-      }
-      out.accept("bench: copy throughput: " + (config.copyBytes() >> 20) + " MiB merged segment to " + replicas + " replica(s)");
-      p.deleteAll();
-      p.bulk(config.copyBytes(), Math.max(1 << 20, config.copyBytes() / 8));
-      nodes.awaitVersion(p.status().version());
-      BenchApi.MergeReply merge = p.forceMerge();
-      if (merge.preCopyNanos() <= 0 || merge.succeeded() != replicas) {
-        throw new IOException("the forced merge did not pre-copy to " + replicas + " replica(s): " + merge);
-      }
-      double bytesPerSec = merge.preCopyBytes() / (merge.preCopyNanos() / 1e9);
-      Map<String, Object> r = new LinkedHashMap<>();
-      r.put("bytes", merge.preCopyBytes());
-      r.put("seconds", merge.preCopyNanos() / 1e9);
-      r.put("mibPerSecPerReplica", bytesPerSec / (1 << 20));
-      r.put("mergeSeconds", merge.mergeNanos() / 1e9);
-      fig.put(replicas == 2 ? "twoReplicas" : "oneReplica", r);
-      String segment = merge.files().get(0);
-      try (Stream<Path> files = Files.list(primary.dir().resolve("bench").resolve("index"))) {
-        mergedFiles = files.filter(f -> {
-          String n = f.getFileName().toString();
-          return n.startsWith(segment + ".") || n.startsWith(segment + "_");
-        }).toList();
-      }
-    }
-    out.accept("bench: copy throughput: raw loopback and disk baselines on the same bytes");
-    double loopback = RawSpeed.loopback(mergedFiles);
-    double disk = RawSpeed.diskWrite(mergedFiles, config.out().resolve("rawcopy"));
-    double floor = Math.min(loopback, disk);
-    fig.put("loopbackMiBPerSec", loopback / (1 << 20));
-    fig.put("diskWriteMiBPerSec", disk / (1 << 20));
-    double one = (double) ((Map<?, ?>) fig.get("oneReplica")).get("mibPerSecPerReplica") * (1 << 20);
-    double two = (double) ((Map<?, ?>) fig.get("twoReplicas")).get("mibPerSecPerReplica") * (1 << 20);
-    fig.put("oneReplicaRatio", Dist.ratio(one, floor));
-    fig.put("twoReplicasRatio", Dist.ratio(two, floor));
-    fig.put("ratio", Math.min(Dist.ratio(one, floor), Dist.ratio(two, floor)));
-    fig.put("target", 0.9);
-    fig.put("note", "pre-copy bytes per second per replica (checksums verified) over the lower of raw loopback TCP "
-        + "and raw disk write (no fsync) of the same files");
-    figures.put("copyThroughput", fig);
-    row("pre-copy to 1 replica / min(loopback, disk)", one / (1 << 20), floor / (1 << 20), "MiB/s", ">= 0.9");
-    row("pre-copy to 2 replicas / min(loopback, disk)", two / (1 << 20), floor / (1 << 20), "MiB/s", ">= 0.9");
-    BenchNodes.start(second);
-    BenchNodes.awaitRole(second, "REPLICA");
-    p.deleteAll();
   }
 
   /** Saves each cluster node's JFR recording so far (the failovers would lose it with the process). */
@@ -375,117 +313,4 @@ public final class BenchRun {
     }
   }
 
-  /** Figure 6: kill -9 of the primary, to the first write the new primary acknowledges and to every replica on its first version. */
-  private void failover(BenchNodes nodes) throws Exception {
-    List<Long> toWrite = new ArrayList<>();
-    List<Long> toReplicas = new ArrayList<>();
-    for (int i = 0; i < config.failovers(); i++) {
-      NodeProcess old = currentPrimary(nodes);
-      out.accept("bench: failover " + (i + 1) + "/" + config.failovers() + ": kill -9 of N" + old.id());
-      long t0 = System.nanoTime();
-      old.kill();
-      NodeProcess next = null;
-      long written = -1;
-      long deadline = t0 + TimeUnit.SECONDS.toNanos(120);
-      while (written < 0 && System.nanoTime() < deadline) {
-        for (NodeProcess p : nodes.cluster) {
-          if (p != old && p.state() == NodeProcess.State.UP) {
-            try {
-              BenchNodes.client(p).write();
-              written = System.nanoTime();
-              next = p;
-              break;
-            } catch (AgentException e) {
-              // not the primary yet
-            }
-          }
-        }
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
-      }
-      if (next == null) {
-        throw new IOException("no new primary within 120 s of killing N" + old.id());
-      }
-      long firstVersion = BenchNodes.client(next).status().version();
-      long all = -1;
-      while (all < 0 && System.nanoTime() < deadline) {
-        boolean every = true;
-        for (NodeProcess p : nodes.cluster) {
-          if (p != old && p != next) {
-            every &= BenchNodes.client(p).status().version() >= firstVersion;
-          }
-        }
-        if (every) {
-          all = System.nanoTime();
-        } else {
-          LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
-        }
-      }
-      toWrite.add(written - t0);
-      toReplicas.add(all < 0 ? deadline - t0 : all - t0);
-      BenchNodes.start(old);
-      BenchNodes.awaitRole(old, "REPLICA");
-      nodes.awaitVersion(firstVersion);
-    }
-    Dist w = Dist.ofNanos(toWrite);
-    Dist r = Dist.ofNanos(toReplicas);
-    Map<String, Object> fig = new LinkedHashMap<>();
-    fig.put("p50Ms", w.p50());
-    fig.put("maxMs", w.max());
-    fig.put("allReplicasP50Ms", r.p50());
-    fig.put("allReplicasMaxMs", r.max());
-    fig.put("sessionTimeoutMs", config.sessionTimeoutMs());
-    fig.put("failovers", toWrite.size());
-    fig.put("p50OverSessionTimeout", Dist.ratio(w.p50(), config.sessionTimeoutMs()));
-    fig.put("note", "kill -9 of the primary to the first write acknowledged by the new primary (p50Ms, maxMs) and to "
-        + "every live replica searching the new primary's first version (allReplicas*)");
-    figures.put("failover", fig);
-    row("failover to first write / session timeout", w.p50(), config.sessionTimeoutMs(), "ms", "");
-    row("failover to all replicas on new version (p50)", r.p50(), config.sessionTimeoutMs(), "ms", "");
-  }
-
-  private static NodeProcess currentPrimary(BenchNodes nodes) throws IOException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline) {
-      for (NodeProcess p : nodes.cluster) {
-        if (p.state() == NodeProcess.State.UP) {
-          try {
-            if ("PRIMARY".equals(BenchNodes.client(p).status().role())) {
-              return p;
-            }
-          } catch (AgentException e) {
-            // try the next
-          }
-        }
-      }
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-    }
-    throw new IOException("no primary");
-  }
-
-  private void row(String figure, double measured, double baseline, String unit, String target) {
-    table.add(new String[] {figure, String.format(Locale.ROOT, "%.1f %s", measured, unit),
-        String.format(Locale.ROOT, "%.1f %s", baseline, unit), String.format(Locale.ROOT, "%.3f", Dist.ratio(measured, baseline)),
-        target});
-  }
-
-  private String table() {
-    String[] head = {"figure", "measured", "baseline", "ratio", "target"};
-    int[] w = new int[head.length];
-    List<String[]> rows = new ArrayList<>();
-    rows.add(head);
-    rows.addAll(table);
-    for (String[] r : rows) {
-      for (int i = 0; i < r.length; i++) {
-        w[i] = Math.max(w[i], r[i].length());
-      }
-    }
-    StringBuilder sb = new StringBuilder();
-    for (String[] r : rows) {
-      for (int i = 0; i < r.length; i++) {
-        sb.append(String.format(Locale.ROOT, i == 0 ? "%-" + w[i] + "s" : "  %" + w[i] + "s", r[i]));
-      }
-      sb.append('\n');
-    }
-    return sb.toString().stripTrailing();
-  }
 }
