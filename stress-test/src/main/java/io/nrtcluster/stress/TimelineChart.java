@@ -20,6 +20,7 @@ import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.chart.renderer.xy.XYStepRenderer;
 import org.jfree.chart.ui.RectangleAnchor;
+import org.jfree.chart.ui.RectangleInsets;
 import org.jfree.chart.ui.TextAnchor;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
@@ -87,14 +88,18 @@ final class TimelineChart {
     XYPlot lanePlot = new XYPlot(roles, null, laneAxis, laneRenderer);
 
     Font markerFont = new Font(Font.SANS_SERIF, Font.PLAIN, 10);
+    int n = 0;
     for (Timeline.Event e : timeline.events()) {
       double t = e.atMillis() / 1000.0;
+      // Faults come seconds apart in a long run: stagger their labels over four rows so they stay legible.
+      double row = 2 + (n++ % 4) * 13;
       ValueMarker labelled = new ValueMarker(t, Color.DARK_GRAY, new BasicStroke(1f, BasicStroke.CAP_BUTT,
           BasicStroke.JOIN_MITER, 1f, new float[] {4f, 3f}, 0f));
       labelled.setLabel(e.kind().key() + " " + e.target());
       labelled.setLabelFont(markerFont);
       labelled.setLabelAnchor(RectangleAnchor.TOP_LEFT);
       labelled.setLabelTextAnchor(TextAnchor.TOP_RIGHT);
+      labelled.setLabelOffset(new RectangleInsets(row, 2, 2, 2));
       versionPlot.addDomainMarker(labelled);
       lanePlot.addDomainMarker(new ValueMarker(t, Color.DARK_GRAY, new BasicStroke(1f)));
     }
