@@ -2,13 +2,11 @@ package io.nrtcluster.cli;
 
 import io.nrtcluster.stress.bench.BenchConfig;
 import io.nrtcluster.stress.bench.BenchRun;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code nrt bench}: the benchmarks, each figure against a baseline measured in the same run. */
@@ -41,13 +39,7 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (Files.isDirectory(out)) {
-      try (var entries = Files.list(out)) {
-        if (entries.findAny().isPresent()) {
-          throw new ParameterException(spec.commandLine(), "--out " + out + " is not empty");
-        }
-      }
-    }
+    OutputDirectory.requireEmpty(spec, "--out", out);
     Path dir = out.toAbsolutePath();
     Console console = new Console(spec.commandLine().getOut());
     BenchConfig config = quick ? BenchConfig.quick(dir) : BenchConfig.full(dir);

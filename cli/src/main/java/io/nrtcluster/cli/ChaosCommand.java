@@ -84,13 +84,7 @@ public final class ChaosCommand implements Callable<Integer> {
         }
       }
     }
-    if (java.nio.file.Files.isDirectory(report)) {
-      try (var entries = java.nio.file.Files.list(report)) {
-        if (entries.findAny().isPresent()) {
-          throw new ParameterException(spec.commandLine(), "--report " + report + " is not empty");
-        }
-      }
-    }
+    OutputDirectory.requireEmpty(spec, "--report", report);
     ChaosConfig config;
     try {
       config = ChaosConfig.builder().nodes(nodes).duration(duration).seed(seed).reportDir(report.toAbsolutePath())

@@ -11,8 +11,6 @@ import io.nrtcluster.node.IndexSettings;
 import io.nrtcluster.node.NodeStatus;
 import io.nrtcluster.node.NrtHost;
 import io.nrtcluster.transport.TransportConfig;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,7 +24,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 @Timeout(120)
 class AdminCommandsTest {
@@ -34,16 +31,8 @@ class AdminCommandsTest {
   private TestingServer zk;
   private final List<NrtHost> hosts = new ArrayList<>();
 
-  record Run(int exit, String out, String err) {}
-
-  private static Run nrt(String... args) {
-    CommandLine cmd = Main.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cmd.setOut(new PrintWriter(out, true));
-    cmd.setErr(new PrintWriter(err, true));
-    int exit = cmd.execute(args);
-    return new Run(exit, out.toString(), err.toString());
+  private static NrtRun nrt(String... args) {
+    return NrtRun.nrt(args);
   }
 
   @BeforeEach
@@ -94,7 +83,7 @@ class AdminCommandsTest {
       await().atMost(Duration.ofSeconds(30)).until(() -> h.index("docs").searchingVersion() >= v);
     }
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-      Run run = nrt("status", "--zk", zk.getConnectString(), "--cluster", "ops", "--json");
+      NrtRun run = nrt("status", "--zk", zk.getConnectString(), "--cluster", "ops", "--json");
       assertThat(run.exit()).as(run.err()).isZero();
       JsonNode json = new ObjectMapper().readTree(run.out());
       assertThat(json.get("cluster").asText()).isEqualTo("ops");
@@ -111,7 +100,7 @@ class AdminCommandsTest {
         assertThat(m.get("address").asText()).isEqualTo(own.address());
       }
     });
-    Run table = nrt("status", "--zk", zk.getConnectString(), "--cluster", "ops", "--index", "docs");
+    NrtRun table = nrt("status", "--zk", zk.getConnectString(), "--cluster", "ops", "--index", "docs");
     assertThat(table.exit()).isZero();
     assertThat(table.out()).contains("ops/docs  primary: node " + (p + 1));
   }
@@ -120,28 +109,28 @@ class AdminCommandsTest {
   void promoteAndCommitWorkAndBadRequestsGiveOneLineErrorsAndStableExitCodes() {
     int p = primaryIndex();
     int target = (p + 1) % 3 + 1;
-    Run promote = nrt("promote", "--zk", zk.getConnectString(), "--cluster", "ops", "--index", "docs",
+    NrtRun promote = nrt("promote", "--zk", zk.getConnectString(), "--cluster", "ops", "--index", "docs",
         "--node", Integer.toString(target), "--timeout", "30s");
     assertThat(promote.exit()).as(promote.err()).isZero();
     assertThat(promote.out()).contains("promote: node " + target + " is the primary of ops/docs");
     assertThat(primaryIndex()).isEqualTo(target - 1);
 
-    Run commit = nrt("commit", "--zk", zk.getConnectString(), "--cluster", "ops", "--index", "docs");
+    NrtRun commit = nrt("commit", "--zk", zk.getConnectString(), "--cluster", "ops", "--index", "docs");
     assertThat(commit.exit()).as(commit.err()).isZero();
     assertThat(commit.out().lines()).hasSize(3).allMatch(l -> l.matches("node \\d: ok \\d+"));
 
-    Run unknownNode = nrt("promote", "--zk", zk.getConnectString(), "--cluster", "ops", "--index", "docs", "--node", "9");
+    NrtRun unknownNode = nrt("promote", "--zk", zk.getConnectString(), "--cluster", "ops", "--index", "docs", "--node", "9");
     assertThat(unknownNode.exit()).isEqualTo(4);
     assertThat(unknownNode.err().strip().lines()).hasSize(1).first().asString().contains("node 9 is not a live member");
 
-    Run already = nrt("promote", "--zk", zk.getConnectString(), "--cluster", "ops", "--index", "docs", "--node", Integer.toString(target));
+    NrtRun already = nrt("promote", "--zk", zk.getConnectString(), "--cluster", "ops", "--index", "docs", "--node", Integer.toString(target));
     assertThat(already.exit()).isEqualTo(5);
 
-    Run wrongCluster = nrt("status", "--zk", zk.getConnectString(), "--cluster", "nope");
+    NrtRun wrongCluster = nrt("status", "--zk", zk.getConnectString(), "--cluster", "nope");
     assertThat(wrongCluster.exit()).isEqualTo(4);
     assertThat(wrongCluster.err().strip().lines()).hasSize(1);
 
-    Run noZk = nrt("status", "--zk", "127.0.0.1:1", "--cluster", "ops", "--zk-timeout", "1s");
+    NrtRun noZk = nrt("status", "--zk", "127.0.0.1:1", "--cluster", "ops", "--zk-timeout", "1s");
     assertThat(noZk.exit()).isEqualTo(3);
     assertThat(noZk.err().strip().lines()).hasSize(1).first().asString().contains("unreachable");
   }

@@ -1,8 +1,8 @@
 package io.nrtcluster.stress;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nrtcluster.stress.agent.AgentApi;
 import io.nrtcluster.stress.agent.ChaosNodeMain;
+import io.nrtcluster.stress.agent.JsonHttp;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -98,7 +98,7 @@ public final class NodeProcess {
       throw new IllegalStateException("N" + id + " is " + state);
     }
     Files.createDirectories(dir);
-    Path ready = dir.resolve(ChaosNodeMain.READY_FILE);
+    Path ready = dir.resolve(AgentApi.Ready.FILE);
     Files.deleteIfExists(ready);
     Path log = dir.resolve("node.log");
     Files.writeString(log, "---- start " + (incarnation + 1) + " ----\n", java.nio.file.StandardOpenOption.CREATE,
@@ -127,7 +127,7 @@ public final class NodeProcess {
         throw new IOException("interrupted while N" + id + " started", e);
       }
     }
-    AgentApi.Ready r = new ObjectMapper().readValue(ready.toFile(), AgentApi.Ready.class);
+    AgentApi.Ready r = JsonHttp.JSON.readValue(ready.toFile(), AgentApi.Ready.class);
     httpPort = r.httpPort();
     client = new AgentClient(id, r.httpPort());
     state = State.UP;

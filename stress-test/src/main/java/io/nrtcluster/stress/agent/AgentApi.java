@@ -1,5 +1,9 @@
 package io.nrtcluster.stress.agent;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 
 /**
@@ -55,5 +59,15 @@ public final class AgentApi {
       List<long[]> versionTimes) {}
 
   /** Written to the node's directory once the node serves: how to reach it. */
-  public record Ready(long pid, int httpPort, String replicationAddress) {}
+  public record Ready(long pid, int httpPort, String replicationAddress) {
+    /** Name of the file in the node's directory. */
+    public static final String FILE = "ready.json";
+
+    /** Writes it to {@code dir} atomically, so the harness never reads half a file. */
+    public void writeTo(Path dir) throws IOException {
+      Path tmp = dir.resolve(FILE + ".tmp");
+      JsonHttp.JSON.writeValue(tmp.toFile(), this);
+      Files.move(tmp, dir.resolve(FILE), StandardCopyOption.ATOMIC_MOVE);
+    }
+  }
 }

@@ -57,50 +57,51 @@ public final class ChaosDocs {
     return ((DirectoryReader) searcher.getIndexReader()).getVersion();
   }
 
+  /** Sees one live document: its id bytes (valid only during the call) and its revision. */
+  @FunctionalInterface
+  private interface LiveDocVisitor {
+    void visit(BytesRef id, long rev) throws IOException;
+  }
+
+  /** Calls {@code visitor} for every live document of the searcher's reader. */
+  private static void forEachLive(IndexSearcher searcher, LiveDocVisitor visitor) throws IOException {
+    BytesRef missing = new BytesRef();
+    for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
+      LeafReader reader = leaf.reader();
+      Bits liveDocs = reader.getLiveDocs();
+      SortedDocValues ids = DocValues.getSorted(reader, ID);
+      NumericDocValues revs = DocValues.getNumeric(reader, REV);
+      for (int doc = 0; doc < reader.maxDoc(); doc++) {
+        if (liveDocs != null && !liveDocs.get(doc)) {
+          continue;
+        }
+        BytesRef id = ids.advanceExact(doc) ? ids.lookupOrd(ids.ordValue()) : missing;
+        visitor.visit(id, revs.advanceExact(doc) ? revs.longValue() : -1);
+      }
+    }
+  }
+
   /**
    * Live document count and an order-independent digest of every live (id, revision) pair: equal
    * digests at equal versions mean equal contents (up to a 64-bit collision).
    */
   public static Fingerprint fingerprint(IndexSearcher searcher) throws IOException {
-    long digest = 0;
-    int live = 0;
-    for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
-      LeafReader reader = leaf.reader();
-      Bits liveDocs = reader.getLiveDocs();
-      SortedDocValues ids = DocValues.getSorted(reader, ID);
-      NumericDocValues revs = DocValues.getNumeric(reader, REV);
-      for (int doc = 0; doc < reader.maxDoc(); doc++) {
-        if (liveDocs != null && !liveDocs.get(doc)) {
-          continue;
-        }
-        BytesRef id = ids.advanceExact(doc) ? ids.lookupOrd(ids.ordValue()) : new BytesRef();
-        long rev = revs.advanceExact(doc) ? revs.longValue() : -1;
-        digest += mix(StringHelper.murmurhash3_x86_32(id, 0x5eed) * 0x9E3779B97F4A7C15L + rev);
-        live++;
-      }
-    }
-    return new Fingerprint(version(searcher), live, digest);
+    long[] digestAndCount = new long[2];
+    forEachLive(searcher, (id, rev) -> {
+      digestAndCount[0] += mix(StringHelper.murmurhash3_x86_32(id, 0x5eed) * 0x9E3779B97F4A7C15L + rev);
+      digestAndCount[1]++;
+    });
+    return new Fingerprint(version(searcher), (int) digestAndCount[1], digestAndCount[0]);
   }
 
-  /** Writes one {@code id rev} line per live document. */
+  /** Writes one {@code id rev} line per live document ({@code ?} for a document without an id). */
   public static void dump(IndexSearcher searcher, Writer out) throws IOException {
-    for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
-      LeafReader reader = leaf.reader();
-      Bits liveDocs = reader.getLiveDocs();
-      SortedDocValues ids = DocValues.getSorted(reader, ID);
-      NumericDocValues revs = DocValues.getNumeric(reader, REV);
-      for (int doc = 0; doc < reader.maxDoc(); doc++) {
-        if (liveDocs != null && !liveDocs.get(doc)) {
-          continue;
-        }
-        String id = ids.advanceExact(doc) ? ids.lookupOrd(ids.ordValue()).utf8ToString() : "?";
-        long rev = revs.advanceExact(doc) ? revs.longValue() : -1;
-        out.write(id);
-        out.write(' ');
-        out.write(Long.toString(rev));
-        out.write('\n');
-      }
-    }
+    forEachLive(searcher, (id, rev) -> {
+      out.write(id.length == 0 ? "?" : id.utf8ToString());
+      out.write(' ');
+      out.write(Long.toString(rev));
+      out.write('\n');
+    });
   }
 
   /** Stafford's variant 13 of the 64-bit finaliser: spreads each pair over all bits before summing. */

@@ -1,6 +1,5 @@
 package io.nrtcluster.stress.agent;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.HostConfig;
 import io.nrtcluster.node.IndexSettings;
@@ -9,7 +8,6 @@ import io.nrtcluster.transport.FaultInjection;
 import io.nrtcluster.transport.TransportConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -28,8 +26,6 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "chaos-node", mixinStandardHelpOptions = true, description = "A node process of the chaos test.")
 public final class ChaosNodeMain implements Callable<Integer> {
-  /** Name of the file that says the node serves (JSON {@link AgentApi.Ready}). */
-  public static final String READY_FILE = "ready.json";
   private static final Logger LOG = LoggerFactory.getLogger(ChaosNodeMain.class);
 
   @Option(names = "--zk", required = true, description = "ZooKeeper connect string.")
@@ -71,7 +67,7 @@ public final class ChaosNodeMain implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Files.createDirectories(data);
-    Files.deleteIfExists(data.resolve(READY_FILE));
+    Files.deleteIfExists(data.resolve(AgentApi.Ready.FILE));
     TransportConfig transport = TransportConfig.builder().ioThreads(2).requestThreads(8)
         .faults(FaultInjection.builder().switchable(true).seed(faultSeed).build()).build();
     HostConfig config = HostConfig.builder().nodeId(id).cluster(cluster).dataDir(data).zooKeeper(zk)
@@ -83,9 +79,7 @@ public final class ChaosNodeMain implements Callable<Integer> {
     AgentServer agent = new AgentServer(host, node, clock, httpPort, dropEveryNthWrite, () -> stop(host));
     Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(host), "chaos-node-sigterm"));
     AgentApi.Ready ready = new AgentApi.Ready(ProcessHandle.current().pid(), agent.port(), host.address().toString());
-    Path tmp = data.resolve(READY_FILE + ".tmp");
-    new ObjectMapper().writeValue(tmp.toFile(), ready);
-    Files.move(tmp, data.resolve(READY_FILE), StandardCopyOption.ATOMIC_MOVE);
+    ready.writeTo(data);
     LOG.info("N{}: chaos node serving: {}", id, ready);
     stopped.await();
     agent.close();

@@ -1,16 +1,13 @@
 package io.nrtcluster.stress.bench;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.HostConfig;
 import io.nrtcluster.node.IndexSettings;
 import io.nrtcluster.node.NrtHost;
 import io.nrtcluster.stress.agent.AgentApi;
-import io.nrtcluster.stress.agent.ChaosNodeMain;
 import io.nrtcluster.transport.TransportConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -59,7 +56,7 @@ public final class BenchNodeMain implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Files.createDirectories(data);
-    Files.deleteIfExists(data.resolve(ChaosNodeMain.READY_FILE));
+    Files.deleteIfExists(data.resolve(AgentApi.Ready.FILE));
     BenchAgent agent;
     String address;
     NrtHost host = null;
@@ -79,9 +76,7 @@ public final class BenchNodeMain implements Callable<Integer> {
       address = host.address().toString();
     }
     AgentApi.Ready ready = new AgentApi.Ready(ProcessHandle.current().pid(), agent.port(), address);
-    Path tmp = data.resolve(ChaosNodeMain.READY_FILE + ".tmp");
-    new ObjectMapper().writeValue(tmp.toFile(), ready);
-    Files.move(tmp, data.resolve(ChaosNodeMain.READY_FILE), StandardCopyOption.ATOMIC_MOVE);
+    ready.writeTo(data);
     stopped.await();
     agent.close();
     if (host != null) {
