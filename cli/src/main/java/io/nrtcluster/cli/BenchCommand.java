@@ -1,8 +1,11 @@
 package io.nrtcluster.cli;
 
 import io.nrtcluster.stress.bench.BenchConfig;
+import io.nrtcluster.stress.bench.BenchFigure;
 import io.nrtcluster.stress.bench.BenchRun;
 import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,13 +40,33 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--profile", description = "Record a JFR profile of every node process (DIR/*/node.jfr).")
   boolean profile;
 
+  @Option(names = "--figures", split = ",", paramLabel = "FIGURE",
+      description = "Measure only these, comma-separated: grid (figures 1, 2, 4), search (5), copy (3), failover (6). "
+          + "Default: all.",
+      converter = FigureConverter.class)
+  Set<BenchFigure> figures = EnumSet.allOf(BenchFigure.class);
+
   @Override
   public Integer call() throws Exception {
     OutputDirectory.requireEmpty(spec, "--out", out);
     Path dir = out.toAbsolutePath();
     Console console = new Console(spec.commandLine().getOut());
     BenchConfig config = quick ? BenchConfig.quick(dir) : BenchConfig.full(dir);
+    config = config.only(figures);
     BenchRun.run(profile ? config.profiled() : config, console::println);
     return 0;
+  }
+
+  /** Accepts the lower-case figure names the help shows. */
+  static final class FigureConverter implements picocli.CommandLine.ITypeConverter<BenchFigure> {
+    @Override
+    public BenchFigure convert(String value) {
+      for (BenchFigure f : BenchFigure.values()) {
+        if (f.label().equals(value.trim().toLowerCase(java.util.Locale.ROOT))) {
+          return f;
+        }
+      }
+      throw new picocli.CommandLine.TypeConversionException("unknown figure '" + value + "' (grid, search, copy, failover)");
+    }
   }
 }

@@ -2,7 +2,10 @@ package io.nrtcluster.stress.bench;
 
 import io.nrtcluster.common.Checks;
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Settings of one benchmark run; {@link #full} and {@link #quick} are the two the command offers.
@@ -19,9 +22,11 @@ import java.util.List;
  * @param sessionTimeoutMs ZooKeeper session timeout of the cluster nodes
  * @param heapMb heap of each node JVM
  * @param profile record a JFR profile of every node process ({@code node.jfr} in its directory)
+ * @param figures the parts of the run to measure (all of them by default)
  */
 public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refreshMs, int warmUpSec, int warmupSec, int cellSec,
-    boolean commitCells, long copyBytes, int failovers, int sessionTimeoutMs, int heapMb, boolean profile) {
+    boolean commitCells, long copyBytes, int failovers, int sessionTimeoutMs, int heapMb, boolean profile,
+    Set<BenchFigure> figures) {
 
   public BenchConfig {
     Checks.notNull("out", out);
@@ -36,23 +41,41 @@ public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refr
     Checks.inRange("failovers", failovers, 1, 1000);
     Checks.inRange("sessionTimeoutMs", sessionTimeoutMs, 1000, 120_000);
     Checks.inRange("heapMb", heapMb, 128, 65_536);
+    Checks.notNull("figures", figures);
+    if (figures.isEmpty()) {
+      throw new IllegalArgumentException("figures: choose at least one");
+    }
+    figures = Collections.unmodifiableSet(EnumSet.copyOf(figures));
     docsPerSec = List.copyOf(docsPerSec);
     refreshMs = List.copyOf(refreshMs);
   }
 
   /** The full grid (1,000 / 10,000 docs/s x 100 ms / 1 s), a 1 GiB merged segment, 10 failovers; session timeout 6 s. */
   public static BenchConfig full(Path out) {
-    return new BenchConfig(out, List.of(1_000, 10_000), List.of(100, 1_000), 20, 3, 15, true, 1L << 30, 10, 6_000, 1024, false);
+    return new BenchConfig(out, List.of(1_000, 10_000), List.of(100, 1_000), 20, 3, 15, true, 1L << 30, 10, 6_000, 1024, false,
+        EnumSet.allOf(BenchFigure.class));
   }
 
   /** The same settings with JFR profiles of every node process. */
   public BenchConfig profiled() {
     return new BenchConfig(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
-        sessionTimeoutMs, heapMb, true);
+        sessionTimeoutMs, heapMb, true, figures);
+  }
+
+  /** The same settings measuring only {@code chosen}. */
+  public BenchConfig only(Set<BenchFigure> chosen) {
+    return new BenchConfig(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
+        sessionTimeoutMs, heapMb, profile, chosen);
+  }
+
+  /** Whether this run measures {@code figure}. */
+  public boolean runs(BenchFigure figure) {
+    return figures.contains(figure);
   }
 
   /** About two minutes: one rate, one interval, a 128 MiB merged segment, 2 failovers. */
   public static BenchConfig quick(Path out) {
-    return new BenchConfig(out, List.of(1_000), List.of(250), 8, 2, 8, false, 128L << 20, 2, 6_000, 512, false);
+    return new BenchConfig(out, List.of(1_000), List.of(250), 8, 2, 8, false, 128L << 20, 2, 6_000, 512, false,
+        EnumSet.allOf(BenchFigure.class));
   }
 }

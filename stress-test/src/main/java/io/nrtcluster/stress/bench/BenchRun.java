@@ -43,14 +43,24 @@ public final class BenchRun {
   private Map<String, Object> run() throws Exception {
     out.accept("bench: starting a ZooKeeper server, two single-node baselines and a 3-node cluster in " + config.out());
     try (BenchNodes nodes = new BenchNodes(config)) {
-      warmUp(nodes);
-      grid(nodes);
-      searchWhileCopying(nodes);
-      figures.put("copyThroughput", CopyFigure.run(config, nodes, out, table));
+      if (config.runs(BenchFigure.GRID) || config.runs(BenchFigure.SEARCH)) {
+        warmUp(nodes);
+      }
+      if (config.runs(BenchFigure.GRID)) {
+        grid(nodes);
+      }
+      if (config.runs(BenchFigure.SEARCH)) {
+        searchWhileCopying(nodes);
+      }
+      if (config.runs(BenchFigure.COPY)) {
+        figures.put("copyThroughput", CopyFigure.run(config, nodes, out, table));
+      }
       if (config.profile()) {
         dumpProfiles(nodes);
       }
-      figures.put("failover", FailoverFigure.run(config, nodes, out, table));
+      if (config.runs(BenchFigure.FAILOVER)) {
+        figures.put("failover", FailoverFigure.run(config, nodes, out, table));
+      }
     }
     Map<String, Object> result = new LinkedHashMap<>();
     result.put("machine", machine());

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,8 @@ class BenchRunTest {
   @Timeout(value = 6, unit = TimeUnit.MINUTES)
   void everyFigureComesWithItsBaselineInBenchJson() throws Exception {
     Path out = dir.resolve("bench");
-    BenchConfig tiny = new BenchConfig(out, List.of(500), List.of(250), 3, 1, 3, false, 16L << 20, 1, 4_000, 384, false);
+    BenchConfig tiny = new BenchConfig(out, List.of(500), List.of(250), 3, 1, 3, false, 16L << 20, 1, 4_000, 384, false,
+        EnumSet.allOf(BenchFigure.class));
     BenchRun.run(tiny, System.out::println);
 
     JsonNode json = new ObjectMapper().readTree(out.resolve("bench.json").toFile());

@@ -1,0 +1,23 @@
+package io.nrtcluster.stress.bench;
+
+import java.util.Locale;
+
+/**
+ * The parts of a benchmark run that can be chosen on their own ({@code bin/nrt bench --figures}). A
+ * run of a subset writes only the chosen figures to {@code bench.json}.
+ */
+public enum BenchFigure {
+  /** Figures 1, 2 and 4: the grid of rates and refresh intervals (visibility lag, commit-based, CPU). */
+  GRID,
+  /** Figure 5: replica search throughput while copying versus idle. */
+  SEARCH,
+  /** Figure 3: merge pre-copy throughput against raw loopback and disk. */
+  COPY,
+  /** Figure 6: failover after kill -9 of the primary. */
+  FAILOVER;
+
+  /** The name used on the command line and in {@code bench.json}. */
+  public String label() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+}
