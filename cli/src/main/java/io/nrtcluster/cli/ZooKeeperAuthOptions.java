@@ -53,7 +53,8 @@ final class ZooKeeperAuthOptions {
     }
   }
 
-  private static String readPassword(Path file) {
+  /** The first line of {@code file}, without its line end; a one-line error when unreadable or empty. */
+  static String readPassword(Path file) {
     String text;
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);

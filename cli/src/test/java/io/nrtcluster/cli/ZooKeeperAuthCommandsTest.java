@@ -110,7 +110,7 @@ class ZooKeeperAuthCommandsTest {
   }
 
   @Test
-  void anOpenClusterIsRefusedWithCredentialsUntilSecured() throws Exception {
+  void anOpenClusterIsRefusedWithCredentialsUntilSecuredAndAPasswordChangeTakesTheSecureCommand() throws Exception {
     RunningNode open = new RunningNode(node("a", 1));
     await("PRIMARY").atMost(Duration.ofSeconds(30)).until(() -> open.out().contains("role=PRIMARY"));
     open.command.shutdown();
@@ -124,7 +124,17 @@ class ZooKeeperAuthCommandsTest {
     assertThat(secure.out()).containsPattern("secure: \\d+ znode\\(s\\) of cluster sec changed");
     assertOneLine(admin("status"), 7, "ZooKeeper denied access");
 
-    RunningNode again = new RunningNode(node("a", 1, creds));
+    // A password change: read with the previous password, secured for the new one.
+    String[] rotated = {"--zk-user", "ops", "--zk-password-file", wrongPassword.toString()};
+    assertOneLine(admin("status", rotated), 7, "wrong password");
+    NrtRun rotate = admin("secure", "--zk-user", "ops", "--zk-password-file", wrongPassword.toString(),
+        "--zk-previous-password-file", password.toString());
+    assertThat(rotate.exit()).as(rotate.err()).isZero();
+    assertOneLine(admin("status", creds), 7, "wrong password");
+    NrtRun status = admin("status", rotated);
+    assertThat(status.exit()).as(status.err()).isZero();
+
+    RunningNode again = new RunningNode(node("a", 1, rotated));
     try {
       await("PRIMARY again").atMost(Duration.ofSeconds(30)).until(() -> again.out().contains("role=PRIMARY gen=2"));
     } finally {

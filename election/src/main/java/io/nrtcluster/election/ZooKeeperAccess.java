@@ -1,5 +1,6 @@
 package io.nrtcluster.election;
 
+import io.nrtcluster.common.ClusterMismatchException;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NrtClusterException;
@@ -83,7 +84,8 @@ public final class ZooKeeperAccess {
 
   /**
    * Gives every znode of {@code cluster} the ACL of {@code auth} (only that identity, every
-   * permission): the migration of a tree created without credentials. Returns how many znodes it
+   * permission): the migration of a tree created without credentials, or, with a client that is
+   * also authenticated with the previous credentials, a password change. Returns how many znodes it
    * changed. Run it while no node of the cluster runs without credentials: such a node loses access
    * to the znodes this secures, its own ephemeral ones included. The shared {@value ZkLayout#ROOT}
    * znode is left as it is (other clusters may live under it).
@@ -107,8 +109,8 @@ public final class ZooKeeperAccess {
       }
       return changed;
     } catch (KeeperException.NoNodeException e) {
-      throw new ZooKeeperAccessException(ErrorCode.ZOOKEEPER_ACCESS_DENIED, "no cluster '" + cluster + "' in ZooKeeper ("
-          + clusterPath + " does not exist)", e);
+      throw new ClusterMismatchException(ErrorCode.WRONG_CLUSTER, "no cluster '" + cluster + "' in ZooKeeper ("
+          + clusterPath + " does not exist)");
     } catch (KeeperException.BadVersionException e) {
       throw new ConnectionException("the ACL of " + e.getPath() + " changed while securing it; run it again", e);
     } catch (KeeperException.NoAuthException e) {

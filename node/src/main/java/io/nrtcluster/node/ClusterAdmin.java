@@ -1,6 +1,7 @@
 package io.nrtcluster.node;
 
 import io.nrtcluster.common.AdminException;
+import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.ClusterMismatchException;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.Durations;
@@ -43,11 +44,13 @@ import org.apache.zookeeper.KeeperException;
 public final class ClusterAdmin implements Closeable {
   private final CuratorFramework client;
   private final String connectString;
+  private final Duration timeout;
   private final ZooKeeperAuth auth;
 
-  private ClusterAdmin(CuratorFramework client, String connectString, ZooKeeperAuth auth) {
+  private ClusterAdmin(CuratorFramework client, String connectString, Duration timeout, ZooKeeperAuth auth) {
     this.client = client;
     this.connectString = connectString;
+    this.timeout = timeout;
     this.auth = auth;
   }
 
@@ -63,7 +66,17 @@ public final class ClusterAdmin implements Closeable {
    * get the same ACL as the nodes'.
    */
   public static ClusterAdmin connect(String connectString, Duration timeout, ZooKeeperAuth auth) throws ConnectionException {
-    CuratorFramework client = ZooKeeperAuth.configure(CuratorFrameworkFactory.builder(), auth).connectString(connectString)
+    return new ClusterAdmin(open(connectString, timeout, auth, null), connectString, timeout, auth);
+  }
+
+  /** A started client authenticated as {@code auth} and, when not null, also as {@code previous}. */
+  private static CuratorFramework open(String connectString, Duration timeout, ZooKeeperAuth auth, ZooKeeperAuth previous)
+      throws ConnectionException {
+    CuratorFrameworkFactory.Builder builder = ZooKeeperAuth.configure(CuratorFrameworkFactory.builder(), auth);
+    if (previous != null) {
+      builder.authorization(List.of(previous.authInfo(), auth.authInfo()));
+    }
+    CuratorFramework client = builder.connectString(connectString)
         .sessionTimeoutMs((int) Math.max(timeout.toMillis(), 4000)).connectionTimeoutMs((int) timeout.toMillis())
         .retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
     client.start();
@@ -77,7 +90,7 @@ public final class ClusterAdmin implements Closeable {
       client.close();
       throw new ConnectionException("interrupted connecting to ZooKeeper", e);
     }
-    return new ClusterAdmin(client, connectString, auth);
+    return client;
   }
 
   /**
@@ -96,11 +109,31 @@ public final class ClusterAdmin implements Closeable {
    * Refused without credentials.
    */
   public int secure(String cluster) throws NrtClusterException {
+    requireAuth(cluster);
+    return call(() -> ZooKeeperAccess.secure(client, cluster, auth));
+  }
+
+  /**
+   * Changes the credentials of {@code cluster} from {@code previous} to this tool's: every znode
+   * readable with {@code previous} gets the ACL of the new ones only; returns how many changed. Stop
+   * every node first and start them with the new credentials: a node still running with the
+   * previous ones loses ZooKeeper access.
+   */
+  public int secure(String cluster, ZooKeeperAuth previous) throws NrtClusterException {
+    requireAuth(cluster);
+    Checks.notNull("previous", previous);
+    CuratorFramework both = open(connectString, timeout, auth, previous);
+    try {
+      return call(() -> ZooKeeperAccess.secure(both, cluster, auth));
+    } finally {
+      both.close();
+    }
+  }
+
+  private void requireAuth(String cluster) throws AdminException {
     if (auth == null) {
       throw new AdminException(ErrorCode.REFUSED, "securing cluster '" + cluster + "' needs ZooKeeper credentials");
     }
-    indexes(cluster);
-    return ZooKeeperAccess.secure(client, cluster, auth);
   }
 
   /** The indexes of {@code cluster}. */

@@ -134,7 +134,7 @@ class ZooKeeperAuthClusterTest {
   }
 
   @Test
-  void aClusterCreatedWithoutCredentialsIsRefusedWithThemUntilSecuredThenCarriesOn() throws Exception {
+  void aClusterCreatedWithoutCredentialsIsRefusedWithThemUntilSecuredAndItsPasswordCanChange() throws Exception {
     long seed = FailoverTest.seed();
     try (ClusterHarness c = new ClusterHarness(dir, seed, 2, List.of(ClusterHarness.INDEX)).startWithFirstAsPrimary()) {
       c.addDocs(c.node(0), 40);
@@ -162,6 +162,24 @@ class ZooKeeperAuthClusterTest {
       }
       try (ClusterAdmin open = ClusterAdmin.connect(c.zk, TIMEOUT)) {
         assertDenied(() -> open.status(ClusterHarness.CLUSTER, ClusterHarness.INDEX));
+      }
+
+      // A password change: every node stops, the tree moves to the new credentials, the nodes restart with them.
+      c.stop(0);
+      c.stop(1);
+      ZooKeeperAuth rotated = ZooKeeperAuth.builder().user("search").password("rotated").build();
+      try (ClusterAdmin admin = ClusterAdmin.connect(c.zk, TIMEOUT, rotated)) {
+        assertDenied(() -> admin.secure(ClusterHarness.CLUSTER));
+        assertThat(admin.secure(ClusterHarness.CLUSTER, AUTH)).isGreaterThanOrEqualTo(5);
+        admin.verifyAccess(ClusterHarness.CLUSTER);
+      }
+      c.zooKeeperAuth(AUTH);
+      assertThatThrownBy(() -> c.start(0)).isInstanceOf(ZooKeeperAccessException.class);
+      c.zooKeeperAuth(rotated).startAll();
+      int q = c.awaitPrimary();
+      c.awaitAllAt(c.node(q).refresh());
+      for (int i = 0; i < 2; i++) {
+        assertThat(ClusterHarness.count(c.node(i))).as("seed %d N%d", seed, i + 1).isEqualTo(40);
       }
     }
   }
