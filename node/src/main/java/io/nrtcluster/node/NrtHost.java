@@ -48,7 +48,10 @@ public final class NrtHost implements Closeable {
   /**
    * Starts the host: the embedded ZooKeeper if asked for, the replication server, and the ZooKeeper
    * client. Fails with {@link ConnectionException} when ZooKeeper is unreachable within the
-   * connection timeout or the port cannot be bound.
+   * connection timeout or the port cannot be bound, and with {@link
+   * io.nrtcluster.common.ZooKeeperAccessException} before joining anything when the configured
+   * ZooKeeper credentials (or their absence) cannot use every znode of the cluster, or when
+   * credentials are configured and some of them are still open to anyone.
    */
   public static NrtHost start(HostConfig config) throws IOException {
     Files.createDirectories(config.dataDir());
