@@ -3,9 +3,10 @@ package io.nrtcluster.cli;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.node.ClusterAdmin;
 import java.time.Duration;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Options every operator command shares: where ZooKeeper is and which cluster to talk about. */
+/** Options every operator command shares: where ZooKeeper is, its credentials, and which cluster to talk about. */
 final class AdminOptions {
   @Option(names = "--zk", required = true, paramLabel = "HOST:PORT", description = "ZooKeeper connect string.")
   String zk;
@@ -17,7 +18,9 @@ final class AdminOptions {
       description = "How long to wait for ZooKeeper (default: ${DEFAULT-VALUE}).")
   Duration zkTimeout;
 
+  @Mixin ZooKeeperAuthOptions zkAuth;
+
   ClusterAdmin connect() throws ConnectionException {
-    return ClusterAdmin.connect(zk, zkTimeout);
+    return ClusterAdmin.connect(zk, zkTimeout, zkAuth.auth());
   }
 }

@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
     name = "nrt",
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
-    subcommands = {NodeCommand.class, StatusCommand.class, PromoteCommand.class, CommitCommand.class, DemoCommand.class,
+    subcommands = {NodeCommand.class, StatusCommand.class, PromoteCommand.class, CommitCommand.class, SecureCommand.class, DemoCommand.class,
         ChaosCommand.class, BenchCommand.class, CommandLine.HelpCommand.class},
     description = "Lucene near-real-time segment replication as a working cluster.",
     commandListHeading = "%nCommands:%n")
@@ -125,6 +125,7 @@ public final class Main implements Callable<Integer> {
       case WRONG_CLUSTER, UNKNOWN_INDEX, UNKNOWN_NODE -> 4;
       case REFUSED, NOT_PRIMARY -> 5;
       case PROMOTION_FAILED -> 6;
+      case ZOOKEEPER_ACCESS_DENIED, ZOOKEEPER_OPEN_ACL -> 7;
       default -> EXIT_FAILED;
     };
   }

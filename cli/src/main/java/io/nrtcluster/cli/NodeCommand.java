@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -47,6 +48,8 @@ public final class NodeCommand implements Callable<Integer> {
       description = "ZooKeeper connect string (host:port[,host:port...]), or 'embedded' to run a single ZooKeeper "
           + "server in this process (trials on one host only: it is a single point of failure).")
   String zk;
+
+  @Mixin ZooKeeperAuthOptions zkAuth;
 
   @Option(names = "--zk-port", paramLabel = "PORT", defaultValue = "2181",
       description = "Client port of the embedded ZooKeeper (with --zk embedded; default: ${DEFAULT-VALUE}).")
@@ -111,7 +114,8 @@ public final class NodeCommand implements Callable<Integer> {
     int nodeId = id != null ? id : NodeIdFile.read(dir, out);
     HostConfig config = HostConfig.builder().nodeId(nodeId).cluster(cluster).dataDir(dir).zooKeeper(zk)
         .embeddedZooKeeperPort(zkPort).bindHost(bind).port(port).sessionTimeout(sessionTimeout)
-        .connectionTimeout(connectTimeout).electionSettle(electionSettle).transport(Hosts.transport()).build();
+        .connectionTimeout(connectTimeout).electionSettle(electionSettle).transport(Hosts.transport())
+        .zooKeeperAuth(zkAuth.auth()).build();
     ScheduledExecutorService printer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "nrt-node-status");
       t.setDaemon(true);

@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
     "commits, and hands over; if N cannot catch up within --timeout nothing changes.",
     "--force: the primary is dead; promote N even if another live node is ahead (prints what is lost).",
     "Exit codes: 0 promoted, 1 error, 3 ZooKeeper unreachable, 4 unknown cluster/index/node,",
-    "5 refused (e.g. N already primary, --force while a primary lives, no --yes), 6 promotion failed."})
+    "5 refused (e.g. N already primary, --force while a primary lives, no --yes), 6 promotion failed,",
+    "7 ZooKeeper denied access (missing or wrong --zk-user credentials)."})
 final class PromoteCommand implements Callable<Integer> {
   @Mixin AdminOptions admin;
 

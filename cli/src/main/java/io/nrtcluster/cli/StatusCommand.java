@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
 /** {@code nrt status}: one row per node of each index, as a table or as JSON for scripts. */
 @Command(name = "status", mixinStandardHelpOptions = true, description = {
     "Show every node of an index (or of every index): role, generation, versions, lag, copying.",
-    "Exit codes: 0 ok, 1 cluster/index unknown, 3 ZooKeeper unreachable."})
+    "Exit codes: 0 ok, 1 error, 3 ZooKeeper unreachable, 4 unknown cluster/index,",
+    "7 ZooKeeper denied access (missing or wrong --zk-user credentials)."})
 final class StatusCommand implements Callable<Integer> {
   @Mixin AdminOptions admin;
 

@@ -42,7 +42,14 @@ public enum ErrorCode {
   /** An operator's request was refused before anything changed (see the message). */
   REFUSED(18),
   /** An operator's promotion did not complete; nothing changed (see the message). */
-  PROMOTION_FAILED(19);
+  PROMOTION_FAILED(19),
+  /**
+   * ZooKeeper refused an operation on the cluster's znodes: missing or wrong credentials, or ACLs
+   * that do not grant this identity every permission.
+   */
+  ZOOKEEPER_ACCESS_DENIED(20),
+  /** ZooKeeper authentication is on but some of the cluster's znodes are still open to anyone. */
+  ZOOKEEPER_OPEN_ACL(21);
 
   private final int wire;
 

@@ -50,7 +50,7 @@ public final class ClusterView {
   /** Index names of {@code cluster}, or empty when the cluster is unknown. */
   public static Optional<List<String>> indexes(CuratorFramework client, String cluster) throws Exception {
     try {
-      return Optional.of(client.getChildren().forPath(ZkLayout.of(cluster, "x").clusterPath()));
+      return Optional.of(client.getChildren().forPath(ZkLayout.clusterPath(cluster)));
     } catch (KeeperException.NoNodeException e) {
       return Optional.empty();
     }

@@ -62,6 +62,8 @@ final class FencedVersionWriter {
       throw new ConnectionException("could not record version " + version + " after " + ATTEMPTS + " attempts");
     } catch (NrtClusterException e) {
       throw e;
+    } catch (KeeperException.NoAuthException e) {
+      throw ZooKeeperAccess.denied(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ConnectionException("interrupted recording version " + version, e);

@@ -97,6 +97,9 @@ public final class IndexElection implements Closeable {
     } catch (NrtClusterException e) {
       closeQuietly();
       throw e;
+    } catch (KeeperException.NoAuthException e) {
+      closeQuietly();
+      throw ZooKeeperAccess.denied(e);
     } catch (Exception e) {
       closeQuietly();
       throw new ConnectionException("joining the cluster in ZooKeeper failed: " + e, e);

@@ -17,13 +17,21 @@ import org.apache.curator.utils.ZKPaths;
  * </pre>
  */
 public record ZkLayout(String root, String cluster, String index) {
+  /** The znode under which every cluster lives, one child per cluster; shared by all clusters of an ensemble. */
+  public static final String ROOT = "/nrtcluster";
+
   public ZkLayout {
     Checks.safeName("cluster", cluster);
     Checks.safeName("index", index);
   }
 
   public static ZkLayout of(String cluster, String index) {
-    return new ZkLayout("/nrtcluster", cluster, index);
+    return new ZkLayout(ROOT, cluster, index);
+  }
+
+  /** The znode of {@code cluster}: everything the cluster keeps in ZooKeeper lies under it. */
+  public static String clusterPath(String cluster) {
+    return ZKPaths.makePath(ROOT, Checks.safeName("cluster", cluster));
   }
 
   public String clusterPath() {

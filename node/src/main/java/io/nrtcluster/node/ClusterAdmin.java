@@ -1,15 +1,19 @@
 package io.nrtcluster.node;
 
 import io.nrtcluster.common.AdminException;
+import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.ClusterMismatchException;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.common.ZooKeeperAccessException;
 import io.nrtcluster.election.ClusterView;
 import io.nrtcluster.election.MemberInfo;
 import io.nrtcluster.election.PrimaryInfo;
 import io.nrtcluster.election.ZkLayout;
+import io.nrtcluster.election.ZooKeeperAccess;
+import io.nrtcluster.election.ZooKeeperAuth;
 import java.io.Closeable;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,20 +38,45 @@ import org.apache.zookeeper.KeeperException;
  *
  * <p>Every failure is an {@link NrtClusterException}: unknown cluster or index ({@link
  * ClusterMismatchException}), unknown node or refused request ({@link AdminException}), unreachable
- * ZooKeeper ({@link ConnectionException}). A failed promotion leaves the old primary in charge.
+ * ZooKeeper ({@link ConnectionException}), missing or wrong credentials for a cluster protected by
+ * ZooKeeper ACLs ({@link ZooKeeperAccessException}). A failed promotion leaves the old primary in charge.
  */
 public final class ClusterAdmin implements Closeable {
   private final CuratorFramework client;
   private final String connectString;
+  private final Duration timeout;
+  private final ZooKeeperAuth auth;
 
-  private ClusterAdmin(CuratorFramework client, String connectString) {
+  private ClusterAdmin(CuratorFramework client, String connectString, Duration timeout, ZooKeeperAuth auth) {
     this.client = client;
     this.connectString = connectString;
+    this.timeout = timeout;
+    this.auth = auth;
   }
 
-  /** Connects to ZooKeeper at {@code connectString}, waiting at most {@code timeout}. */
+  /** Connects to ZooKeeper at {@code connectString} without credentials, waiting at most {@code timeout}. */
   public static ClusterAdmin connect(String connectString, Duration timeout) throws ConnectionException {
-    CuratorFramework client = CuratorFrameworkFactory.builder().connectString(connectString)
+    return connect(connectString, timeout, null);
+  }
+
+  /**
+   * Connects to ZooKeeper at {@code connectString} as {@code auth} (null: without credentials),
+   * waiting at most {@code timeout}. Wrong credentials are found out by the first operation, which
+   * fails with {@link ZooKeeperAccessException}; znodes this creates (promotion and commit requests)
+   * get the same ACL as the nodes'.
+   */
+  public static ClusterAdmin connect(String connectString, Duration timeout, ZooKeeperAuth auth) throws ConnectionException {
+    return new ClusterAdmin(open(connectString, timeout, auth, null), connectString, timeout, auth);
+  }
+
+  /** A started client authenticated as {@code auth} and, when not null, also as {@code previous}. */
+  private static CuratorFramework open(String connectString, Duration timeout, ZooKeeperAuth auth, ZooKeeperAuth previous)
+      throws ConnectionException {
+    CuratorFrameworkFactory.Builder builder = ZooKeeperAuth.configure(CuratorFrameworkFactory.builder(), auth);
+    if (previous != null) {
+      builder.authorization(List.of(previous.authInfo(), auth.authInfo()));
+    }
+    CuratorFramework client = builder.connectString(connectString)
         .sessionTimeoutMs((int) Math.max(timeout.toMillis(), 4000)).connectionTimeoutMs((int) timeout.toMillis())
         .retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
     client.start();
@@ -61,7 +90,50 @@ public final class ClusterAdmin implements Closeable {
       client.close();
       throw new ConnectionException("interrupted connecting to ZooKeeper", e);
     }
-    return new ClusterAdmin(client, connectString);
+    return client;
+  }
+
+  /**
+   * Checks that this tool's credentials can use every znode of {@code cluster} and, with
+   * credentials, that none is open to anyone: the same check a node makes at start ({@link
+   * ZooKeeperAccess#verify}).
+   */
+  public void verifyAccess(String cluster) throws NrtClusterException {
+    ZooKeeperAccess.verify(client, cluster, auth);
+  }
+
+  /**
+   * Migrates {@code cluster} to authentication: gives every znode of it the ACL of this tool's
+   * credentials (that identity only, every permission); returns how many znodes changed. Stop every
+   * node of the cluster first: a node still running without credentials loses ZooKeeper access.
+   * Refused without credentials.
+   */
+  public int secure(String cluster) throws NrtClusterException {
+    requireAuth(cluster);
+    return call(() -> ZooKeeperAccess.secure(client, cluster, auth));
+  }
+
+  /**
+   * Changes the credentials of {@code cluster} from {@code previous} to this tool's: every znode
+   * readable with {@code previous} gets the ACL of the new ones only; returns how many changed. Stop
+   * every node first and start them with the new credentials: a node still running with the
+   * previous ones loses ZooKeeper access.
+   */
+  public int secure(String cluster, ZooKeeperAuth previous) throws NrtClusterException {
+    requireAuth(cluster);
+    Checks.notNull("previous", previous);
+    CuratorFramework both = open(connectString, timeout, auth, previous);
+    try {
+      return call(() -> ZooKeeperAccess.secure(both, cluster, auth));
+    } finally {
+      both.close();
+    }
+  }
+
+  private void requireAuth(String cluster) throws AdminException {
+    if (auth == null) {
+      throw new AdminException(ErrorCode.REFUSED, "securing cluster '" + cluster + "' needs ZooKeeper credentials");
+    }
   }
 
   /** The indexes of {@code cluster}. */
@@ -277,6 +349,8 @@ public final class ClusterAdmin implements Closeable {
       return op.run();
     } catch (NrtClusterException e) {
       throw e;
+    } catch (KeeperException.NoAuthException e) {
+      throw ZooKeeperAccess.denied(e, auth);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ConnectionException("interrupted", e);

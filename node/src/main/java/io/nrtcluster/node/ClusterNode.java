@@ -98,6 +98,8 @@ public final class ClusterNode implements Closeable {
     operators = new OperatorChannel(host.curator(), ec.layout(), this, host.nodeId(), log);
     try {
       operators.start();
+    } catch (org.apache.zookeeper.KeeperException.NoAuthException e) {
+      throw io.nrtcluster.election.ZooKeeperAccess.denied(e);
     } catch (Exception e) {
       throw new io.nrtcluster.common.ConnectionException("watching operator requests failed: " + e, e);
     }

@@ -1,6 +1,7 @@
 package io.nrtcluster.node;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.election.ZooKeeperAuth;
 import io.nrtcluster.transport.TransportConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,6 +24,9 @@ import java.time.Duration;
  * @param automaticFailover whether a new primary is elected by itself when there is none; when
  *     false an operator must force-promote one ({@code bin/nrt promote --force})
  * @param transport transport settings
+ * @param zooKeeperAuth ZooKeeper digest credentials; every znode the cluster creates is then
+ *     readable and writable by them only, and a tree still open to anyone is refused at start. Null
+ *     (the default): no authentication, open ACLs
  */
 public record HostConfig(
     int nodeId,
@@ -36,7 +40,8 @@ public record HostConfig(
     Duration connectionTimeout,
     Duration electionSettle,
     boolean automaticFailover,
-    TransportConfig transport) {
+    TransportConfig transport,
+    ZooKeeperAuth zooKeeperAuth) {
 
   /** The {@link #zooKeeper} value that starts an in-process server. */
   public static final String EMBEDDED = "embedded";
@@ -77,6 +82,13 @@ public record HostConfig(
     private Duration electionSettle = Duration.ofMillis(500);
     private TransportConfig transport = TransportConfig.defaults();
     private boolean automaticFailover = true;
+    private ZooKeeperAuth zooKeeperAuth;
+
+    /** ZooKeeper credentials (null: none, open ACLs). */
+    public Builder zooKeeperAuth(ZooKeeperAuth v) {
+      zooKeeperAuth = v;
+      return this;
+    }
 
     public Builder automaticFailover(boolean v) {
       automaticFailover = v;
@@ -140,7 +152,7 @@ public record HostConfig(
 
     public HostConfig build() {
       return new HostConfig(nodeId, cluster, dataDir, zooKeeper, embeddedZooKeeperPort, bindHost, port,
-          sessionTimeout, connectionTimeout, electionSettle, automaticFailover, transport);
+          sessionTimeout, connectionTimeout, electionSettle, automaticFailover, transport, zooKeeperAuth);
     }
   }
 }

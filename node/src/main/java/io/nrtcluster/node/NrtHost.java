@@ -3,6 +3,9 @@ package io.nrtcluster.node;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.election.ZkLayout;
+import io.nrtcluster.election.ZooKeeperAccess;
+import io.nrtcluster.election.ZooKeeperAuth;
 import io.nrtcluster.transport.NodeAddress;
 import io.nrtcluster.transport.Transport;
 import java.io.Closeable;
@@ -45,7 +48,10 @@ public final class NrtHost implements Closeable {
   /**
    * Starts the host: the embedded ZooKeeper if asked for, the replication server, and the ZooKeeper
    * client. Fails with {@link ConnectionException} when ZooKeeper is unreachable within the
-   * connection timeout or the port cannot be bound.
+   * connection timeout or the port cannot be bound, and with {@link
+   * io.nrtcluster.common.ZooKeeperAccessException} before joining anything when the configured
+   * ZooKeeper credentials (or their absence) cannot use every znode of the cluster, or when
+   * credentials are configured and some of them are still open to anyone.
    */
   public static NrtHost start(HostConfig config) throws IOException {
     Files.createDirectories(config.dataDir());
@@ -62,7 +68,7 @@ public final class NrtHost implements Closeable {
       }
       transport = Transport.create("N" + config.nodeId(), config.transport());
       NodeAddress address = transport.bind(config.bindHost(), config.port(), config.cluster()).localAddress();
-      curator = CuratorFrameworkFactory.builder()
+      curator = ZooKeeperAuth.configure(CuratorFrameworkFactory.builder(), config.zooKeeperAuth())
           .connectString(connect)
           .sessionTimeoutMs((int) config.sessionTimeout().toMillis())
           .connectionTimeoutMs((int) Math.min(config.connectionTimeout().toMillis(), config.sessionTimeout().toMillis()))
@@ -72,7 +78,14 @@ public final class NrtHost implements Closeable {
       if (!curator.blockUntilConnected((int) config.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
         throw new ConnectionException("ZooKeeper at " + connect + " unreachable within " + Durations.format(config.connectionTimeout()));
       }
-      LOG.info("N{}: host of cluster {} at {} (ZooKeeper {})", config.nodeId(), config.cluster(), address, connect);
+      // Wrong credentials are only found out by a denied operation: check them before anything runs.
+      ZooKeeperAccess.verify(curator, config.cluster(), config.zooKeeperAuth());
+      if (config.zooKeeperAuth() != null && ZooKeeperAccess.sharedRootOpen(curator)) {
+        LOG.warn("N{}: {} (shared by every cluster on this ZooKeeper) is open to anyone: anyone can list the cluster "
+            + "names and add clusters there; this cluster's own znodes are protected (docs/operations.md)", config.nodeId(), ZkLayout.ROOT);
+      }
+      LOG.info("N{}: host of cluster {} at {} (ZooKeeper {}, {})", config.nodeId(), config.cluster(), address, connect,
+          config.zooKeeperAuth() == null ? "no authentication, open ACLs" : "digest user " + config.zooKeeperAuth().user());
       return new NrtHost(config, embedded, transport, curator, address);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -3,6 +3,7 @@ package io.nrtcluster.node;
 import static org.awaitility.Awaitility.await;
 
 import io.nrtcluster.election.Role;
+import io.nrtcluster.election.ZooKeeperAuth;
 import io.nrtcluster.transport.TransportConfig;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -39,6 +40,7 @@ final class ClusterHarness implements AutoCloseable {
   private int nextId;
   private boolean automaticFailover = true;
   private Duration sessionTimeout = Duration.ofSeconds(4);
+  private ZooKeeperAuth zooKeeperAuth;
 
   ClusterHarness(Path root, long seed, int nodes, List<String> indexes) throws Exception {
     this(root, seed, nodes, indexes, null);
@@ -71,6 +73,12 @@ final class ClusterHarness implements AutoCloseable {
     return this;
   }
 
+  /** Every node started from now on authenticates with {@code auth} (null: none). */
+  ClusterHarness zooKeeperAuth(ZooKeeperAuth auth) {
+    zooKeeperAuth = auth;
+    return this;
+  }
+
   ClusterHarness manualFailover() {
     automaticFailover = false;
     return this;
@@ -84,7 +92,8 @@ final class ClusterHarness implements AutoCloseable {
   HostConfig hostConfig(int i) {
     return HostConfig.builder().nodeId(i + 1).cluster(CLUSTER).dataDir(root.resolve("n" + (i + 1))).zooKeeper(zk)
         .sessionTimeout(sessionTimeout).connectionTimeout(Duration.ofSeconds(10))
-        .electionSettle(Duration.ofMillis(300)).automaticFailover(automaticFailover).transport(transports.get(i)).build();
+        .electionSettle(Duration.ofMillis(300)).automaticFailover(automaticFailover).transport(transports.get(i))
+        .zooKeeperAuth(zooKeeperAuth).build();
   }
 
   ClusterHarness startAll() throws IOException {
