@@ -12,6 +12,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.index.DirectoryReader;
@@ -269,6 +270,11 @@ public final class Primary implements Closeable {
   /** Installs the check that runs before each new NRT point is announced. */
   public void setPublishGate(PublishGate gate) {
     this.publishGate = gate;
+  }
+
+  /** Reports this primary's events (merge pre-copies) to {@code observer} from now on. */
+  public void setObserver(PrimaryObserver observer) {
+    preCopier.observer(Objects.requireNonNull(observer, "observer"));
   }
 
   /** The application's source position of the newest point-in-time here, or null if never given. */
