@@ -239,6 +239,7 @@ public final class ClusterNode implements Closeable {
         lastReported = info;
         election.update(info);
       }
+      metrics.sample(this);
     } catch (RuntimeException e) {
       log.debug("progress report failed: {}", e.toString());
     }

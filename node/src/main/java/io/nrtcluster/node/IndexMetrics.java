@@ -27,6 +27,9 @@ interface IndexMetrics {
     return PrimaryObserver.NONE;
   }
 
+  /** Periodic look at {@code node} (every progress report, about every 100 ms) for sampled meters. */
+  default void sample(ClusterNode node) {}
+
   /** The index closed: its meters leave the registry. */
   default void close() {}
 }

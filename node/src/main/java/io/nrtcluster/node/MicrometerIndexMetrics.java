@@ -8,7 +8,9 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
+import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.Role;
+import io.nrtcluster.primary.Primary;
 import io.nrtcluster.primary.PreCopyResult;
 import io.nrtcluster.primary.PrimaryObserver;
 import io.nrtcluster.replica.Replica;
@@ -39,9 +41,12 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   private final Counter resyncs;
   private final Counter staleGenerations;
   private final Timer delay;
+  private final ReplicaLagMeters replicaLag;
+  private final int nodeId;
 
   MicrometerIndexMetrics(MeterRegistry registry, ClusterNode node, int nodeId, String index) {
     this.registry = registry;
+    this.nodeId = nodeId;
     Tags tags = Tags.of(NrtMeters.TAG_INDEX, index, NrtMeters.TAG_NODE, Integer.toString(nodeId));
     add(Gauge.builder(NrtMeters.PRIMARY_GENERATION, node, ClusterNode::primaryGen).tags(tags)
         .description("primary generation (epoch) this node leads or follows, -1 when none").register(registry));
@@ -71,6 +76,7 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
         .description("age of the oldest announced version this replica does not search yet").register(registry));
     delay = add(Timer.builder(NrtMeters.REPLICATION_DELAY).tags(tags)
         .description("from hearing of a version to searching it, per install").register(registry));
+    replicaLag = new ReplicaLagMeters(registry, tags);
   }
 
   private <M extends Meter> M add(M meter) {
@@ -109,6 +115,22 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   @Override
   public PrimaryObserver primaryObserver() {
     return this;
+  }
+
+  @Override
+  public void versionPublished(long version) {
+    replicaLag.published(version);
+  }
+
+  @Override
+  public void sample(ClusterNode node) {
+    Primary p = node.primary();
+    IndexElection election = node.election();
+    if (p == null || election == null || node.role() != Role.PRIMARY) {
+      replicaLag.sample(nodeId, -1, List.of());
+    } else {
+      replicaLag.sample(nodeId, p.version(), election.cachedMembers());
+    }
   }
 
   @Override
@@ -155,6 +177,7 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
 
   @Override
   public void close() {
+    replicaLag.close();
     for (Meter m : meters) {
       registry.remove(m);
     }

@@ -16,6 +16,8 @@ public final class NrtMeters {
   public static final String TAG_INDEX = "index";
   /** Tag: the node id ({@link HostConfig#nodeId()}). */
   public static final String TAG_NODE = "node";
+  /** Tag: the replica's node id, on the primary's per-replica meters. */
+  public static final String TAG_REPLICA = "replica";
 
   /** Gauge: the primary generation (epoch) this node leads or follows, -1 while it knows none. */
   public static final String PRIMARY_GENERATION = "nrt.primary.generation";
@@ -62,6 +64,19 @@ public final class NrtMeters {
    * announced version that install covers (announcement to searchable, per refresh).
    */
   public static final String REPLICATION_DELAY = "nrt.replication.delay";
+
+  /**
+   * Gauge on the primary, one per replica (tag {@value #TAG_REPLICA}): versions the replica
+   * searches behind the primary's published version, from the replica's member report in ZooKeeper
+   * (so it trails by the report interval, about 100 ms). It also shows a replica cut off from the
+   * primary, which its own {@link #LAG_VERSIONS} cannot.
+   */
+  public static final String REPLICA_LAG_VERSIONS = "nrt.replica.lag.versions";
+  /**
+   * Time gauge on the primary, one per replica: how long ago the primary published the oldest
+   * version the replica (by its member report) does not search yet; 0 when caught up.
+   */
+  public static final String REPLICA_LAG = "nrt.replica.lag";
 
   private NrtMeters() {}
 }

@@ -53,6 +53,19 @@ class MetricsTest {
         c.awaitAllAt(version);
       }
       assertThat(timerCount(registries[0], NrtMeters.REFRESH)).as("seed %d", seed).isEqualTo(3);
+      // Three segments merge into one: the merged segment goes to both replicas before it is installed.
+      primary.primary().writer().forceMerge(1);
+      version = primary.refresh("merged");
+      c.awaitAllAt(version);
+      assertThat(timerCount(registries[0], NrtMeters.MERGE_PRECOPY)).as("seed %d merge pre-copies", seed).isPositive();
+      assertThat(timerCount(registries[0], NrtMeters.REFRESH)).isEqualTo(4);
+      for (String replica : new String[] {"2", "3"}) {
+        await("the primary sees N" + replica + " caught up").atMost(WAIT).until(() -> {
+          var lag = registries[0].find(NrtMeters.REPLICA_LAG_VERSIONS).tag(NrtMeters.TAG_REPLICA, replica).gauge();
+          var time = registries[0].find(NrtMeters.REPLICA_LAG).tag(NrtMeters.TAG_REPLICA, replica).timeGauge();
+          return lag != null && lag.value() == 0 && time != null && time.value(TimeUnit.MILLISECONDS) == 0;
+        });
+      }
       assertThat(gauge(registries[0], NrtMeters.PRIMARY)).isEqualTo(1.0);
       assertThat(counter(registries[0], NrtMeters.COPY_BYTES)).as("the primary copies nothing").isZero();
       assertThat(registries[0].get(NrtMeters.COPY_BYTES).tag(NrtMeters.TAG_INDEX, ClusterHarness.INDEX)
@@ -96,6 +109,7 @@ class MetricsTest {
       }
       assertThat(gauge(registries[p], NrtMeters.PRIMARY)).isEqualTo(1.0);
       assertThat(gauge(registries[other], NrtMeters.PRIMARY)).isZero();
+      assertThat(registries[other].find(NrtMeters.REPLICA_LAG_VERSIONS).gauges()).as("a replica has no per-replica meters").isEmpty();
 
       c.addDocs(next, 200);
       long v2 = next.refresh("after-failover");
@@ -107,8 +121,16 @@ class MetricsTest {
       double copiedBefore = counter(registries[other], NrtMeters.COPY_FILES);
       assertThat(copiedBefore).isPositive();
 
+      await("the new primary sees N" + (other + 1) + " caught up").atMost(WAIT).until(() -> {
+        var lag = registries[p].find(NrtMeters.REPLICA_LAG_VERSIONS).tag(NrtMeters.TAG_REPLICA, Integer.toString(other + 1)).gauge();
+        return lag != null && lag.value() == 0;
+      });
+      assertThat(registries[p].find(NrtMeters.REPLICA_LAG_VERSIONS).gauges()).as("the killed node is no member").hasSize(1);
+
       c.stop(other);
       assertThat(nrtMeterNames(registries[other])).isEmpty();
+      await("a replica that left loses its meters on the primary").atMost(WAIT)
+          .until(() -> registries[p].find(NrtMeters.REPLICA_LAG_VERSIONS).gauges().isEmpty());
     }
   }
 

@@ -57,6 +57,7 @@ public final class Primary implements Closeable {
   private final TransportServer server;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile PublishGate publishGate = version -> {};
+  private volatile PrimaryObserver observer = PrimaryObserver.NONE;
   /**
    * The searcher of the last version that passed the publish gate, holding one reference of its own.
    * Searches use it rather than the writer's newest reader, so that a primary that lost its epoch
@@ -240,6 +241,7 @@ public final class Primary implements Closeable {
       store.observeVersion(version);
       publishGate.beforePublish(version);
       publishSearcher();
+      observer.versionPublished(version);
       endpoint.publish(version);
     }
     return version;
@@ -272,9 +274,10 @@ public final class Primary implements Closeable {
     this.publishGate = gate;
   }
 
-  /** Reports this primary's events (merge pre-copies) to {@code observer} from now on. */
+  /** Reports this primary's events (publications, merge pre-copies) to {@code observer} from now on. */
   public void setObserver(PrimaryObserver observer) {
-    preCopier.observer(Objects.requireNonNull(observer, "observer"));
+    this.observer = Objects.requireNonNull(observer, "observer");
+    preCopier.observer(observer);
   }
 
   /** The application's source position of the newest point-in-time here, or null if never given. */
