@@ -274,10 +274,14 @@ public final class Primary implements Closeable {
     this.publishGate = gate;
   }
 
-  /** Reports this primary's events (publications, merge pre-copies) to {@code observer} from now on. */
+  /**
+   * Reports this primary's events (publications, merge pre-copies) to {@code observer} from now on;
+   * it first hears of the version published now, so it knows every version from this one on.
+   */
   public void setObserver(PrimaryObserver observer) {
     this.observer = Objects.requireNonNull(observer, "observer");
     preCopier.observer(observer);
+    observer.versionPublished(version());
   }
 
   /** The application's source position of the newest point-in-time here, or null if never given. */
