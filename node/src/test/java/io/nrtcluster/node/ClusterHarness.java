@@ -2,6 +2,7 @@ package io.nrtcluster.node;
 
 import static org.awaitility.Awaitility.await;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.election.ZooKeeperAuth;
 import io.nrtcluster.transport.TransportConfig;
@@ -35,6 +36,7 @@ final class ClusterHarness implements AutoCloseable {
   private final TestingServer server;
   private final List<NrtHost> hosts = new ArrayList<>();
   private final List<TransportConfig> transports = new ArrayList<>();
+  private final List<MeterRegistry> registries = new ArrayList<>();
   private final Random random;
   private final List<String> indexes;
   private int nextId;
@@ -59,6 +61,7 @@ final class ClusterHarness implements AutoCloseable {
     }
     for (int i = 0; i < nodes; i++) {
       transports.add(transport());
+      registries.add(null);
       hosts.add(null);
     }
   }
@@ -89,6 +92,12 @@ final class ClusterHarness implements AutoCloseable {
     return this;
   }
 
+  /** Node {@code node} starts (and restarts) with {@code registry} for its meters. */
+  ClusterHarness meters(int node, MeterRegistry registry) {
+    registries.set(node, registry);
+    return this;
+  }
+
   HostConfig hostConfig(int i) {
     return HostConfig.builder().nodeId(i + 1).cluster(CLUSTER).dataDir(root.resolve("n" + (i + 1))).zooKeeper(zk)
         .sessionTimeout(sessionTimeout).connectionTimeout(Duration.ofSeconds(10))
@@ -116,7 +125,8 @@ final class ClusterHarness implements AutoCloseable {
   }
 
   NrtHost start(int i) throws IOException {
-    NrtHost h = NrtHost.start(hostConfig(i));
+    MeterRegistry registry = registries.get(i);
+    NrtHost h = registry == null ? NrtHost.start(hostConfig(i)) : NrtHost.start(hostConfig(i), registry);
     for (String index : indexes) {
       h.openIndex(IndexSettings.standard(index));
     }
