@@ -2,6 +2,7 @@ package io.nrtcluster.replica;
 
 import io.nrtcluster.common.NamedThreadFactory;
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.StorageException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -53,6 +54,9 @@ final class CopyJobRunner {
       }
       if (t instanceof AlreadyClosedException || closed) {
         log.debug("copy job {} stopped: replica closing", job);
+      } else if (t instanceof StorageException) {
+        log.warn("copy job {} abandoned, local storage failed (temp files removed, searcher kept, retry with backoff): {}",
+            job, t.getMessage());
       } else {
         log.warn("copy job {} failed: {}", job, t.toString());
       }

@@ -2,6 +2,7 @@ package io.nrtcluster.replica;
 
 import io.nrtcluster.common.ChecksumMismatchException;
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.StorageException;
 import io.nrtcluster.transport.Connection;
 import io.nrtcluster.transport.Message;
 import java.io.IOException;
@@ -51,6 +52,7 @@ final class StreamingCopyJob extends CopyJob {
   private VerifyingFileInput currentInput;
   private StreamingCopyJob transferringFrom;
   private boolean released;
+  private volatile boolean superseded;
 
   private StreamingCopyJob(String reason, Map<String, FileMetaData> files, ReplicatingReplicaNode node,
       boolean highPriority, OnceDone onceDone, Connection connection, CopyState copyState,
@@ -117,7 +119,7 @@ final class StreamingCopyJob extends CopyJob {
         return true;
       }
       currentInput = next.input();
-      current = new CopyOneFile(currentInput, node, next.name(), next.meta(), buffer);
+      current = new TempFileCopy(currentInput, node, next.name(), next.meta(), buffer);
     }
     try {
       if (current.visit()) {
@@ -130,6 +132,10 @@ final class StreamingCopyJob extends CopyJob {
       }
     } catch (ChecksumMismatchException e) {
       refetchCurrent(e);
+    } catch (StorageException e) {
+      // Local storage, not the primary, failed: fetching again cannot help until space returns.
+      stats.storageFailed();
+      throw e;
     }
     return false;
   }
@@ -168,12 +174,16 @@ final class StreamingCopyJob extends CopyJob {
     currentInput = open(prev.name, prev.metaData, prev.getBytesCopied(), from.currentInput.crc());
     from.currentInput.close();
     from.currentInput = null;
-    return new CopyOneFile(prev, currentInput);
+    return new TempFileCopy((TempFileCopy) prev, currentInput);
   }
 
   @Override
   public synchronized void transferAndCancel(CopyJob prevJob) throws IOException {
     StreamingCopyJob prev = (StreamingCopyJob) prevJob;
+    synchronized (prev) {
+      // Set before the transfer cancels it, so its completion never counts as a failure.
+      prev.superseded = !prev.getFailed();
+    }
     transferringFrom = prev;
     try {
       super.transferAndCancel(prevJob);
@@ -239,11 +249,26 @@ final class StreamingCopyJob extends CopyJob {
       cancel("verification before install failed", e);
       throw e;
     }
-    for (Map.Entry<String, String> e : copiedFiles.entrySet()) {
-      node.getDirectory().rename(e.getValue(), e.getKey());
+    Iterator<Map.Entry<String, String>> it = copiedFiles.entrySet().iterator();
+    while (it.hasNext()) {
+      Map.Entry<String, String> e = it.next();
+      try {
+        node.getDirectory().rename(e.getValue(), e.getKey());
+      } catch (IOException failure) {
+        // Files renamed so far are complete and verified: a retry finds them and skips them.
+        StorageException s = new StorageException("installing " + e.getKey() + " failed: " + failure, failure);
+        stats.storageFailed();
+        cancel("installing copied files failed", s);
+        throw s;
+      }
+      it.remove();
     }
-    copiedFiles.clear();
     releaseCopyState();
+  }
+
+  /** True when a newer NRT point's job took this one over (cancelled, but not failed). */
+  boolean isSuperseded() {
+    return superseded;
   }
 
   private void verifyTemp(String name, String tmpName) throws IOException {
