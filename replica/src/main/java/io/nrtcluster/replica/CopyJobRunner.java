@@ -76,7 +76,13 @@ final class CopyJobRunner {
     try {
       job.onceDone.run(job);
     } catch (Throwable t) {
-      log.warn("completing copy job {} failed", job, t);
+      // Lucene's completion wraps what failed installing the files in a RuntimeException.
+      if (t.getCause() instanceof StorageException s) {
+        log.warn("installing copy job {} failed, local storage failed (searcher kept, retry with backoff): {}",
+            job, s.getMessage());
+      } else {
+        log.warn("completing copy job {} failed", job, t);
+      }
     }
   }
 

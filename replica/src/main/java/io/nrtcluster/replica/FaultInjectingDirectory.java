@@ -61,6 +61,12 @@ final class FaultInjectingDirectory extends FilterDirectory {
   }
 
   @Override
+  public void rename(String source, String dest) throws IOException {
+    faults.beforeRename(source);
+    in.rename(source, dest);
+  }
+
+  @Override
   public void syncMetaData() throws IOException {
     faults.beforeSync("index directory");
     in.syncMetaData();

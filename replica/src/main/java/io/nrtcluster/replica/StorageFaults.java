@@ -5,7 +5,7 @@ import java.nio.file.FileSystemException;
 
 /**
  * Storage faults injected into a replica's index directory: a disk that fills up, a write that fails
- * with an I/O error, an fsync that fails. Off by default ({@link #NONE}) and switched on by
+ * with an I/O error, an fsync or a rename that fails. Off by default ({@link #NONE}) and switched on by
  * configuration only ({@link ReplicaConfig.Builder#storageFaults}), never by code changes.
  *
  * <p>A replica configured with a {@link #switchable()} instance writes every index file (copied
@@ -32,9 +32,11 @@ public final class StorageFaults {
   /** Bytes still writable before the one-shot I/O error; -1 while none is armed. */
   private long ioErrorIn = -1;
   private boolean failSyncs;
+  private boolean failRenames;
   private long diskFullFaults;
   private long ioErrors;
   private long syncFaults;
+  private long renameFaults;
 
   private StorageFaults(boolean switchable) {
     this.switchable = switchable;
@@ -73,12 +75,19 @@ public final class StorageFaults {
     failSyncs = fail;
   }
 
+  /** While on, every rename (installing a copied file, publishing a commit) fails with an I/O error. */
+  public synchronized void failRenames(boolean fail) {
+    requireSwitchable();
+    failRenames = fail;
+  }
+
   /** Space returns and every fault stops. */
   public synchronized void clear() {
     requireSwitchable();
     freeBytes = -1;
     ioErrorIn = -1;
     failSyncs = false;
+    failRenames = false;
   }
 
   /** Writes refused because the disk was full. */
@@ -94,6 +103,11 @@ public final class StorageFaults {
   /** Fsyncs failed by {@link #failSyncs}. */
   public synchronized long syncFaults() {
     return syncFaults;
+  }
+
+  /** Renames failed by {@link #failRenames}. */
+  public synchronized long renameFaults() {
+    return renameFaults;
   }
 
   /**
@@ -148,6 +162,13 @@ public final class StorageFaults {
     }
   }
 
+  synchronized void beforeRename(String source) throws FileSystemException {
+    if (failRenames) {
+      renameFaults++;
+      throw new FileSystemException(source, null, IO_ERROR);
+    }
+  }
+
   private void requireSwitchable() {
     if (!switchable) {
       throw new IllegalStateException("StorageFaults.NONE cannot be switched; configure StorageFaults.switchable()");
@@ -157,7 +178,8 @@ public final class StorageFaults {
   @Override
   public synchronized String toString() {
     return switchable
-        ? "StorageFaults(freeBytes=" + freeBytes + ", ioErrorIn=" + ioErrorIn + ", failSyncs=" + failSyncs + ")"
+        ? "StorageFaults(freeBytes=" + freeBytes + ", ioErrorIn=" + ioErrorIn + ", failSyncs=" + failSyncs
+            + ", failRenames=" + failRenames + ")"
         : "StorageFaults.NONE";
   }
 }

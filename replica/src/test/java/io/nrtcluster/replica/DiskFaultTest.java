@@ -103,11 +103,46 @@ class DiskFaultTest {
   }
 
   @Test
+  void aCopyWhoseFilesCannotBeInstalledKeepsTheSearcherAndIsRetried() throws Exception {
+    long seed = TestSeeds.seed();
+    StorageFaults disk = StorageFaults.switchable();
+    try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), MiniCluster.fastTransport())
+        .replicaStorage(0, disk).start()) {
+      Replica r = cluster.replica(0);
+      Path index = cluster.dataDir(0).resolve("index");
+      cluster.addDocs(200);
+      cluster.awaitReplicasAt(cluster.refresh(), CONVERGE);
+      MiniCluster.View before = MiniCluster.view(r);
+
+      disk.failRenames(true);
+      cluster.addDocs(500);
+      long version = cluster.refresh();
+      await("the install failed, was retried and failed again").atMost(CONVERGE)
+          .until(() -> r.stats().storageFailures() >= 2);
+      assertThat(disk.renameFaults()).as("seed %d", seed).isPositive();
+      assertThat(MiniCluster.view(r)).as("seed %d: the last good searcher keeps serving", seed).isEqualTo(before);
+      assertNoStrayFiles(r, index, seed);
+
+      disk.clear();
+      cluster.awaitReplicasAt(version, CONVERGE);
+      assertSearchesWhatThePrimaryPublished(cluster, r, seed);
+      assertNoStrayFiles(r, index, seed);
+      cluster.closeReplica(0);
+      FaultToleranceTest.assertCheckIndexClean(index, seed);
+    }
+  }
+
+  @Test
   void aFullDiskDuringAMergePreCopyNeitherStallsThePrimaryNorWedgesTheReplica() throws Exception {
     long seed = TestSeeds.seed();
     StorageFaults disk = StorageFaults.switchable();
     try (MiniCluster cluster = new MiniCluster(dir, seed, 2, MiniCluster.fastTransport(), MiniCluster.fastTransport())
-        .replicaStorage(0, disk).start()) {
+        .replicaStorage(0, disk)) {
+      // Neither the pre-copy deadline nor the keep-alive can end the wait within this test: only the
+      // replica's report of its failure can.
+      cluster.startPrimary(cluster.primaryConfig().preCopyTimeout(Duration.ofMinutes(5))
+          .preCopyKeepAlive(Duration.ofMinutes(5)).build());
+      cluster.startReplicas();
       Replica full = cluster.replica(0);
       Path index = cluster.dataDir(0).resolve("index");
       for (int i = 0; i < 6; i++) {
