@@ -25,7 +25,7 @@ import java.time.Duration;
  *     only what changed meanwhile (a crashed replica restarts from its last explicit commit)
  * @param transport transport settings, used when the replica creates its own transport
  * @param storageFaults faults injected into the replica's index directory (disk full, I/O errors,
- *     failed fsyncs); {@link StorageFaults#NONE} (the default) installs no fault point. A {@link
+ *     failed fsyncs and renames); {@link StorageFaults#NONE} (the default) installs no fault point. A {@link
  *     StorageFaults#switchable()} instance is a switch shared with whoever turns the faults on and
  *     off while the replica runs: tests and chaos runs only
  */

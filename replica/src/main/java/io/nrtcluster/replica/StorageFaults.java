@@ -53,13 +53,13 @@ public final class StorageFaults {
   }
 
   /**
-   * From now on the disk has {@code bytesFree} free bytes: writes use them up, deleted files give
+   * Fills the disk but for {@code bytesLeft} free bytes: writes use them up, deleted files give
    * theirs back, and a write that does not fit fails with "No space left on device".
    */
-  public synchronized void diskFull(long bytesFree) {
+  public synchronized void fillDisk(long bytesLeft) {
     requireSwitchable();
-    Checks.inRange("storageFaults.bytesFree", bytesFree, 0, Long.MAX_VALUE);
-    freeBytes = bytesFree;
+    Checks.inRange("storageFaults.bytesLeft", bytesLeft, 0, Long.MAX_VALUE);
+    freeBytes = bytesLeft;
   }
 
   /** The write that goes past {@code bytes} more bytes fails once with an I/O error; later ones work. */

@@ -55,7 +55,7 @@ class DiskFaultTest {
       cluster.awaitReplicasAt(cluster.refresh(), CONVERGE);
       MiniCluster.View before = MiniCluster.view(full);
 
-      disk.diskFull(64 * 1024);
+      disk.fillDisk(64 * 1024);
       cluster.addDocs(3000);
       long blocked = cluster.refresh();
       await("R1 retried the copy and failed again").atMost(CONVERGE).until(() -> full.stats().storageFailures() >= 3);
@@ -151,7 +151,7 @@ class DiskFaultTest {
       }
       MiniCluster.View before = MiniCluster.view(full);
 
-      disk.diskFull(16 * 1024);
+      disk.fillDisk(16 * 1024);
       CompletableFuture<Void> merge = CompletableFuture.runAsync(() -> {
         try {
           cluster.primary().writer().forceMerge(1);
@@ -199,7 +199,7 @@ class DiskFaultTest {
       long searched = cluster.refresh();
       cluster.awaitReplicasAt(searched, CONVERGE);
 
-      disk.diskFull(0);
+      disk.fillDisk(0);
       assertThatThrownBy(r::commit).as("seed %d", seed).isInstanceOf(StorageException.class);
       assertThat(disk.diskFullFaults()).isPositive();
       assertLatestCommitIs(index, committed, cluster.expected(committed));

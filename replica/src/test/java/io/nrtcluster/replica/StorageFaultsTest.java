@@ -25,9 +25,9 @@ class StorageFaultsTest {
     try (Directory fs = FSDirectory.open(dir)) {
       assertThat(FaultInjectingDirectory.wrap(fs, StorageFaults.NONE)).isSameAs(fs);
     }
-    assertThatThrownBy(() -> StorageFaults.NONE.diskFull(0)).isInstanceOf(IllegalStateException.class);
-    assertThatThrownBy(() -> StorageFaults.switchable().diskFull(-1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("storageFaults.bytesFree");
+    assertThatThrownBy(() -> StorageFaults.NONE.fillDisk(0)).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> StorageFaults.switchable().fillDisk(-1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("storageFaults.bytesLeft");
     assertThatThrownBy(() -> ReplicaConfig.builder().cluster("c").index("i").dataDir(dir).storageFaults(null).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("storageFaults");
   }
@@ -36,7 +36,7 @@ class StorageFaultsTest {
   void aFullDiskWritesWhatFitsThenFailsAndDeletingGivesTheSpaceBack() throws IOException {
     StorageFaults faults = StorageFaults.switchable();
     try (Directory d = FaultInjectingDirectory.wrap(FSDirectory.open(dir), faults)) {
-      faults.diskFull(100);
+      faults.fillDisk(100);
       write(d, "a", 60);
       IndexOutput b = d.createOutput("b", IOContext.DEFAULT);
       assertThatThrownBy(() -> b.writeBytes(new byte[60], 0, 60)).isInstanceOf(FileSystemException.class);
