@@ -8,6 +8,11 @@ import java.time.Duration;
  * The one thread that moves a replica towards the newest NRT point it has heard of. Announcements
  * only record the target and wake it; the thread asks the replica to copy, and retries with backoff
  * after a failure, so a dead link or a failed copy is never the end of catching up.
+ *
+ * <p>The backoff grows with every failure in a row and is reset only by progress (a copy installed,
+ * nothing left to copy) or a reconnect. While it runs, new announcements only move the target: a
+ * replica whose copies keep failing (a full disk) tries at most once per backoff delay, however
+ * often the primary refreshes.
  */
 final class CatchUpLoop implements Runnable {
   /** What one attempt achieved. */
@@ -53,11 +58,21 @@ final class CatchUpLoop implements Runnable {
       targetGen = gen;
       targetVersion = version;
     }
+    if (retryAtNanos == Long.MAX_VALUE) {
+      wake = true;
+      notifyAll();
+    }
+  }
+
+  /** A copy was installed: the backoff starts over and the loop looks again now. */
+  synchronized void copySucceeded() {
+    backoff.reset();
+    retryAtNanos = Long.MAX_VALUE;
     wake = true;
     notifyAll();
   }
 
-  /** Something changed (a copy ended, the link came back): look again now. */
+  /** Something changed (the link came back, the node was reopened): look again now. */
   synchronized void wakeUp() {
     wake = true;
     notifyAll();
@@ -68,6 +83,10 @@ final class CatchUpLoop implements Runnable {
     long at = System.nanoTime() + backoff.next().toNanos();
     retryAtNanos = Math.min(retryAtNanos, at);
     notifyAll();
+  }
+
+  private synchronized void caughtUp() {
+    backoff.reset();
   }
 
   synchronized long targetVersion() {
@@ -100,8 +119,8 @@ final class CatchUpLoop implements Runnable {
         Outcome outcome = step.attempt(gen, version);
         if (outcome == Outcome.RETRY) {
           retryLater();
-        } else {
-          backoff.reset();
+        } else if (outcome == Outcome.CAUGHT_UP) {
+          caughtUp();
         }
       } catch (InterruptedException e) {
         return;

@@ -2,6 +2,7 @@ package io.nrtcluster.replica;
 
 import io.nrtcluster.common.NamedThreadFactory;
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.StorageException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -53,6 +54,9 @@ final class CopyJobRunner {
       }
       if (t instanceof AlreadyClosedException || closed) {
         log.debug("copy job {} stopped: replica closing", job);
+      } else if (t instanceof StorageException) {
+        log.warn("copy job {} abandoned, local storage failed (temp files removed, searcher kept, retry with backoff): {}",
+            job, t.getMessage());
       } else {
         log.warn("copy job {} failed: {}", job, t.toString());
       }
@@ -72,7 +76,13 @@ final class CopyJobRunner {
     try {
       job.onceDone.run(job);
     } catch (Throwable t) {
-      log.warn("completing copy job {} failed", job, t);
+      // Lucene's completion wraps what failed installing the files in a RuntimeException.
+      if (t.getCause() instanceof StorageException s) {
+        log.warn("installing copy job {} failed, local storage failed (searcher kept, retry with backoff): {}",
+            job, s.getMessage());
+      } else {
+        log.warn("completing copy job {} failed", job, t);
+      }
     }
   }
 

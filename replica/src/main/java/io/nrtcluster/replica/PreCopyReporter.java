@@ -54,7 +54,9 @@ final class PreCopyReporter implements Runnable {
     if (done) {
       return;
     }
-    if (finished.get() || !connection.isOpen() || replicaClosed.getAsBoolean()) {
+    // A failed job may never reach Lucene's completion (installing its files can fail too): its
+    // failure alone ends the report, so the primary never waits for it until its deadline.
+    if (finished.get() || job.getFailed() || !connection.isOpen() || replicaClosed.getAsBoolean()) {
       done = true;
       boolean ok = finished.get() && !job.getFailed();
       if (ok) {

@@ -41,6 +41,12 @@ import org.slf4j.LoggerFactory;
  * follows a primary generation older than one it has seen (remembered across restarts); {@link
  * #commit()} makes what it searches durable, independently of the primary.
  *
+ * <p>A full disk or an I/O error while writing a copied file abandons that copy: its temp files
+ * are deleted, the last good searcher keeps serving, the failure counts in {@link
+ * ReplicaStats#storageFailures()}, and the copy is retried with a growing (bounded) backoff until it
+ * succeeds once space returns. A commit that fails on storage raises {@code StorageException} and
+ * leaves the previous commit in place.
+ *
  * <pre>{@code
  * try (Replica replica = Replica.open(config)) {
  *   IndexSearcher s = replica.acquireSearcher();
@@ -155,7 +161,7 @@ public final class Replica implements Closeable {
   }
 
   private ReplicatingReplicaNode openNode(long primaryGen) throws IOException {
-    Directory dir = FSDirectory.open(config.indexPath());
+    Directory dir = FaultInjectingDirectory.wrap(FSDirectory.open(config.indexPath()), config.storageFaults());
     ReplicatingReplicaNode n;
     try {
       n = new ReplicatingReplicaNode(config.nodeId(), dir, new SearcherFactory(), new Slf4jPrintStream(log), ctx, link,
@@ -208,9 +214,11 @@ public final class Replica implements Closeable {
     }
   }
 
-  private void onNrtCopyDone(CopyJob job) {
-    if (job.getFailed()) {
-      catchUp.retryLater();
+  private void onNrtCopyDone(CopyJob job, boolean installed) {
+    if (!installed) {
+      if (!((StreamingCopyJob) job).superseded()) {
+        catchUp.retryLater();
+      }
       return;
     }
     long version = job.getCopyState().version();
@@ -226,7 +234,7 @@ public final class Replica implements Closeable {
         log.warn("version listener failed", e);
       }
     }
-    catchUp.wakeUp();
+    catchUp.copySucceeded();
   }
 
   /**

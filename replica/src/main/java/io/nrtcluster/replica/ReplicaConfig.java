@@ -24,6 +24,10 @@ import java.time.Duration;
  * @param commitOnClose commit the searched point-in-time on a graceful close, so a restart copies
  *     only what changed meanwhile (a crashed replica restarts from its last explicit commit)
  * @param transport transport settings, used when the replica creates its own transport
+ * @param storageFaults faults injected into the replica's index directory (disk full, I/O errors,
+ *     failed fsyncs and renames); {@link StorageFaults#NONE} (the default) installs no fault point. A {@link
+ *     StorageFaults#switchable()} instance is a switch shared with whoever turns the faults on and
+ *     off while the replica runs: tests and chaos runs only
  */
 public record ReplicaConfig(
     int nodeId,
@@ -38,7 +42,8 @@ public record ReplicaConfig(
     Duration preCopyProgressInterval,
     Duration closeTimeout,
     boolean commitOnClose,
-    TransportConfig transport) {
+    TransportConfig transport,
+    StorageFaults storageFaults) {
 
   public ReplicaConfig {
     Checks.inRange("nodeId", nodeId, 0, 65535);
@@ -55,6 +60,7 @@ public record ReplicaConfig(
     Checks.positive("preCopyProgressInterval", preCopyProgressInterval);
     Checks.positive("closeTimeout", closeTimeout);
     Checks.notNull("transport", transport);
+    Checks.notNull("storageFaults", storageFaults);
   }
 
   public Path indexPath() {
@@ -73,7 +79,8 @@ public record ReplicaConfig(
     return new Builder().nodeId(nodeId).cluster(cluster).index(index).dataDir(dataDir).primary(primary)
         .reconnectMin(reconnectMin).reconnectMax(reconnectMax).maxFileRetries(maxFileRetries)
         .prefetchFiles(prefetchFiles).preCopyProgressInterval(preCopyProgressInterval)
-        .closeTimeout(closeTimeout).commitOnClose(commitOnClose).transport(transport);
+        .closeTimeout(closeTimeout).commitOnClose(commitOnClose).transport(transport)
+        .storageFaults(storageFaults);
   }
 
   /** Builds a validated {@link ReplicaConfig}; only cluster, index and dataDir have no default. */
@@ -91,6 +98,7 @@ public record ReplicaConfig(
     private Duration closeTimeout = Duration.ofSeconds(10);
     private boolean commitOnClose = true;
     private TransportConfig transport = TransportConfig.defaults();
+    private StorageFaults storageFaults = StorageFaults.NONE;
 
     public Builder nodeId(int v) {
       nodeId = v;
@@ -157,9 +165,15 @@ public record ReplicaConfig(
       return this;
     }
 
+    /** See {@link ReplicaConfig#storageFaults()}. */
+    public Builder storageFaults(StorageFaults v) {
+      storageFaults = v;
+      return this;
+    }
+
     public ReplicaConfig build() {
       return new ReplicaConfig(nodeId, cluster, index, dataDir, primary, reconnectMin, reconnectMax,
-          maxFileRetries, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport);
+          maxFileRetries, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport, storageFaults);
     }
   }
 }

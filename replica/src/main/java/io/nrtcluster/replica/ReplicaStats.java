@@ -18,6 +18,8 @@ public final class ReplicaStats {
   private final AtomicLong preCopiesCompleted = new AtomicLong();
   private final AtomicLong staleGenerationsRefused = new AtomicLong();
   private final AtomicLong resyncs = new AtomicLong();
+  private final AtomicLong storageFailures = new AtomicLong();
+  private final AtomicLong failuresInARow = new AtomicLong();
   private volatile long lastCopyCompletedMillis;
 
   ReplicaStats(ReplicaObserver observer) {
@@ -49,12 +51,18 @@ public final class ReplicaStats {
 
   void nrtCopyCompleted() {
     nrtCopiesCompleted.incrementAndGet();
+    failuresInARow.set(0);
     lastCopyCompletedMillis = System.currentTimeMillis();
   }
 
   void nrtCopyFailed() {
     nrtCopiesFailed.incrementAndGet();
     observer.copyFailed();
+    failuresInARow.incrementAndGet();
+  }
+
+  void storageFailed() {
+    storageFailures.incrementAndGet();
   }
 
   void preCopyCompleted() {
@@ -98,9 +106,26 @@ public final class ReplicaStats {
     return nrtCopiesCompleted.get();
   }
 
-  /** NRT copies that failed (a copy superseded by a newer point's copy is not counted). */
+  /** NRT copies that failed (a copy superseded by a newer NRT point is not a failure). */
   public long nrtCopiesFailed() {
     return nrtCopiesFailed.get();
+  }
+
+  /**
+   * NRT copies that failed since the last one that succeeded. Rising while the primary refreshes: the
+   * replica is stuck on its last good searcher (see {@link #storageFailures()} for a full disk).
+   */
+  public long consecutiveCopyFailures() {
+    return failuresInARow.get();
+  }
+
+  /**
+   * Copies (NRT points and merge pre-copies) and commits that failed on local storage: disk full, or
+   * an I/O error writing, installing or syncing a file. A failed copy removes its temp files and is
+   * retried with backoff; the last good searcher keeps serving meanwhile.
+   */
+  public long storageFailures() {
+    return storageFailures.get();
   }
 
   public long preCopiesCompleted() {
@@ -125,6 +150,7 @@ public final class ReplicaStats {
   @Override
   public String toString() {
     return "ReplicaStats(bytes=" + bytesCopied + ", files=" + filesCopied + ", mismatches=" + checksumMismatches
-        + ", resumedBytes=" + bytesResumed + ", copies=" + nrtCopiesCompleted + ", failed=" + nrtCopiesFailed + ")";
+        + ", resumedBytes=" + bytesResumed + ", copies=" + nrtCopiesCompleted + ", failed=" + nrtCopiesFailed
+        + ", storageFailures=" + storageFailures + ")";
   }
 }

@@ -1,8 +1,10 @@
 package io.nrtcluster.replica;
 
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ReplayPositions;
 import io.nrtcluster.common.StalePrimaryGenerationException;
+import io.nrtcluster.common.StorageException;
 import io.nrtcluster.transport.Connection;
 import io.nrtcluster.transport.Message;
 import java.io.IOException;
@@ -27,6 +29,8 @@ import org.apache.lucene.replicator.nrt.NodeCommunicationException;
 import org.apache.lucene.replicator.nrt.ReplicaNode;
 import org.apache.lucene.search.SearcherFactory;
 import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexOutput;
 
 /**
  * Lucene's {@link ReplicaNode} with its hooks implemented over the transport ({@code newCopyJob},
@@ -37,7 +41,8 @@ import org.apache.lucene.store.Directory;
 final class ReplicatingReplicaNode extends ReplicaNode {
   /** Told when an NRT copy ended, successfully or not. */
   interface CopyListener {
-    void onNrtCopyDone(CopyJob job);
+    /** {@code installed} is true when the node searches the copied point-in-time now. */
+    void onNrtCopyDone(CopyJob job, boolean installed);
   }
 
   private final ReplicaContext ctx;
@@ -192,15 +197,52 @@ final class ReplicatingReplicaNode extends ReplicaNode {
    * Lucene's replica commit, which replaces the user data with generation and version; the
    * application's replay position of the committed point-in-time is read first and recorded with
    * the commit in the node state.
+   *
+   * <p>A commit that fails on local storage (disk full, failed fsync) raises {@link
+   * StorageException} and leaves the previous commit the one a restart opens: Lucene removes the
+   * partly written segments file. The searched files are fsynced before Lucene's commit takes its
+   * references, so a failed fsync pins nothing; a commit that fails later keeps the files it covered
+   * until the replica restarts (Lucene offers no way to drop those references).
    */
   @Override
   public void commit() throws IOException {
     synchronized (commitLock()) {
       long version = getCurrentSearchingVersion();
       String position = replayPosition(version);
-      super.commit();
+      try {
+        dir.sync(searchedFiles());
+        super.commit();
+      } catch (IOException e) {
+        if (e instanceof NrtClusterException) {
+          throw e;
+        }
+        ctx.stats().storageFailed();
+        throw new StorageException("commit of version " + version
+            + " failed on local storage; the previous commit stays the one a restart opens: " + e, e);
+      }
       ctx.store().recordCommit(version, position);
     }
+  }
+
+  private Collection<String> searchedFiles() throws IOException {
+    IndexSearcher s = mgr.acquire();
+    try {
+      return ((StandardDirectoryReader) s.getIndexReader()).getSegmentInfos().files(false);
+    } finally {
+      mgr.release(s);
+    }
+  }
+
+  /** Temp files of copied files: their I/O errors surface as {@link StorageException}. */
+  @Override
+  public IndexOutput createTempOutput(String prefix, String suffix, IOContext ioContext) throws IOException {
+    IndexOutput out;
+    try {
+      out = super.createTempOutput(prefix, suffix, ioContext);
+    } catch (IOException e) {
+      throw new StorageException("creating a temp file for " + prefix + " failed: " + e, e);
+    }
+    return new LocalFileOutput(out, prefix);
   }
 
   private Object commitLock() {
@@ -241,20 +283,32 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     link.announce();
   }
 
+  /**
+   * Installs a finished copy. Whatever fails here (installing the files, opening the new searcher)
+   * leaves the previous searcher serving and is reported to the listener as a copy that did not
+   * install, so the replica retries with backoff instead of at once.
+   */
   @Override
   protected void finishNRTCopy(CopyJob job, long startNS) throws IOException {
+    boolean installed = false;
     try {
       super.finishNRTCopy(job, startNS);
-      if (!job.getFailed()) {
+      installed = !job.getFailed();
+      if (installed) {
         ctx.stats().nrtCopyCompleted();
-        ctx.store().observeVersion(job.getCopyState().version());
         log.debug("searching version {} after copying {} bytes in {} ms", job.getCopyState().version(),
             job.getTotalBytesCopied(), (System.nanoTime() - startNS) / 1_000_000);
+        ctx.store().observeVersion(job.getCopyState().version());
       } else if (!(job instanceof StreamingCopyJob s && s.superseded())) {
         ctx.stats().nrtCopyFailed();
       }
+    } catch (IOException | RuntimeException e) {
+      if (!installed) {
+        ctx.stats().nrtCopyFailed();
+      }
+      throw e;
     } finally {
-      listener.onNrtCopyDone(job);
+      listener.onNrtCopyDone(job, installed);
     }
   }
 

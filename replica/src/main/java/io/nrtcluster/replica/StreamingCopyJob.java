@@ -2,6 +2,7 @@ package io.nrtcluster.replica;
 
 import io.nrtcluster.common.ChecksumMismatchException;
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.StorageException;
 import io.nrtcluster.transport.Connection;
 import io.nrtcluster.transport.Message;
 import java.io.IOException;
@@ -119,7 +120,7 @@ final class StreamingCopyJob extends CopyJob {
         return true;
       }
       currentInput = next.input();
-      current = new CopyOneFile(currentInput, node, next.name(), next.meta(), buffer);
+      current = new TempFileCopy(currentInput, node, next.name(), next.meta(), buffer);
     }
     try {
       if (current.visit()) {
@@ -132,6 +133,10 @@ final class StreamingCopyJob extends CopyJob {
       }
     } catch (ChecksumMismatchException e) {
       refetchCurrent(e);
+    } catch (StorageException e) {
+      // Local storage, not the primary, failed: fetching again cannot help until space returns.
+      stats.storageFailed();
+      throw e;
     }
     return false;
   }
@@ -170,18 +175,17 @@ final class StreamingCopyJob extends CopyJob {
     currentInput = open(prev.name, prev.metaData, prev.getBytesCopied(), from.currentInput.crc());
     from.currentInput.close();
     from.currentInput = null;
-    return new CopyOneFile(prev, currentInput);
+    return new TempFileCopy((TempFileCopy) prev, currentInput);
   }
 
   @Override
   public synchronized void transferAndCancel(CopyJob prevJob) throws IOException {
     StreamingCopyJob prev = (StreamingCopyJob) prevJob;
-    transferringFrom = prev;
     synchronized (prev) {
-      if (prev.exc == null) {
-        prev.superseded = true;
-      }
+      // Set before the transfer cancels it, so its completion never counts as a failure.
+      prev.superseded = !prev.getFailed();
     }
+    transferringFrom = prev;
     try {
       super.transferAndCancel(prevJob);
       // Nothing is copied by this job yet: whatever it holds now was carried over.
@@ -246,10 +250,20 @@ final class StreamingCopyJob extends CopyJob {
       cancel("verification before install failed", e);
       throw e;
     }
-    for (Map.Entry<String, String> e : copiedFiles.entrySet()) {
-      node.getDirectory().rename(e.getValue(), e.getKey());
+    Iterator<Map.Entry<String, String>> it = copiedFiles.entrySet().iterator();
+    while (it.hasNext()) {
+      Map.Entry<String, String> e = it.next();
+      try {
+        node.getDirectory().rename(e.getValue(), e.getKey());
+      } catch (IOException failure) {
+        // Files renamed so far are complete and verified: a retry finds them and skips them.
+        StorageException s = new StorageException("installing " + e.getKey() + " failed: " + failure, failure);
+        stats.storageFailed();
+        cancel("installing copied files failed", s);
+        throw s;
+      }
+      it.remove();
     }
-    copiedFiles.clear();
     releaseCopyState();
   }
 

@@ -44,6 +44,7 @@ final class MiniCluster implements AutoCloseable {
   private final Random random;
   private final TransportConfig primaryTransport;
   private final List<TransportConfig> replicaTransports = new ArrayList<>();
+  private final List<StorageFaults> replicaStorage = new ArrayList<>();
   private final List<Replica> replicas = new ArrayList<>();
   /** Hit counts of {@link #QUERIES} on the primary at each version it published. */
   private final Map<Long, List<Long>> expectedCounts = new ConcurrentHashMap<>();
@@ -56,6 +57,7 @@ final class MiniCluster implements AutoCloseable {
     this.primaryTransport = primaryTransport;
     for (int i = 0; i < replicaCount; i++) {
       replicaTransports.add(replicaTransport);
+      replicaStorage.add(StorageFaults.NONE);
     }
   }
 
@@ -70,6 +72,12 @@ final class MiniCluster implements AutoCloseable {
 
   MiniCluster replicaTransport(int i, TransportConfig config) {
     replicaTransports.set(i, config);
+    return this;
+  }
+
+  /** Replica {@code i} writes its index through {@code faults} (a switchable instance). */
+  MiniCluster replicaStorage(int i, StorageFaults faults) {
+    replicaStorage.set(i, faults);
     return this;
   }
 
@@ -106,6 +114,7 @@ final class MiniCluster implements AutoCloseable {
   ReplicaConfig replicaConfig(int i) {
     return ReplicaConfig.builder().nodeId(i + 1).cluster(CLUSTER).index(INDEX).dataDir(root.resolve("r" + (i + 1)))
         .primary(primary == null ? null : primary.address()).transport(replicaTransports.get(i))
+        .storageFaults(replicaStorage.get(i))
         .reconnectMin(Duration.ofMillis(50)).reconnectMax(Duration.ofMillis(500)).build();
   }
 
