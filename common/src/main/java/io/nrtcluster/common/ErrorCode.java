@@ -42,7 +42,15 @@ public enum ErrorCode {
   /** An operator's request was refused before anything changed (see the message). */
   REFUSED(18),
   /** An operator's promotion did not complete; nothing changed (see the message). */
-  PROMOTION_FAILED(19);
+  PROMOTION_FAILED(19),
+  /**
+   * The TLS handshake with the peer failed: no certificate or one the trust anchors did not sign,
+   * a hostname that does not match, or TLS on one side only. Never sent on the wire (it happens
+   * before the protocol starts); each side reports it locally.
+   */
+  TLS_HANDSHAKE(20),
+  /** This node's TLS settings cannot be used: a key, certificate or store is missing, unreadable or invalid. */
+  TLS_CONFIG(21);
 
   private final int wire;
 
