@@ -5,6 +5,7 @@ import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.HostConfig;
 import io.nrtcluster.node.IndexSettings;
 import io.nrtcluster.node.NrtHost;
+import io.nrtcluster.transport.TransportConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -92,6 +94,9 @@ public final class NodeCommand implements Callable<Integer> {
       description = "Interval of the status lines (default: ${DEFAULT-VALUE}).")
   Duration statusEvery;
 
+  @Mixin
+  TlsOptions tls;
+
   /** Counted down to leave gracefully: by SIGTERM/SIGINT, or by tests through {@link #shutdown()}. */
   private final CountDownLatch stop = new CountDownLatch(1);
 
@@ -103,6 +108,7 @@ public final class NodeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     validate();
+    TransportConfig transport = tls.apply(Hosts.transport(), spec.commandLine(), System.getenv());
     Console out = new Console(spec.commandLine().getOut());
     if (HostConfig.EMBEDDED.equals(zk)) {
       Hosts.requireFreeZooKeeperPort(zkPort);
@@ -111,7 +117,7 @@ public final class NodeCommand implements Callable<Integer> {
     int nodeId = id != null ? id : NodeIdFile.read(dir, out);
     HostConfig config = HostConfig.builder().nodeId(nodeId).cluster(cluster).dataDir(dir).zooKeeper(zk)
         .embeddedZooKeeperPort(zkPort).bindHost(bind).port(port).sessionTimeout(sessionTimeout)
-        .connectionTimeout(connectTimeout).electionSettle(electionSettle).transport(Hosts.transport()).build();
+        .connectionTimeout(connectTimeout).electionSettle(electionSettle).transport(transport).build();
     ScheduledExecutorService printer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "nrt-node-status");
       t.setDaemon(true);

@@ -173,7 +173,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       // The peer ended the TLS session (TLS 1.3 servers check the client certificate after the
       // client has finished its side of the handshake): pending requests fail with this cause.
       connection.tlsFailed(tls);
-      Transport.LOG.warn("{}: TLS failure, closing: {}", connection, tls.getMessage());
+      Transport.LOG.debug("{}: TLS failure, closing: {}", connection, tls.getMessage());
       ctx.close();
       return;
     }
