@@ -22,7 +22,8 @@ import java.time.Duration;
  * @param electionSettle wait, after the primary vanished, for members to report before electing
  * @param automaticFailover whether a new primary is elected by itself when there is none; when
  *     false an operator must force-promote one ({@code bin/nrt promote --force})
- * @param transport transport settings
+ * @param transport transport settings, TLS for the replication port included ({@code
+ *     TransportConfig.tls}; plaintext when absent)
  */
 public record HostConfig(
     int nodeId,
