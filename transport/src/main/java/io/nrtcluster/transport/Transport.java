@@ -12,13 +12,14 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.TimeoutException;
 import io.nrtcluster.common.TlsConfigException;
 import io.nrtcluster.common.TlsHandshakeException;
-import java.time.Duration;
 import java.io.Closeable;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -188,7 +189,7 @@ public final class Transport implements Closeable {
           ch.close();
           result.completeExceptionally(hf.cause() instanceof SslHandshakeTimeoutException
               ? new TimeoutException("no TLS handshake with " + address + " within "
-                  + io.nrtcluster.common.Durations.format(config.handshakeTimeout()), hf.cause())
+                  + Durations.format(config.handshakeTimeout()), hf.cause())
               : new TlsHandshakeException("TLS handshake with " + address + " failed: " + hf.cause().getMessage(), hf.cause()));
         }
       });
