@@ -5,6 +5,7 @@ import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.HostConfig;
 import io.nrtcluster.node.IndexSettings;
 import io.nrtcluster.node.NrtHost;
+import io.nrtcluster.transport.TransportConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,6 +96,9 @@ public final class NodeCommand implements Callable<Integer> {
       description = "Interval of the status lines (default: ${DEFAULT-VALUE}).")
   Duration statusEvery;
 
+  @Mixin
+  TlsOptions tls;
+
   /** Counted down to leave gracefully: by SIGTERM/SIGINT, or by tests through {@link #shutdown()}. */
   private final CountDownLatch stop = new CountDownLatch(1);
 
@@ -106,6 +110,7 @@ public final class NodeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     validate();
+    TransportConfig transport = tls.apply(Hosts.transport(), spec.commandLine(), System.getenv());
     Console out = new Console(spec.commandLine().getOut());
     if (HostConfig.EMBEDDED.equals(zk)) {
       Hosts.requireFreeZooKeeperPort(zkPort);
@@ -114,7 +119,7 @@ public final class NodeCommand implements Callable<Integer> {
     int nodeId = id != null ? id : NodeIdFile.read(dir, out);
     HostConfig config = HostConfig.builder().nodeId(nodeId).cluster(cluster).dataDir(dir).zooKeeper(zk)
         .embeddedZooKeeperPort(zkPort).bindHost(bind).port(port).sessionTimeout(sessionTimeout)
-        .connectionTimeout(connectTimeout).electionSettle(electionSettle).transport(Hosts.transport())
+        .connectionTimeout(connectTimeout).electionSettle(electionSettle).transport(transport)
         .zooKeeperAuth(zkAuth.auth()).build();
     ScheduledExecutorService printer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "nrt-node-status");

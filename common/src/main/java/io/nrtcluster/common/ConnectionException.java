@@ -11,4 +11,9 @@ public class ConnectionException extends NrtClusterException {
   public ConnectionException(String message, Throwable cause) {
     super(ErrorCode.CONNECTION, message, cause);
   }
+
+  /** For subtypes that are connection failures of a more specific kind. */
+  protected ConnectionException(ErrorCode code, String message, Throwable cause) {
+    super(code, message, cause);
+  }
 }

@@ -49,7 +49,15 @@ public enum ErrorCode {
    */
   ZOOKEEPER_ACCESS_DENIED(20),
   /** ZooKeeper authentication is on but some of the cluster's znodes are still open to anyone. */
-  ZOOKEEPER_OPEN_ACL(21);
+  ZOOKEEPER_OPEN_ACL(21),
+  /**
+   * The TLS handshake with the peer failed: no certificate or one the trust anchors did not sign,
+   * a hostname that does not match, or TLS on one side only. Never sent on the wire (it happens
+   * before the protocol starts); each side reports it locally.
+   */
+  TLS_HANDSHAKE(22),
+  /** This node's TLS settings cannot be used: a key, certificate or store is missing, unreadable or invalid. */
+  TLS_CONFIG(23);
 
   private final int wire;
 

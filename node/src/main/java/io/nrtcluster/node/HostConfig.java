@@ -23,7 +23,8 @@ import java.time.Duration;
  * @param electionSettle wait, after the primary vanished, for members to report before electing
  * @param automaticFailover whether a new primary is elected by itself when there is none; when
  *     false an operator must force-promote one ({@code bin/nrt promote --force})
- * @param transport transport settings
+ * @param transport transport settings, TLS for the replication port included ({@code
+ *     TransportConfig.tls}; plaintext when absent)
  * @param zooKeeperAuth ZooKeeper digest credentials; every znode the cluster creates is then
  *     readable and writable by them only, and a tree still open to anyone is refused at start. Null
  *     (the default): no authentication, open ACLs

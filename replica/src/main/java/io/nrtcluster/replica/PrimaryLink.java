@@ -6,6 +6,7 @@ import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NamedThreadFactory;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.ProtocolException;
+import io.nrtcluster.common.TlsHandshakeException;
 import io.nrtcluster.transport.Connection;
 import io.nrtcluster.transport.Message;
 import io.nrtcluster.transport.NodeAddress;
@@ -103,7 +104,10 @@ final class PrimaryLink implements RequestHandler {
       c = transport.connect(address, cfg.cluster(), cfg.index(), cfg.nodeId(), PeerRole.REPLICA, this)
           .get(waitMillis, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof ClusterMismatchException m && m.code() != ErrorCode.UNKNOWN_INDEX) {
+      if (e.getCause() instanceof TlsHandshakeException t) {
+        // Does not heal by retrying alone: certificates or trust must be fixed. Retried all the same.
+        log.error("TLS with primary at {} failed: {}", address, t.getMessage());
+      } else if (e.getCause() instanceof ClusterMismatchException m && m.code() != ErrorCode.UNKNOWN_INDEX) {
         log.error("primary at {} refused us: {}", address, m.getMessage());
       } else if (e.getCause() instanceof ClusterMismatchException m) {
         // Normal while a new primary is still opening the index (or a former one just left).

@@ -6,6 +6,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.TimeoutException;
+import io.nrtcluster.common.TlsHandshakeException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -35,12 +36,23 @@ public final class Connection {
   private volatile long peerPrimaryGen = -1;
   private volatile String peerIndex;
   private volatile Object attachment;
+  private final AtomicLong ignoredReplies = new AtomicLong();
+  private volatile Throwable tlsFailure;
+  private boolean warnedUnknownId;
 
   Connection(Channel channel, Transport transport) {
     this.channel = channel;
     this.transport = transport;
     this.outbound = new OutboundStreams(this, transport.config());
-    channel.closeFuture().addListener(f -> onChannelClosed());
+    // Deferred: a TLS alert closes the channel inside SslHandler before the exception that explains
+    // it reaches ConnectionHandler; failing the pending requests a task later lets them carry it.
+    channel.closeFuture().addListener(f -> {
+      try {
+        channel.eventLoop().execute(this::onChannelClosed);
+      } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+        onChannelClosed();
+      }
+    });
   }
 
   Channel channel() {
@@ -235,6 +247,41 @@ public final class Connection {
     channel.close();
   }
 
+  /**
+   * Replies, file data and progress that arrived for a request this side is not waiting for: late
+   * answers to requests that timed out or were cancelled, and anything a broken or hostile peer
+   * sends for ids this side never issued. All of them are dropped.
+   */
+  public long ignoredReplies() {
+    return ignoredReplies.get();
+  }
+
+  /** Event loop: a reply nobody waits for. Logged loudly once when its id was never issued. */
+  void ignoredReply(Message m) {
+    long count = ignoredReplies.incrementAndGet();
+    long id = m.requestId();
+    boolean neverIssued = id <= 0 || id >= nextRequestId.get();
+    if (m instanceof Message.ErrorReply e && id == 0) {
+      Transport.LOG.warn("{}: peer reports {}: {}", this, e.code(), e.message());
+    } else if (neverIssued && !warnedUnknownId) {
+      warnedUnknownId = true;
+      Transport.LOG.warn("{}: ignoring {} for request id {} that this side never sent (further ones are logged at "
+          + "debug level; {} replies ignored so far)", this, m.getClass().getSimpleName(), id, count);
+    } else {
+      Transport.LOG.debug("{}: ignoring {} for request id {} nobody waits for", this, m.getClass().getSimpleName(), id);
+    }
+  }
+
+  /** The TLS session broke (for example the peer refused our certificate): pending requests fail with it. */
+  void tlsFailed(Throwable cause) {
+    tlsFailure = cause;
+  }
+
+  /** Why the TLS session of this connection failed, or null. */
+  Throwable tlsFailure() {
+    return tlsFailure;
+  }
+
   ReplySink removePending(long id) {
     return pending.remove(id);
   }
@@ -269,7 +316,10 @@ public final class Connection {
   }
 
   private void onChannelClosed() {
-    ConnectionException ex = new ConnectionException("connection to " + remoteAddress() + " closed");
+    Throwable tls = tlsFailure;
+    ConnectionException ex = tls != null
+        ? new TlsHandshakeException("TLS session with " + remoteAddress() + " failed: " + tls.getMessage(), tls)
+        : new ConnectionException("connection to " + remoteAddress() + " closed");
     for (Long id : pending.keySet()) {
       ReplySink sink = pending.remove(id);
       if (sink != null) {

@@ -4,28 +4,39 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLException;
 
 /**
  * Routes the messages of an established connection: replies and file data to the request that
  * waits for them, flow-control to the outbound streams, and new requests to the application's
- * {@link RequestHandler} on the request threads, at most {@code maxRequestsInFlight} at a time.
- * Protocol violations close this connection only.
+ * {@link RequestHandler} on the request threads, at most {@code maxRequestsInFlight} of them and
+ * {@code maxRequestBytesInFlight} of their encoded bytes at a time. Replies to requests this side
+ * never sent (or no longer waits for) are dropped and counted. Keeps an idle connection alive with
+ * pings and closes one on which nothing arrives for {@code idleTimeout}. Protocol violations close
+ * this connection only.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private final Connection connection;
   private final RequestHandler handler;
   private final Semaphore inFlight;
+  private final long maxRequestBytes;
+  /** Encoded bytes of the requests dispatched and not yet handled; freed by the request threads. */
+  private final AtomicLong requestBytes = new AtomicLong();
 
   ConnectionHandler(Connection connection, RequestHandler handler) {
     this.connection = connection;
     this.handler = handler;
     this.inFlight = new Semaphore(connection.transport().config().maxRequestsInFlight());
+    this.maxRequestBytes = connection.transport().config().maxRequestBytesInFlight();
   }
 
   Connection connection() {
@@ -60,7 +71,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private void deliverReply(Message m) {
     ReplySink sink = connection.pendingSink(m.requestId());
     if (sink == null) {
-      Transport.LOG.debug("{}: ignoring {} for unknown request id {}", connection, m.getClass().getSimpleName(), m.requestId());
+      connection.ignoredReply(m);
       ReferenceCountUtil.release(m);
       if (m instanceof Message.FileHeader) {
         // A stream nobody reads (cancelled before the sender started it, so the sender missed the
@@ -88,6 +99,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
           "more than " + connection.transport().config().maxRequestsInFlight() + " requests in flight"));
       return;
     }
+    long bytes = FrameSize.of(request);
+    if (requestBytes.addAndGet(bytes) > maxRequestBytes) {
+      requestBytes.addAndGet(-bytes);
+      inFlight.release();
+      connection.reply(new Message.ErrorReply(request.requestId(), ErrorCode.TOO_MANY_REQUESTS,
+          "requests in flight would hold more than " + maxRequestBytes + " bytes"));
+      return;
+    }
     try {
       connection.transport().requestExecutor().execute(() -> {
         try {
@@ -101,10 +120,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
           Transport.LOG.warn("{}: request {} failed", connection, request.getClass().getSimpleName(), e);
           connection.reply(new Message.ErrorReply(request.requestId(), ErrorCode.INTERNAL, String.valueOf(e)));
         } finally {
+          requestBytes.addAndGet(-bytes);
           inFlight.release();
         }
       });
     } catch (RejectedExecutionException e) {
+      requestBytes.addAndGet(-bytes);
       inFlight.release();
       connection.reply(new Message.ErrorReply(request.requestId(), ErrorCode.NODE_CLOSED, "transport is shutting down"));
     }
@@ -116,6 +137,22 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       connection.outbound.pumpAll();
     }
     ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof IdleStateEvent idle) {
+      if (idle.state() == IdleState.READER_IDLE) {
+        Transport.LOG.warn("{}: no frame received for {} (idle timeout); closing", connection,
+            io.nrtcluster.common.Durations.format(connection.transport().config().idleTimeout()));
+        ctx.close();
+      } else if (idle.state() == IdleState.WRITER_IDLE) {
+        // Keep-alive: the peer reads this ping and we read its answer, so neither side idles out.
+        connection.request(Message.Ping::new).exceptionally(t -> null);
+      }
+      return;
+    }
+    ctx.fireUserEventTriggered(evt);
   }
 
   @Override
@@ -131,7 +168,26 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    SSLException tls = sslCause(cause);
+    if (tls != null) {
+      // The peer ended the TLS session (TLS 1.3 servers check the client certificate after the
+      // client has finished its side of the handshake): pending requests fail with this cause.
+      connection.tlsFailed(tls);
+      Transport.LOG.debug("{}: TLS failure, closing: {}", connection, tls.getMessage());
+      ctx.close();
+      return;
+    }
     handleException(ctx, connection.toString(), cause);
+  }
+
+  /** The {@link SSLException} in {@code cause}'s chain, or null. */
+  static SSLException sslCause(Throwable cause) {
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      if (t instanceof SSLException e) {
+        return e;
+      }
+    }
+    return null;
   }
 
   static void protocolError(ChannelHandlerContext ctx, ProtocolException e) {

@@ -3,7 +3,7 @@ package io.nrtcluster.transport;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 
-/** Pipeline of an accepted connection: codec, then the handshake, which installs the rest. */
+/** Pipeline of an accepted connection: TLS (if configured), codec, then the handshake, which installs the rest. */
 final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
   private final TransportServer server;
 
@@ -14,6 +14,7 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
   @Override
   protected void initChannel(SocketChannel ch) {
     server.track(ch);
+    TransportPipeline.addTls(ch, server.transport(), true, null);
     TransportPipeline.addCodec(ch.pipeline(), server.transport());
     ch.pipeline().addLast(TransportPipeline.HANDSHAKE, new ServerHandshakeHandler(server));
   }

@@ -2,6 +2,7 @@ package io.nrtcluster.transport;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.nrtcluster.common.ErrorCode;
@@ -11,7 +12,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * First handler of every accepted connection: accepts exactly one {@link Message.Hello} within the
  * handshake deadline, checks protocol version, cluster and index, and then hands the connection to
- * the chosen {@link Endpoint}. Anything else closes the connection with a typed error.
+ * the chosen {@link Endpoint}. Anything else closes the connection with a typed error. With TLS the
+ * deadline, which starts when the TCP connection is accepted, covers the TLS handshake too; a failed
+ * TLS handshake (no or untrusted client certificate, plaintext) is logged and closes the connection.
  */
 final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
   private final TransportServer server;
@@ -35,6 +38,17 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
   public void channelInactive(ChannelHandlerContext ctx) {
     cancelDeadline();
     ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof SslHandshakeCompletionEvent tls && !tls.isSuccess()) {
+      Transport.LOG.warn("{}: TLS handshake failed, refusing the connection: {}", ctx.channel().remoteAddress(),
+          String.valueOf(tls.cause().getMessage()));
+      ctx.close();
+      return;
+    }
+    ctx.fireUserEventTriggered(evt);
   }
 
   @Override
@@ -74,12 +88,19 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
     Connection connection = new Connection(ctx.channel(), server.transport());
     connection.setPeer(hello.nodeId(), hello.role(), -1, hello.index());
     ctx.pipeline().replace(this, TransportPipeline.CONNECTION, new ConnectionHandler(connection, endpoint));
+    TransportPipeline.addIdleTimeout(ctx.pipeline(), server.transport().config());
     connection.reply(new Message.HelloOk(hello.requestId(), endpoint.nodeId(), endpoint.primaryGeneration(), endpoint.role()));
     endpoint.onConnect(connection);
   }
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (ConnectionHandler.sslCause(cause) != null) {
+      // Already reported by the handshake completion event (or a TLS session breaking later).
+      Transport.LOG.debug("{}: TLS failure, closing", ctx.channel().remoteAddress(), cause);
+      ctx.close();
+      return;
+    }
     ConnectionHandler.handleException(ctx, String.valueOf(ctx.channel().remoteAddress()), cause);
   }
 

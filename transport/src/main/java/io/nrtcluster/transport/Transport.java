@@ -8,11 +8,18 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.common.TimeoutException;
+import io.nrtcluster.common.TlsConfigException;
+import io.nrtcluster.common.TlsHandshakeException;
 import java.io.Closeable;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -44,12 +51,14 @@ public final class Transport implements Closeable {
   private final MessageEncoder encoder;
   private final MessageDecoder decoder = new MessageDecoder();
   private final FaultStats faultStats;
+  private final TlsContexts tls;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile TransportServer server;
 
-  private Transport(String name, TransportConfig config) {
+  private Transport(String name, TransportConfig config, TlsContexts tls) {
     this.name = name;
     this.config = config;
+    this.tls = tls;
     this.encoder = new MessageEncoder(config.maxFrameBytes());
     this.faultStats = new FaultStats(config.faults());
     this.ioGroup = new MultiThreadIoEventLoopGroup(config.ioThreads(), new DefaultThreadFactory("nrt-io-" + name, true), NioIoHandler.newFactory());
@@ -60,9 +69,13 @@ public final class Transport implements Closeable {
     this.requestExecutor.allowCoreThreadTimeOut(true);
   }
 
-  /** Starts a transport; {@code name} appears in its thread names. */
-  public static Transport create(String name, TransportConfig config) {
-    return new Transport(name, config);
+  /**
+   * Starts a transport; {@code name} appears in its thread names. With TLS configured, loads the key
+   * material first and fails with {@link TlsConfigException} naming the file it cannot use.
+   */
+  public static Transport create(String name, TransportConfig config) throws TlsConfigException {
+    TlsContexts tls = config.tlsEnabled() ? TlsContexts.load(config.tls()) : null;
+    return new Transport(name, config, tls);
   }
 
   public String name() {
@@ -90,6 +103,11 @@ public final class Transport implements Closeable {
       throw new IllegalStateException("transport " + name + " was configured without switchable faults");
     }
     faultStats.update(current.withRates(bitFlipProbability, throttleBytesPerSecond));
+  }
+
+  /** The TLS contexts, or null in plaintext. */
+  TlsContexts tls() {
+    return tls;
   }
 
   MessageEncoder encoder() {
@@ -133,8 +151,10 @@ public final class Transport implements Closeable {
   /**
    * Connects to {@code address} and performs the handshake for {@code cluster}/{@code index}.
    * Requests the peer starts on this connection go to {@code handler}. Fails with {@link
-   * ConnectionException} when unreachable within the connect timeout, or with the peer's typed
-   * refusal (for example {@link io.nrtcluster.common.ClusterMismatchException}).
+   * ConnectionException} when unreachable within the connect timeout, with {@link TimeoutException}
+   * when the handshake (TLS and then the application's) does not complete within the handshake
+   * timeout, with {@link TlsHandshakeException} when either side refuses the other's TLS session, or
+   * with the peer's typed refusal (for example {@link io.nrtcluster.common.ClusterMismatchException}).
    */
   public CompletableFuture<Connection> connect(
       NodeAddress address, String cluster, String index, int nodeId, PeerRole role, RequestHandler handler) {
@@ -148,30 +168,58 @@ public final class Transport implements Closeable {
         .channel(NioSocketChannel.class)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
         .option(ChannelOption.TCP_NODELAY, true)
-        .handler(new ClientChannelInitializer(this, handler));
+        .handler(new ClientChannelInitializer(this, handler, address));
     b.connect(address.host(), address.port()).addListener((ChannelFutureListener) f -> {
       if (!f.isSuccess()) {
         result.completeExceptionally(new ConnectionException("cannot connect to " + address + ": " + f.cause().getMessage(), f.cause()));
         return;
       }
       Channel ch = f.channel();
-      Connection connection = ((ConnectionHandler) ch.pipeline().get(TransportPipeline.CONNECTION)).connection();
-      connection
-          .request(id -> new Message.Hello(id, WireFormat.PROTOCOL_VERSION, cluster, index, nodeId, role), config.handshakeTimeout())
-          .whenComplete((reply, err) -> {
-            if (err != null) {
-              ch.close();
-              result.completeExceptionally(err);
-            } else if (reply instanceof Message.HelloOk ok) {
-              connection.setPeer(ok.nodeId(), ok.role(), ok.primaryGen(), index);
-              result.complete(connection);
-            } else {
-              ch.close();
-              result.completeExceptionally(new io.nrtcluster.common.ProtocolException("unexpected handshake reply " + reply));
-            }
-          });
+      long deadline = System.nanoTime() + config.handshakeTimeout().toNanos();
+      SslHandler ssl = ch.pipeline().get(SslHandler.class);
+      if (ssl == null) {
+        hello(ch, address, cluster, index, nodeId, role, deadline, result);
+        return;
+      }
+      // The application handshake starts only on an established TLS session, in what is left of the deadline.
+      ssl.handshakeFuture().addListener(hf -> {
+        if (hf.isSuccess()) {
+          hello(ch, address, cluster, index, nodeId, role, deadline, result);
+        } else {
+          ch.close();
+          result.completeExceptionally(hf.cause() instanceof SslHandshakeTimeoutException
+              ? new TimeoutException("no TLS handshake with " + address + " within "
+                  + Durations.format(config.handshakeTimeout()), hf.cause())
+              : new TlsHandshakeException("TLS handshake with " + address + " failed: " + hf.cause().getMessage(), hf.cause()));
+        }
+      });
     });
     return result;
+  }
+
+  private void hello(Channel ch, NodeAddress address, String cluster, String index, int nodeId, PeerRole role,
+      long deadline, CompletableFuture<Connection> result) {
+    Connection connection = ((ConnectionHandler) ch.pipeline().get(TransportPipeline.CONNECTION)).connection();
+    Duration left = Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
+    connection
+        .request(id -> new Message.Hello(id, WireFormat.PROTOCOL_VERSION, cluster, index, nodeId, role), left)
+        .whenComplete((reply, err) -> {
+          if (err != null) {
+            ch.close();
+            result.completeExceptionally(err);
+          } else if (reply instanceof Message.HelloOk ok) {
+            connection.setPeer(ok.nodeId(), ok.role(), ok.primaryGen(), index);
+            ch.eventLoop().execute(() -> {
+              if (ch.isActive()) {
+                TransportPipeline.addIdleTimeout(ch.pipeline(), config);
+              }
+            });
+            result.complete(connection);
+          } else {
+            ch.close();
+            result.completeExceptionally(new io.nrtcluster.common.ProtocolException("unexpected handshake reply " + reply));
+          }
+        });
   }
 
   private void ensureOpen() throws NodeClosedException {

@@ -12,28 +12,39 @@ import java.time.Duration;
  * @param streamWindowBytes bytes the sender of a file may have in flight before the receiver grants
  *     more credit; bounds the memory one file stream can use on the receiving side
  * @param maxRequestsInFlight requests and file streams one connection may have open at once
+ * @param maxRequestBytesInFlight encoded bytes of the requests one connection may have waiting or
+ *     running at once; a peer that sends more gets {@code TOO_MANY_REQUESTS}, so no connection can
+ *     pile up more than this much request memory. At least {@code maxFrameBytes}
  * @param ioThreads Netty event-loop threads for all connections of this transport
  * @param requestThreads threads that run request handlers (never the event loop)
  * @param connectTimeout bound of a TCP connect plus handshake
  * @param handshakeTimeout a peer that has not completed the handshake by then is dropped
  * @param requestTimeout bound on waiting for the reply to one request
  * @param readTimeout a file stream that receives nothing for this long fails
- * @param zeroCopy stream files with {@code FileRegion} (sendfile); ignored when TLS is on
+ * @param idleTimeout an established connection on which no whole frame arrives for this long is
+ *     closed; each side pings an otherwise quiet connection every third of it, so only a dead,
+ *     stalled or silent peer is cut off
+ * @param zeroCopy stream files with {@code FileRegion} (sendfile); ignored when TLS is on, where
+ *     file data is read into buffers and written in chunks (a {@code FileRegion} cannot be encrypted)
  * @param faults fault injection, {@link FaultInjection#NONE} in production
+ * @param tls TLS for every connection, or null for plaintext
  */
 public record TransportConfig(
     int maxFrameBytes,
     int chunkBytes,
     int streamWindowBytes,
     int maxRequestsInFlight,
+    long maxRequestBytesInFlight,
     int ioThreads,
     int requestThreads,
     Duration connectTimeout,
     Duration handshakeTimeout,
     Duration requestTimeout,
     Duration readTimeout,
+    Duration idleTimeout,
     boolean zeroCopy,
-    FaultInjection faults) {
+    FaultInjection faults,
+    TlsConfig tls) {
 
   /** Room for a frame's own header fields beyond its payload. */
   static final int FRAME_OVERHEAD = 64;
@@ -43,13 +54,23 @@ public record TransportConfig(
     Checks.inRange("transport.chunkBytes", chunkBytes, 1024, maxFrameBytes - FRAME_OVERHEAD);
     Checks.inRange("transport.streamWindowBytes", streamWindowBytes, chunkBytes, Integer.MAX_VALUE);
     Checks.inRange("transport.maxRequestsInFlight", maxRequestsInFlight, 1, 65536);
+    Checks.inRange("transport.maxRequestBytesInFlight", maxRequestBytesInFlight, maxFrameBytes, 1L << 40);
     Checks.inRange("transport.ioThreads", ioThreads, 1, 256);
     Checks.inRange("transport.requestThreads", requestThreads, 1, 1024);
     Checks.positive("transport.connectTimeout", connectTimeout);
     Checks.positive("transport.handshakeTimeout", handshakeTimeout);
     Checks.positive("transport.requestTimeout", requestTimeout);
     Checks.positive("transport.readTimeout", readTimeout);
+    Checks.positive("transport.idleTimeout", idleTimeout);
+    if (idleTimeout.compareTo(Duration.ofMillis(30)) < 0) {
+      throw new IllegalArgumentException("transport.idleTimeout must be at least 30ms, got " + idleTimeout);
+    }
     Checks.notNull("transport.faults", faults);
+  }
+
+  /** True when connections use TLS. */
+  public boolean tlsEnabled() {
+    return tls != null;
   }
 
   public static TransportConfig defaults() {
@@ -66,14 +87,17 @@ public record TransportConfig(
         .chunkBytes(chunkBytes)
         .streamWindowBytes(streamWindowBytes)
         .maxRequestsInFlight(maxRequestsInFlight)
+        .maxRequestBytesInFlight(maxRequestBytesInFlight)
         .ioThreads(ioThreads)
         .requestThreads(requestThreads)
         .connectTimeout(connectTimeout)
         .handshakeTimeout(handshakeTimeout)
         .requestTimeout(requestTimeout)
         .readTimeout(readTimeout)
+        .idleTimeout(idleTimeout)
         .zeroCopy(zeroCopy)
-        .faults(faults);
+        .faults(faults)
+        .tls(tls);
   }
 
   /** Builds a validated {@link TransportConfig}; every setting has a production default. */
@@ -82,14 +106,17 @@ public record TransportConfig(
     private int chunkBytes = 256 * 1024;
     private int streamWindowBytes = 4 * 1024 * 1024;
     private int maxRequestsInFlight = 256;
+    private long maxRequestBytesInFlight = 64L * 1024 * 1024;
     private int ioThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
     private int requestThreads = 32;
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration handshakeTimeout = Duration.ofSeconds(5);
     private Duration requestTimeout = Duration.ofSeconds(30);
     private Duration readTimeout = Duration.ofSeconds(30);
+    private Duration idleTimeout = Duration.ofSeconds(60);
     private boolean zeroCopy = true;
     private FaultInjection faults = FaultInjection.NONE;
+    private TlsConfig tls;
 
     public Builder maxFrameBytes(int v) {
       maxFrameBytes = v;
@@ -108,6 +135,11 @@ public record TransportConfig(
 
     public Builder maxRequestsInFlight(int v) {
       maxRequestsInFlight = v;
+      return this;
+    }
+
+    public Builder maxRequestBytesInFlight(long v) {
+      maxRequestBytesInFlight = v;
       return this;
     }
 
@@ -141,6 +173,11 @@ public record TransportConfig(
       return this;
     }
 
+    public Builder idleTimeout(Duration v) {
+      idleTimeout = v;
+      return this;
+    }
+
     public Builder zeroCopy(boolean v) {
       zeroCopy = v;
       return this;
@@ -151,20 +188,29 @@ public record TransportConfig(
       return this;
     }
 
+    /** TLS for every connection of the transport; null (the default) for plaintext. */
+    public Builder tls(TlsConfig v) {
+      tls = v;
+      return this;
+    }
+
     public TransportConfig build() {
       return new TransportConfig(
           maxFrameBytes,
           chunkBytes,
           streamWindowBytes,
           maxRequestsInFlight,
+          maxRequestBytesInFlight,
           ioThreads,
           requestThreads,
           connectTimeout,
           handshakeTimeout,
           requestTimeout,
           readTimeout,
+          idleTimeout,
           zeroCopy,
-          faults);
+          faults,
+          tls);
     }
   }
 }

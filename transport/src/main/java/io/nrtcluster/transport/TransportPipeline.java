@@ -1,10 +1,17 @@
 package io.nrtcluster.transport;
 
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.concurrent.TimeUnit;
 
 /** The handler names and the shared part of both sides' pipelines. */
 final class TransportPipeline {
+  static final String TLS = "tls";
+  static final String IDLE = "idle";
   static final String THROTTLE = "throttle";
   static final String FRAMES = "frames";
   static final String DECODER = "decoder";
@@ -14,6 +21,32 @@ final class TransportPipeline {
   static final String CONNECTION = "connection";
 
   private TransportPipeline() {}
+
+  /**
+   * Adds the TLS handler first, nearest the socket, when the transport has TLS: everything after it
+   * sees plaintext frames. Its handshake gets the handshake deadline (the application handshake
+   * follows it within the same deadline).
+   */
+  static void addTls(SocketChannel ch, Transport transport, boolean server, NodeAddress peer) {
+    TlsContexts tls = transport.tls();
+    if (tls == null) {
+      return;
+    }
+    SslContext context = server ? tls.server : tls.client;
+    SslHandler handler = server ? context.newHandler(ch.alloc()) : context.newHandler(ch.alloc(), peer.host(), peer.port());
+    handler.setHandshakeTimeoutMillis(transport.config().handshakeTimeout().toMillis());
+    ch.pipeline().addLast(TLS, handler);
+  }
+
+  /**
+   * Once the handshake is done: closes the connection when no whole frame arrived for {@code
+   * idleTimeout}, and has the connection handler ping when it sent nothing for a third of it.
+   * Placed after the decoder, so a peer trickling a frame byte by byte does not count as alive.
+   */
+  static void addIdleTimeout(ChannelPipeline p, TransportConfig config) {
+    long millis = config.idleTimeout().toMillis();
+    p.addBefore(CONNECTION, IDLE, new IdleStateHandler(millis, Math.max(1, millis / 3), 0, TimeUnit.MILLISECONDS));
+  }
 
   /** Adds throttle (if configured), framing, codec and bit flips (if configured), in that order. */
   static void addCodec(ChannelPipeline p, Transport transport) {

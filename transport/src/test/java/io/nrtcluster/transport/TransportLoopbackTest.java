@@ -108,7 +108,7 @@ class TransportLoopbackTest {
     return await().atMost(WAIT).pollInterval(Duration.ofMillis(10));
   }
 
-  private Transport transport(String name, TransportConfig config) {
+  private Transport transport(String name, TransportConfig config) throws NrtClusterException {
     Transport t = Transport.create(name, config);
     transports.add(t);
     return t;
@@ -125,7 +125,7 @@ class TransportLoopbackTest {
     return server(config().build());
   }
 
-  private Transport client(TransportConfig config) {
+  private Transport client(TransportConfig config) throws NrtClusterException {
     return transport("cli", config);
   }
 
@@ -1035,7 +1035,7 @@ class TransportLoopbackTest {
   }
 
   @Test
-  void faultsOfANonSwitchableTransportCannotChange() {
+  void faultsOfANonSwitchableTransportCannotChange() throws Exception {
     Transport client = client(config().build());
     assertThatThrownBy(() -> client.updateFaults(0.5, 0)).isInstanceOf(IllegalStateException.class);
     Transport switchable = client(config().faults(FaultInjection.builder().switchable(true).build()).build());

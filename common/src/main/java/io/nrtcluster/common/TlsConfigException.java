@@ -1,0 +1,14 @@
+package io.nrtcluster.common;
+
+/**
+ * Raised at startup when this node's TLS key material cannot be used: a keystore, truststore,
+ * certificate chain, private key or trusted-certificate file that is missing, unreadable, has a
+ * wrong password or does not parse. The message names the file.
+ */
+public class TlsConfigException extends NrtClusterException {
+  private static final long serialVersionUID = 1L;
+
+  public TlsConfigException(String message, Throwable cause) {
+    super(ErrorCode.TLS_CONFIG, message, cause);
+  }
+}
