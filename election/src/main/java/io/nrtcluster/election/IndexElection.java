@@ -6,8 +6,11 @@ import io.nrtcluster.common.NamedThreadFactory;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NotPrimaryException;
 import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.common.ProtocolException;
 import java.io.Closeable;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -53,7 +56,7 @@ public final class IndexElection implements Closeable {
   private final Object roleLock = new Object();
   private final FencedVersionWriter publisher;
   private PersistentNode member;
-  private CuratorCache cache;
+  private volatile CuratorCache cache;
   private volatile Role role = Role.JOINING;
   private volatile MemberInfo self;
   private volatile PrimaryInfo followed;
@@ -159,6 +162,31 @@ public final class IndexElection implements Closeable {
     } catch (Exception e) {
       throw new ConnectionException("reading members from ZooKeeper failed: " + e, e);
     }
+  }
+
+  /**
+   * Every live member as this node's ZooKeeper cache last saw them, sorted by node id: no round trip
+   * to ZooKeeper (cheap enough for metrics), but possibly a moment behind it; empty before {@link
+   * #start} and after close. Malformed entries are skipped.
+   */
+  public List<MemberInfo> cachedMembers() {
+    CuratorCache c = cache;
+    if (c == null) {
+      return List.of();
+    }
+    String prefix = layout.members() + "/";
+    List<MemberInfo> out = new ArrayList<>();
+    c.stream()
+        .filter(d -> d.getPath().startsWith(prefix) && d.getPath().indexOf('/', prefix.length()) < 0 && d.getData() != null)
+        .forEach(d -> {
+          try {
+            out.add(MemberInfo.decode(d.getData()));
+          } catch (ProtocolException e) {
+            // Reported by the election's own reads; metrics just skip it.
+          }
+        });
+    out.sort(Comparator.comparingInt(MemberInfo::nodeId));
+    return out;
   }
 
   /**

@@ -53,6 +53,7 @@ public final class ClusterNode implements Closeable {
   private final ReentrantReadWriteLock switchLock = new ReentrantReadWriteLock();
   private final List<RoleListener> roleListeners = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService reporter;
+  private final IndexMetrics metrics;
   private IndexElection election;
   private OperatorChannel operators;
   private volatile Primary primary;
@@ -68,6 +69,8 @@ public final class ClusterNode implements Closeable {
     this.dataDir = host.config().dataDir().resolve(settings.name());
     this.log = new NodeLog(LoggerFactory.getLogger(ClusterNode.class), "N" + host.nodeId() + "/" + settings.name(), this::primaryGen);
     this.reporter = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("nrt-report-" + host.nodeId() + "-" + settings.name()));
+    // Last: the gauges may read this node as soon as they are registered.
+    this.metrics = host.metricsFor(this);
   }
 
   static ClusterNode open(NrtHost host, IndexSettings settings, RoleListener... listeners) throws IOException {
@@ -83,7 +86,7 @@ public final class ClusterNode implements Closeable {
   }
 
   private void start() throws IOException {
-    replica = Replica.open(replicaConfig(null), host.transport());
+    replica = openReplica(null);
     ElectionConfig ec = ElectionConfig.builder()
         .layout(ZkLayout.of(host.config().cluster(), settings.name()))
         .nodeId(host.nodeId())
@@ -102,6 +105,10 @@ public final class ClusterNode implements Closeable {
       throw new io.nrtcluster.common.ConnectionException("watching operator requests failed: " + e, e);
     }
     reporter.scheduleWithFixedDelay(this::report, 100, 100, TimeUnit.MILLISECONDS);
+  }
+
+  private Replica openReplica(NodeAddress primaryAddress) throws IOException {
+    return Replica.open(replicaConfig(primaryAddress), host.transport(), metrics.replicaObserver());
   }
 
   private ReplicaConfig replicaConfig(NodeAddress primaryAddress) {
@@ -141,6 +148,7 @@ public final class ClusterNode implements Closeable {
             .transport(host.config().transport())
             .build();
         Primary p = Primary.open(pc, settings.writerConfig().get(), host.transport());
+        p.setObserver(metrics.primaryObserver());
         p.setPublishGate(version -> election.publishVersion(version));
         primary = p;
         election.publishVersion(p.version());
@@ -163,7 +171,7 @@ public final class ClusterNode implements Closeable {
         ensureOpen();
         Replica r = replica;
         if (r == null) {
-          replica = Replica.open(replicaConfig(address), host.transport());
+          replica = openReplica(address);
         } else {
           r.setPrimary(address);
         }
@@ -197,7 +205,7 @@ public final class ClusterNode implements Closeable {
         }
         if (!closed && replica == null) {
           PrimaryInfo f = followed;
-          replica = Replica.open(replicaConfig(f == null ? null : NodeAddress.parse(f.address())), host.transport());
+          replica = openReplica(f == null ? null : NodeAddress.parse(f.address()));
         }
       } finally {
         switchLock.writeLock().unlock();
@@ -208,6 +216,9 @@ public final class ClusterNode implements Closeable {
   }
 
   private void fireRoleChange(Role role, long gen) {
+    if (gen >= 0) {
+      metrics.generationSeen(gen);
+    }
     for (RoleListener l : roleListeners) {
       try {
         l.onRoleChange(this, role, gen);
@@ -228,6 +239,7 @@ public final class ClusterNode implements Closeable {
         lastReported = info;
         election.update(info);
       }
+      metrics.sample(this);
     } catch (RuntimeException e) {
       log.debug("progress report failed: {}", e.toString());
     }
@@ -283,7 +295,7 @@ public final class ClusterNode implements Closeable {
     return log;
   }
 
-  /** The index's name. */  /** The index's name. */
+  /** The index's name. */
   public String index() {
     return settings.name();
   }
@@ -362,7 +374,10 @@ public final class ClusterNode implements Closeable {
     switchLock.readLock().lock();
     try {
       Primary p = requirePrimary("refresh");
-      return sourcePosition == null ? p.refresh() : p.refresh(sourcePosition);
+      long started = System.nanoTime();
+      long version = sourcePosition == null ? p.refresh() : p.refresh(sourcePosition);
+      metrics.refreshed(System.nanoTime() - started);
+      return version;
     } finally {
       switchLock.readLock().unlock();
     }
@@ -552,6 +567,7 @@ public final class ClusterNode implements Closeable {
       }
     } finally {
       switchLock.writeLock().unlock();
+      metrics.close();
       host.forget(this);
     }
   }

@@ -1,5 +1,6 @@
 package io.nrtcluster.node;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.NrtClusterException;
@@ -32,10 +33,13 @@ public final class NrtHost implements Closeable {
   private final Transport transport;
   private final CuratorFramework curator;
   private final NodeAddress address;
+  private final MeterRegistry registry;
   private final Map<String, ClusterNode> indexes = new ConcurrentHashMap<>();
 
-  private NrtHost(HostConfig config, EmbeddedZooKeeper embedded, Transport transport, CuratorFramework curator, NodeAddress address) {
+  private NrtHost(HostConfig config, EmbeddedZooKeeper embedded, Transport transport, CuratorFramework curator, NodeAddress address,
+      MeterRegistry registry) {
     this.config = config;
+    this.registry = registry;
     this.embedded = embedded;
     this.transport = transport;
     this.curator = curator;
@@ -45,9 +49,21 @@ public final class NrtHost implements Closeable {
   /**
    * Starts the host: the embedded ZooKeeper if asked for, the replication server, and the ZooKeeper
    * client. Fails with {@link ConnectionException} when ZooKeeper is unreachable within the
-   * connection timeout or the port cannot be bound.
+   * connection timeout or the port cannot be bound. No meters: see {@link #start(HostConfig,
+   * MeterRegistry)}.
    */
   public static NrtHost start(HostConfig config) throws IOException {
+    return start(config, null);
+  }
+
+  /**
+   * Starts the host like {@link #start(HostConfig)} and registers, for every index it opens, the
+   * meters named in {@link NrtMeters} in {@code registry} (tagged with the index and this node's
+   * id); closing an index removes them. The meters follow role changes: whichever role the node
+   * holds feeds the same meters. A null {@code registry} means no meters and no metrics work at
+   * all, exactly as {@link #start(HostConfig)}.
+   */
+  public static NrtHost start(HostConfig config, MeterRegistry registry) throws IOException {
     Files.createDirectories(config.dataDir());
     EmbeddedZooKeeper embedded = null;
     Transport transport = null;
@@ -73,7 +89,7 @@ public final class NrtHost implements Closeable {
         throw new ConnectionException("ZooKeeper at " + connect + " unreachable within " + Durations.format(config.connectionTimeout()));
       }
       LOG.info("N{}: host of cluster {} at {} (ZooKeeper {})", config.nodeId(), config.cluster(), address, connect);
-      return new NrtHost(config, embedded, transport, curator, address);
+      return new NrtHost(config, embedded, transport, curator, address, registry);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       close(curator, transport, embedded);
@@ -112,6 +128,11 @@ public final class NrtHost implements Closeable {
   /** The open index {@code name}, or null. */
   public ClusterNode index(String name) {
     return indexes.get(name);
+  }
+
+  /** The meters of {@code node}, registered now; nothing at all without a registry. */
+  IndexMetrics metricsFor(ClusterNode node) {
+    return registry == null ? IndexMetrics.NONE : new MicrometerIndexMetrics(registry, node, config.nodeId(), node.index());
   }
 
   HostConfig config() {

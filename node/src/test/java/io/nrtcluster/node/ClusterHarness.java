@@ -2,6 +2,7 @@ package io.nrtcluster.node;
 
 import static org.awaitility.Awaitility.await;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.transport.TransportConfig;
 import java.io.IOException;
@@ -34,6 +35,7 @@ final class ClusterHarness implements AutoCloseable {
   private final TestingServer server;
   private final List<NrtHost> hosts = new ArrayList<>();
   private final List<TransportConfig> transports = new ArrayList<>();
+  private final List<MeterRegistry> registries = new ArrayList<>();
   private final Random random;
   private final List<String> indexes;
   private int nextId;
@@ -57,6 +59,7 @@ final class ClusterHarness implements AutoCloseable {
     }
     for (int i = 0; i < nodes; i++) {
       transports.add(transport());
+      registries.add(null);
       hosts.add(null);
     }
   }
@@ -78,6 +81,12 @@ final class ClusterHarness implements AutoCloseable {
 
   ClusterHarness transport(int node, TransportConfig config) {
     transports.set(node, config);
+    return this;
+  }
+
+  /** Node {@code node} starts (and restarts) with {@code registry} for its meters. */
+  ClusterHarness meters(int node, MeterRegistry registry) {
+    registries.set(node, registry);
     return this;
   }
 
@@ -107,7 +116,8 @@ final class ClusterHarness implements AutoCloseable {
   }
 
   NrtHost start(int i) throws IOException {
-    NrtHost h = NrtHost.start(hostConfig(i));
+    MeterRegistry registry = registries.get(i);
+    NrtHost h = registry == null ? NrtHost.start(hostConfig(i)) : NrtHost.start(hostConfig(i), registry);
     for (String index : indexes) {
       h.openIndex(IndexSettings.standard(index));
     }

@@ -34,6 +34,7 @@ final class MergePreCopier {
   private final Map<Long, PreCopy> running = new ConcurrentHashMap<>();
   private volatile boolean closed;
   private volatile PreCopyResult last;
+  private volatile PrimaryObserver observer = PrimaryObserver.NONE;
 
   MergePreCopier(NodeLog log, Supplier<Collection<Connection>> replicas, LongSupplier primaryGen, Duration timeout, Duration keepAlive) {
     this.log = log;
@@ -60,7 +61,9 @@ final class MergePreCopier {
       }
       pc.await();
       long bytes = files.values().stream().mapToLong(FileMetaData::length).sum();
-      last = new PreCopyResult(segment, bytes, files.size(), pc.targets.size(), pc.succeeded(), System.nanoTime() - started);
+      PreCopyResult result = new PreCopyResult(segment, bytes, files.size(), pc.targets.size(), pc.succeeded(), System.nanoTime() - started);
+      last = result;
+      observer.preCopyFinished(result);
       log.info("pre-copied merged segment {} ({} files) to {} of {} replicas in {} ms",
           segment, files.size(), pc.succeeded(), pc.targets.size(), (System.nanoTime() - started) / 1_000_000);
     } catch (InterruptedException e) {
@@ -90,6 +93,10 @@ final class MergePreCopier {
   /** The last pre-copy that ran to its end (all replicas done, skipped or timed out), or null. */
   PreCopyResult last() {
     return last;
+  }
+
+  void observer(PrimaryObserver observer) {
+    this.observer = observer;
   }
 
   int running() {

@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongConsumer;
@@ -65,11 +66,12 @@ public final class Replica implements Closeable {
   private final CopyJobRunner runner;
   private final CatchUpLoop catchUp;
   private final List<LongConsumer> versionListeners = new CopyOnWriteArrayList<>();
+  private final LagTracker lag = new LagTracker();
   private volatile ReplicatingReplicaNode node;
   private volatile IndexSearcher fallback;
   private volatile State state = State.STARTING;
 
-  private Replica(ReplicaConfig config, Transport transport, boolean ownsTransport) throws IOException {
+  private Replica(ReplicaConfig config, Transport transport, boolean ownsTransport, ReplicaObserver observer) throws IOException {
     this.config = config;
     this.transport = transport;
     this.ownsTransport = ownsTransport;
@@ -79,7 +81,7 @@ public final class Replica implements Closeable {
       ReplicatingReplicaNode n = node;
       return n == null ? store.highestPrimaryGen() : n.lastPrimaryGen();
     });
-    this.ctx = new ReplicaContext(config, log, new ReplicaStats(), store);
+    this.ctx = new ReplicaContext(config, log, new ReplicaStats(observer), store);
     this.runner = new CopyJobRunner(log);
     this.link = new PrimaryLink(transport, ctx, new LinkListener());
     this.catchUp = new CatchUpLoop(log, this::catchUpStep, config.reconnectMin(), config.reconnectMax());
@@ -89,7 +91,7 @@ public final class Replica implements Closeable {
   public static Replica open(ReplicaConfig config) throws IOException {
     Transport transport = Transport.create("R" + config.nodeId(), config.transport());
     try {
-      return open(config, transport, true);
+      return open(config, transport, true, ReplicaObserver.NONE);
     } catch (IOException | RuntimeException e) {
       transport.close();
       throw e;
@@ -98,11 +100,19 @@ public final class Replica implements Closeable {
 
   /** Opens a replica on a shared transport (several indexes per process). */
   public static Replica open(ReplicaConfig config, Transport transport) throws IOException {
-    return open(config, transport, false);
+    return open(config, transport, false, ReplicaObserver.NONE);
   }
 
-  private static Replica open(ReplicaConfig config, Transport transport, boolean owns) throws IOException {
-    Replica r = new Replica(config, transport, owns);
+  /**
+   * Opens a replica on a shared transport that reports its copy events to {@code observer} from the
+   * very first copy on (the start-up catch-up included).
+   */
+  public static Replica open(ReplicaConfig config, Transport transport, ReplicaObserver observer) throws IOException {
+    return open(config, transport, false, Objects.requireNonNull(observer, "observer"));
+  }
+
+  private static Replica open(ReplicaConfig config, Transport transport, boolean owns, ReplicaObserver observer) throws IOException {
+    Replica r = new Replica(config, transport, owns, observer);
     try {
       r.start();
     } catch (IOException | RuntimeException e) {
@@ -204,6 +214,11 @@ public final class Replica implements Closeable {
       return;
     }
     long version = job.getCopyState().version();
+    try {
+      ctx.stats().observer().versionSearched(version, lag.searched(version));
+    } catch (RuntimeException e) {
+      log.warn("replica observer failed", e);
+    }
     for (LongConsumer l : versionListeners) {
       try {
         l.accept(version);
@@ -264,6 +279,7 @@ public final class Replica implements Closeable {
         throw new StalePrimaryGenerationException("NRT point " + version + " is from generation " + primaryGen
             + " but generation " + ctx.store().highestPrimaryGen() + " was already seen");
       }
+      lag.announced(version, searchingVersion());
       catchUp.announce(primaryGen, version);
     }
 
@@ -356,6 +372,29 @@ public final class Replica implements Closeable {
   /** Version of the last commit this node made (here or as primary on the same directory), or -1. */
   public long lastCommitVersion() {
     return ctx.store().committedVersion();
+  }
+
+  /** The newest version a primary announced to this replica, or -1 if none did yet. */
+  public long newestAnnouncedVersion() {
+    return lag.newestAnnounced();
+  }
+
+  /**
+   * How many versions this replica searches behind the newest one its primary announced: 0 when
+   * caught up. A replica cut off from its primary hears of nothing newer and shows 0; compare its
+   * {@link #primaryGen()} and the members' reports for that case.
+   */
+  public long versionsBehind() {
+    return lag.versionsBehind(searchingVersion());
+  }
+
+  /**
+   * How long ago, in nanoseconds on this machine's clock, this replica heard of the oldest announced
+   * version it does not search yet: 0 when caught up. This is how stale its searches are, from the
+   * primary's announcement on.
+   */
+  public long nanosBehind() {
+    return lag.nanosBehind(searchingVersion());
   }
 
   /** Primary generation of the point-in-time searched now. */

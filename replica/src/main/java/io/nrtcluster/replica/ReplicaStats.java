@@ -4,9 +4,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Counters of one replica's copying, safe to read at any time. Bytes count what crossed the wire,
- * so a restart that copies only missing files shows it here.
+ * so a restart that copies only missing files shows it here. Each event also goes to the replica's
+ * {@link ReplicaObserver}.
  */
 public final class ReplicaStats {
+  private final ReplicaObserver observer;
   private final AtomicLong bytesCopied = new AtomicLong();
   private final AtomicLong filesCopied = new AtomicLong();
   private final AtomicLong checksumMismatches = new AtomicLong();
@@ -18,16 +20,27 @@ public final class ReplicaStats {
   private final AtomicLong resyncs = new AtomicLong();
   private volatile long lastCopyCompletedMillis;
 
+  ReplicaStats(ReplicaObserver observer) {
+    this.observer = observer;
+  }
+
+  ReplicaObserver observer() {
+    return observer;
+  }
+
   void bytesReceived(long bytes) {
     bytesCopied.addAndGet(bytes);
+    observer.bytesCopied(bytes);
   }
 
   void fileCopied() {
     filesCopied.incrementAndGet();
+    observer.fileCopied();
   }
 
   void checksumMismatch() {
     checksumMismatches.incrementAndGet();
+    observer.checksumMismatch();
   }
 
   void resumedFile(long bytesCarriedOver) {
@@ -41,6 +54,7 @@ public final class ReplicaStats {
 
   void nrtCopyFailed() {
     nrtCopiesFailed.incrementAndGet();
+    observer.copyFailed();
   }
 
   void preCopyCompleted() {
@@ -49,10 +63,12 @@ public final class ReplicaStats {
 
   void staleGenerationRefused() {
     staleGenerationsRefused.incrementAndGet();
+    observer.staleGenerationRefused();
   }
 
   void resynced() {
     resyncs.incrementAndGet();
+    observer.resynced();
   }
 
   /** File bytes received from primaries, counted as they arrive (including attempts that failed). */
@@ -82,6 +98,7 @@ public final class ReplicaStats {
     return nrtCopiesCompleted.get();
   }
 
+  /** NRT copies that failed (a copy superseded by a newer point's copy is not counted). */
   public long nrtCopiesFailed() {
     return nrtCopiesFailed.get();
   }

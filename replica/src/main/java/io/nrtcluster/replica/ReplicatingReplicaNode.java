@@ -250,7 +250,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
         ctx.store().observeVersion(job.getCopyState().version());
         log.debug("searching version {} after copying {} bytes in {} ms", job.getCopyState().version(),
             job.getTotalBytesCopied(), (System.nanoTime() - startNS) / 1_000_000);
-      } else {
+      } else if (!(job instanceof StreamingCopyJob s && s.superseded())) {
         ctx.stats().nrtCopyFailed();
       }
     } finally {

@@ -51,6 +51,8 @@ final class StreamingCopyJob extends CopyJob {
   private VerifyingFileInput currentInput;
   private StreamingCopyJob transferringFrom;
   private boolean released;
+  /** Set when a newer NRT point's job took this one over: it ends "failed" without anything wrong. */
+  private volatile boolean superseded;
 
   private StreamingCopyJob(String reason, Map<String, FileMetaData> files, ReplicatingReplicaNode node,
       boolean highPriority, OnceDone onceDone, Connection connection, CopyState copyState,
@@ -175,6 +177,11 @@ final class StreamingCopyJob extends CopyJob {
   public synchronized void transferAndCancel(CopyJob prevJob) throws IOException {
     StreamingCopyJob prev = (StreamingCopyJob) prevJob;
     transferringFrom = prev;
+    synchronized (prev) {
+      if (prev.exc == null) {
+        prev.superseded = true;
+      }
+    }
     try {
       super.transferAndCancel(prevJob);
       // Nothing is copied by this job yet: whatever it holds now was carried over.
@@ -278,6 +285,11 @@ final class StreamingCopyJob extends CopyJob {
       }
     }
     return false;
+  }
+
+  /** True when a newer NRT point's job took this one over (so its failure is no failure). */
+  boolean superseded() {
+    return superseded;
   }
 
   @Override

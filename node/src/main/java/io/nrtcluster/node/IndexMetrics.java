@@ -1,0 +1,35 @@
+package io.nrtcluster.node;
+
+import io.nrtcluster.primary.PrimaryObserver;
+import io.nrtcluster.replica.ReplicaObserver;
+
+/**
+ * What one {@link ClusterNode} reports for metrics. {@link #NONE} (a host started without a meter
+ * registry) does nothing and hands out the engine's no-op observers, so no meter exists and no
+ * Micrometer code runs.
+ */
+interface IndexMetrics {
+  IndexMetrics NONE = new IndexMetrics() {};
+
+  /** A refresh on the primary succeeded after {@code nanos}. */
+  default void refreshed(long nanos) {}
+
+  /** This node now leads or follows primary generation {@code gen} (a role change). */
+  default void generationSeen(long gen) {}
+
+  /** The observer every replica this node opens reports to, across role changes. */
+  default ReplicaObserver replicaObserver() {
+    return ReplicaObserver.NONE;
+  }
+
+  /** The observer every primary this node opens reports to, across role changes. */
+  default PrimaryObserver primaryObserver() {
+    return PrimaryObserver.NONE;
+  }
+
+  /** Periodic look at {@code node} (every progress report, about every 100 ms) for sampled meters. */
+  default void sample(ClusterNode node) {}
+
+  /** The index closed: its meters leave the registry. */
+  default void close() {}
+}

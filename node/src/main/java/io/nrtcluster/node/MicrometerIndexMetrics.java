@@ -1,0 +1,185 @@
+package io.nrtcluster.node;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.BaseUnits;
+import io.nrtcluster.election.IndexElection;
+import io.nrtcluster.election.Role;
+import io.nrtcluster.primary.Primary;
+import io.nrtcluster.primary.PreCopyResult;
+import io.nrtcluster.primary.PrimaryObserver;
+import io.nrtcluster.replica.Replica;
+import io.nrtcluster.replica.ReplicaObserver;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The meters of one index on one node ({@link NrtMeters}), registered once when the index opens and
+ * fed by whichever {@link io.nrtcluster.primary.Primary} or {@link Replica} the node runs at the
+ * moment, so they follow role changes. Gauges read the {@link ClusterNode} through Micrometer's weak
+ * reference and look up its current primary or replica at each reading: no meter holds a closed
+ * primary or replica.
+ */
+final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, PrimaryObserver {
+  private final MeterRegistry registry;
+  private final List<Meter> meters = new ArrayList<>();
+  private final AtomicLong lastGeneration = new AtomicLong(-1);
+  private final Counter failovers;
+  private final Timer refresh;
+  private final Timer preCopy;
+  private final Counter bytes;
+  private final Counter files;
+  private final Counter failures;
+  private final Counter mismatches;
+  private final Counter resyncs;
+  private final Counter staleGenerations;
+  private final Timer delay;
+  private final ReplicaLagMeters replicaLag;
+  private final int nodeId;
+
+  MicrometerIndexMetrics(MeterRegistry registry, ClusterNode node, int nodeId, String index) {
+    this.registry = registry;
+    this.nodeId = nodeId;
+    Tags tags = Tags.of(NrtMeters.TAG_INDEX, index, NrtMeters.TAG_NODE, Integer.toString(nodeId));
+    add(Gauge.builder(NrtMeters.PRIMARY_GENERATION, node, ClusterNode::primaryGen).tags(tags)
+        .description("primary generation (epoch) this node leads or follows, -1 when none").register(registry));
+    add(Gauge.builder(NrtMeters.PRIMARY, node, n -> n.role() == Role.PRIMARY ? 1 : 0).tags(tags)
+        .description("1 while this node is the index's primary").register(registry));
+    failovers = add(Counter.builder(NrtMeters.FAILOVERS).tags(tags)
+        .description("primary changes this node lived through (failovers and promotions)").register(registry));
+    refresh = add(Timer.builder(NrtMeters.REFRESH).tags(tags)
+        .description("refreshes on the primary: flush, new reader, publication").register(registry));
+    preCopy = add(Timer.builder(NrtMeters.MERGE_PRECOPY).tags(tags)
+        .description("merge pre-copies on the primary until every replica finished or was given up").register(registry));
+    bytes = add(Counter.builder(NrtMeters.COPY_BYTES).baseUnit(BaseUnits.BYTES).tags(tags)
+        .description("file bytes received as a replica").register(registry));
+    files = add(Counter.builder(NrtMeters.COPY_FILES).baseUnit(BaseUnits.FILES).tags(tags)
+        .description("files received and verified as a replica").register(registry));
+    failures = add(Counter.builder(NrtMeters.COPY_FAILURES).tags(tags)
+        .description("NRT copies that failed (retried)").register(registry));
+    mismatches = add(Counter.builder(NrtMeters.CHECKSUM_MISMATCHES).tags(tags)
+        .description("files whose bytes did not match the primary's checksum or length (refetched)").register(registry));
+    resyncs = add(Counter.builder(NrtMeters.RESYNCS).tags(tags)
+        .description("times the replica dropped its commit to copy a new primary afresh").register(registry));
+    staleGenerations = add(Counter.builder(NrtMeters.STALE_GENERATIONS).tags(tags)
+        .description("NRT points, copy-states or primaries refused for a stale generation").register(registry));
+    add(Gauge.builder(NrtMeters.LAG_VERSIONS, node, MicrometerIndexMetrics::versionsBehind).tags(tags)
+        .description("versions behind the newest one the primary announced").register(registry));
+    add(TimeGauge.builder(NrtMeters.LAG, node, TimeUnit.NANOSECONDS, MicrometerIndexMetrics::nanosBehind).tags(tags)
+        .description("age of the oldest announced version this replica does not search yet").register(registry));
+    delay = add(Timer.builder(NrtMeters.REPLICATION_DELAY).tags(tags)
+        .description("from hearing of a version to searching it, per install").register(registry));
+    replicaLag = new ReplicaLagMeters(registry, tags);
+  }
+
+  private <M extends Meter> M add(M meter) {
+    meters.add(meter);
+    return meter;
+  }
+
+  private static double versionsBehind(ClusterNode node) {
+    Replica r = node.replica();
+    return r == null ? 0 : r.versionsBehind();
+  }
+
+  private static double nanosBehind(ClusterNode node) {
+    Replica r = node.replica();
+    return r == null ? 0 : r.nanosBehind();
+  }
+
+  @Override
+  public void refreshed(long nanos) {
+    refresh.record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void generationSeen(long gen) {
+    long previous = lastGeneration.getAndAccumulate(gen, Math::max);
+    if (previous >= 0 && gen > previous) {
+      failovers.increment();
+    }
+  }
+
+  @Override
+  public ReplicaObserver replicaObserver() {
+    return this;
+  }
+
+  @Override
+  public PrimaryObserver primaryObserver() {
+    return this;
+  }
+
+  @Override
+  public void versionPublished(long version) {
+    replicaLag.published(version);
+  }
+
+  @Override
+  public void sample(ClusterNode node) {
+    Primary p = node.primary();
+    IndexElection election = node.election();
+    if (p == null || election == null || node.role() != Role.PRIMARY) {
+      replicaLag.sample(nodeId, -1, List.of());
+    } else {
+      replicaLag.sample(nodeId, p.version(), election.cachedMembers());
+    }
+  }
+
+  @Override
+  public void preCopyFinished(PreCopyResult result) {
+    preCopy.record(result.nanos(), TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void bytesCopied(long n) {
+    bytes.increment(n);
+  }
+
+  @Override
+  public void fileCopied() {
+    files.increment();
+  }
+
+  @Override
+  public void checksumMismatch() {
+    mismatches.increment();
+  }
+
+  @Override
+  public void copyFailed() {
+    failures.increment();
+  }
+
+  @Override
+  public void versionSearched(long version, long nanosSinceAnnounced) {
+    if (nanosSinceAnnounced >= 0) {
+      delay.record(nanosSinceAnnounced, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  @Override
+  public void resynced() {
+    resyncs.increment();
+  }
+
+  @Override
+  public void staleGenerationRefused() {
+    staleGenerations.increment();
+  }
+
+  @Override
+  public void close() {
+    replicaLag.close();
+    for (Meter m : meters) {
+      registry.remove(m);
+    }
+  }
+}

@@ -1,0 +1,82 @@
+package io.nrtcluster.node;
+
+/**
+ * Names of the meters an {@link NrtHost} started with a Micrometer {@code MeterRegistry} registers,
+ * one set per open index, tagged {@value #TAG_INDEX} (the index name) and {@value #TAG_NODE} (the
+ * node id). Every meter exists in every role: a replica's primary-side meters and a primary's
+ * replica-side meters simply stay still, so a node that changes role keeps one time series per
+ * meter. Closing the index removes its meters from the registry.
+ *
+ * <p>Prometheus names follow Micrometer's conventions: dots become underscores, counters get
+ * {@code _total}, timers and time gauges are exported in seconds ({@code _seconds},
+ * {@code _seconds_count}, {@code _seconds_sum}, {@code _seconds_max}).
+ */
+public final class NrtMeters {
+  /** Tag: the index (shard) name. */
+  public static final String TAG_INDEX = "index";
+  /** Tag: the node id ({@link HostConfig#nodeId()}). */
+  public static final String TAG_NODE = "node";
+  /** Tag: the replica's node id, on the primary's per-replica meters. */
+  public static final String TAG_REPLICA = "replica";
+
+  /** Gauge: the primary generation (epoch) this node leads or follows, -1 while it knows none. */
+  public static final String PRIMARY_GENERATION = "nrt.primary.generation";
+  /** Gauge: 1 while this node is the index's primary, else 0. Summed per index it must be 1. */
+  public static final String PRIMARY = "nrt.primary";
+  /**
+   * Counter: primary changes this node lived through, automatic failovers and promotions alike: the
+   * generation it leads or follows moved to a newer one after it had known an older one.
+   */
+  public static final String FAILOVERS = "nrt.failovers";
+  /** Timer: each refresh on the primary (flush, new reader, publication in ZooKeeper). */
+  public static final String REFRESH = "nrt.refresh";
+  /**
+   * Timer: each merge pre-copy on the primary, from its start until the last replica finished or
+   * was given up (the time a merged segment waits before the primary installs it).
+   */
+  public static final String MERGE_PRECOPY = "nrt.merge.precopy";
+
+  /** Counter (bytes): file bytes this node received as a replica, failed attempts included. */
+  public static final String COPY_BYTES = "nrt.copy.bytes";
+  /** Counter: files this node received completely and verified as a replica. */
+  public static final String COPY_FILES = "nrt.copy.files";
+  /** Counter: NRT copies that failed on this replica (it retries; its last searcher keeps serving). */
+  public static final String COPY_FAILURES = "nrt.copy.failures";
+  /** Counter: files whose bytes did not match the primary's checksum or length (each refetched). */
+  public static final String CHECKSUM_MISMATCHES = "nrt.copy.checksum.mismatches";
+  /** Counter: times this replica threw its local commit away to copy a new primary afresh. */
+  public static final String RESYNCS = "nrt.replica.resyncs";
+  /** Counter: NRT points, copy-states or primaries this replica refused for a stale generation. */
+  public static final String STALE_GENERATIONS = "nrt.replica.stale.generations";
+
+  /**
+   * Gauge: versions this replica searches behind the newest version its primary announced; 0 when
+   * caught up and on the primary.
+   */
+  public static final String LAG_VERSIONS = "nrt.replication.lag.versions";
+  /**
+   * Time gauge: how long ago this replica heard of the oldest announced version it does not search
+   * yet (the staleness of its searches, on its own clock); 0 when caught up and on the primary.
+   */
+  public static final String LAG = "nrt.replication.lag";
+  /**
+   * Timer: for each new version a replica starts searching, the time since it heard of the oldest
+   * announced version that install covers (announcement to searchable, per refresh).
+   */
+  public static final String REPLICATION_DELAY = "nrt.replication.delay";
+
+  /**
+   * Gauge on the primary, one per replica (tag {@value #TAG_REPLICA}): versions the replica
+   * searches behind the primary's published version, from the replica's member report in ZooKeeper
+   * (so it trails by the report interval, about 100 ms). It also shows a replica cut off from the
+   * primary, which its own {@link #LAG_VERSIONS} cannot.
+   */
+  public static final String REPLICA_LAG_VERSIONS = "nrt.replica.lag.versions";
+  /**
+   * Time gauge on the primary, one per replica: how long ago the primary published the oldest
+   * version the replica (by its member report) does not search yet; 0 when caught up.
+   */
+  public static final String REPLICA_LAG = "nrt.replica.lag";
+
+  private NrtMeters() {}
+}

@@ -1,0 +1,40 @@
+package io.nrtcluster.replica;
+
+/**
+ * Hears one replica's copy events as they happen, for metrics. Every method runs on a copy or
+ * network thread in the middle of the work it reports: implementations must be quick, thread-safe
+ * and must not throw. The defaults do nothing, so {@link #NONE} costs one empty call per event.
+ *
+ * <p>The events are the same ones {@link ReplicaStats} counts; unlike those counters, an observer
+ * can outlive the replica (a cluster node reopens its replica on every role change and passes the
+ * same observer each time).
+ */
+public interface ReplicaObserver {
+  /** Observes nothing. */
+  ReplicaObserver NONE = new ReplicaObserver() {};
+
+  /** {@code bytes} of file data arrived from a primary (also for attempts that fail later). */
+  default void bytesCopied(long bytes) {}
+
+  /** A file arrived completely and passed its length and checksum checks. */
+  default void fileCopied() {}
+
+  /** A file's bytes did not match the primary's checksum or length; it is fetched again. */
+  default void checksumMismatch() {}
+
+  /** An NRT copy failed (the last good searcher keeps serving; the replica retries). */
+  default void copyFailed() {}
+
+  /**
+   * The replica now searches {@code version}. {@code nanosSinceAnnounced} is how long ago it first
+   * heard of the oldest announced version this install covers, or -1 when it heard of none (a copy
+   * at start-up or after a reconnect with no announcement).
+   */
+  default void versionSearched(long version, long nanosSinceAnnounced) {}
+
+  /** The replica threw its local commit away to copy a new primary's point-in-time afresh. */
+  default void resynced() {}
+
+  /** An NRT point, copy-state or primary was refused because its generation was stale. */
+  default void staleGenerationRefused() {}
+}
