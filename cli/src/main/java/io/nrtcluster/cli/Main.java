@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     subcommands = {NodeCommand.class, StatusCommand.class, PromoteCommand.class, CommitCommand.class, DemoCommand.class,
-        ChaosCommand.class, BenchCommand.class, CommandLine.HelpCommand.class},
+        ChaosCommand.class, BenchCommand.class, ExampleServiceCommand.class, CommandLine.HelpCommand.class},
     description = "Lucene near-real-time segment replication as a working cluster.",
     commandListHeading = "%nCommands:%n")
 public final class Main implements Callable<Integer> {

@@ -17,8 +17,6 @@ public enum ApiError {
   VERSION_EXPIRED(410, "version_expired"),
   /** The request body is larger than the configured maximum. */
   PAYLOAD_TOO_LARGE(413, "payload_too_large"),
-  /** A body that is not JSON. */
-  UNSUPPORTED_MEDIA_TYPE(415, "unsupported_media_type"),
   /** No primary is known or reachable right now (e.g. during a failover): retry later. */
   NO_PRIMARY(503, "no_primary"),
   /** This node is closing. */

@@ -10,6 +10,7 @@ import io.nrtcluster.common.NotPrimaryException;
 import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.IndexSettings;
 import io.nrtcluster.node.NrtHost;
+import io.nrtcluster.node.RoleListener;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -68,9 +69,11 @@ public final class SearchNode implements Closeable {
    * Starts the node: joins the cluster (the library's meters go to {@code registry}), opens every
    * index, publishes its HTTP address and starts serving HTTP. Fails with the library's typed
    * errors (for example {@code ConnectionException} when ZooKeeper is unreachable) or an {@link
-   * IOException} when the HTTP port cannot be bound; nothing is left running then.
+   * IOException} when the HTTP port cannot be bound; nothing is left running then. {@code
+   * listeners} hear every role change of every index, the first included.
    */
-  public static SearchNode start(SearchServiceConfig config, PrometheusMeterRegistry registry) throws IOException {
+  public static SearchNode start(SearchServiceConfig config, PrometheusMeterRegistry registry, RoleListener... listeners)
+      throws IOException {
     ObjectMapper json = new ObjectMapper();
     int nodeId = config.host().nodeId();
     List<Closeable> started = new ArrayList<>();
@@ -78,11 +81,11 @@ public final class SearchNode implements Closeable {
     ExecutorService httpPool = null;
     HttpServer server = null;
     try {
-      NrtHost host = NrtHost.start(config.host());
+      NrtHost host = NrtHost.start(config.host(), registry);
       started.add(host);
       Map<String, HostedIndex> indexes = new LinkedHashMap<>();
       for (String name : config.indexes()) {
-        ClusterNode node = host.openIndex(IndexSettings.standard(name));
+        ClusterNode node = host.openIndex(IndexSettings.standard(name), listeners);
         NodeLog indexLog = new NodeLog(LoggerFactory.getLogger(PointInTimeSearchers.class), "N" + nodeId + "/" + name,
             node::primaryGen);
         PointInTimeSearchers searchers = new PointInTimeSearchers(node, indexLog, config.pointInTimeMaxAge(),

@@ -3,7 +3,6 @@ package io.nrtcluster.examples.search;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.file.Path;
@@ -39,7 +38,7 @@ class HttpApiErrorsTest {
   static void start() throws Exception {
     zk = new TestingServer(true);
     cluster = new ServiceCluster(dir, zk.getConnectString(),
-        b -> b.maxBodyBytes(MAX_BODY).maxPageSize(50).maxVersionWait(Duration.ofMillis(300)));
+        b -> b.maxBodyBytes(MAX_BODY).maxPageSize(50).maxVersionWait(Duration.ofMillis(300)).pointInTimeMaxVersions(2));
     node = cluster.start(1);
     url = node.httpUrl();
     http = new Http();
@@ -136,12 +135,22 @@ class HttpApiErrorsTest {
     assertError(ahead, 409, "version_ahead", "version " + (version + 1000));
     assertThat(ahead.json().get("version").asLong()).isEqualTo(version + 1000);
 
-    Http.Reply gone = http.get(url, "/indexes/docs/search?version=0");
-    assertError(gone, 410, "version_expired", "version 0");
-    JsonNode held = gone.json().get("heldVersions");
-    assertThat(held.isArray()).isTrue();
+    // Two newer versions push it out of this node's window (it keeps 2).
+    long newest = version;
+    for (int i = 0; i < 2; i++) {
+      Http.Reply w = http.post(url, "/indexes/docs/docs?refresh=true", Map.of("id", "v" + i, "t", "newer"));
+      assertThat(w.status()).as(w.text()).isEqualTo(200);
+      newest = w.json().get("version").asLong();
+    }
+    long last = newest;
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      Http.Reply gone = http.get(url, "/indexes/docs/search?version=" + version);
+      assertError(gone, 410, "version_expired", "version " + version);
+      assertThat(gone.json().get("version").asLong()).isEqualTo(version);
+      assertThat(SearchServiceEndToEndTest.versions(gone.json().get("heldVersions"))).contains(last).doesNotContain(version);
+    });
 
-    assertError(http.get(url, "/indexes/docs/search?min_version=" + (version + 1000)), 504, "timeout",
-        "did not reach version " + (version + 1000));
+    assertError(http.get(url, "/indexes/docs/search?min_version=" + (newest + 1000)), 504, "timeout",
+        "did not reach version " + (newest + 1000));
   }
 }

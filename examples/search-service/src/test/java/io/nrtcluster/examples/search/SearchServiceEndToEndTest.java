@@ -155,10 +155,12 @@ class SearchServiceEndToEndTest {
         assertThat(metrics.header("Content-Type").orElse("")).startsWith("text/plain");
         assertThat(metrics.text())
             .contains("nrt_example_http_requests_seconds_count{method=\"GET\",route=\"search\",status=\"200\"}")
-            .contains("nrt_example_pit_held{index=\"docs\"}");
+            .contains("nrt_example_pit_held{index=\"docs\"}")
+            .contains("nrt_primary_generation{index=\"docs\",node=\"" + n.nodeId() + "\"}");
       }
       Http.Reply primaryMetrics = http.get(newPrimary.httpUrl(), "/metrics");
-      assertThat(primaryMetrics.text()).contains("nrt_example_documents_written_total{index=\"docs\"}");
+      assertThat(primaryMetrics.text()).contains("nrt_example_documents_written_total{index=\"docs\"}")
+          .contains("nrt_primary{index=\"docs\",node=\"" + newPrimary.nodeId() + "\"} 1.0");
     }
   }
 
