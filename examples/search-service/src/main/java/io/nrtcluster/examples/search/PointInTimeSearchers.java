@@ -37,7 +37,7 @@ final class PointInTimeSearchers implements Closeable {
   private final NavigableSet<Long> held = new ConcurrentSkipListSet<>();
   /** Newest version recorded; guarded by this, which {@link #awaitVersion} waits on. */
   private long newest = -1;
-  private long lastPruneNanos;
+  private volatile long lastPruneNanos;
   private volatile boolean closed;
 
   PointInTimeSearchers(ClusterNode node, NodeLog log, Duration maxAge, int maxVersions) {

@@ -114,7 +114,7 @@ final class SearchService {
 
   private Query parse(String q) {
     if (q == null || q.isBlank()) {
-      return new MatchAllDocsQuery();
+      return MatchAllDocsQuery.INSTANCE;
     }
     if (q.length() > MAX_QUERY_LENGTH) {
       throw new ApiException(ApiError.BAD_REQUEST, "query longer than " + MAX_QUERY_LENGTH + " characters");
