@@ -99,7 +99,8 @@ public final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  private static void deleteRecursively(Path root) {
+  /** Deletes a directory tree, best effort (a temporary directory left behind is harmless). */
+  static void deleteRecursively(Path root) {
     try (Stream<Path> walk = Files.walk(root)) {
       walk.sorted(Comparator.reverseOrder()).forEach(p -> {
         try {

@@ -5,6 +5,7 @@ import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.node.HostConfig;
 import io.nrtcluster.node.NrtHost;
 import io.nrtcluster.transport.TransportConfig;
+import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -62,7 +63,7 @@ final class Hosts {
    * for an I/O operation to abort, so an interrupt this thread just consumed can still close the
    * next FileChannel it opens (seen on JDK 25 as ClosedByInterruptException in a directory fsync).
    */
-  static void closeUninterruptibly(NrtHost host) throws IOException {
+  static void closeUninterruptibly(Closeable host) throws IOException {
     CompletableFuture<Void> closed = new CompletableFuture<>();
     Thread.ofPlatform().name("nrt-node-close").start(() -> {
       try {

@@ -1,0 +1,44 @@
+package io.nrtcluster.examples.search;
+
+/**
+ * Every error the HTTP API answers with: its HTTP status and the stable {@code error} string of the
+ * JSON body. Clients branch on {@link #code()} (or the status), never on the message.
+ */
+public enum ApiError {
+  /** A malformed request: bad JSON, a bad query, a bad parameter or cursor. */
+  BAD_REQUEST(400, "bad_request"),
+  /** No such route, or an index this service does not host. */
+  NOT_FOUND(404, "not_found"),
+  /** The route exists but not for this HTTP method. */
+  METHOD_NOT_ALLOWED(405, "method_not_allowed"),
+  /** A point-in-time newer than this node searches yet: retry, or ask another node. */
+  VERSION_AHEAD(409, "version_ahead"),
+  /** A point-in-time this node no longer holds (or never held): start paging again without a version. */
+  VERSION_EXPIRED(410, "version_expired"),
+  /** The request body is larger than the configured maximum. */
+  PAYLOAD_TOO_LARGE(413, "payload_too_large"),
+  /** No primary is known or reachable right now (e.g. during a failover): retry later. */
+  NO_PRIMARY(503, "no_primary"),
+  /** This node is closing. */
+  UNAVAILABLE(503, "unavailable"),
+  /** A bounded wait ran out (e.g. {@code min_version} never became searchable here). */
+  TIMEOUT(504, "timeout"),
+  /** A failure of the service itself, not of the request. */
+  INTERNAL(500, "internal");
+
+  private final int status;
+  private final String code;
+
+  ApiError(int status, String code) {
+    this.status = status;
+    this.code = code;
+  }
+
+  public int status() {
+    return status;
+  }
+
+  public String code() {
+    return code;
+  }
+}

@@ -1,0 +1,82 @@
+package io.nrtcluster.examples.search;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import io.nrtcluster.election.MemberInfo;
+import io.nrtcluster.node.ClusterNode;
+import io.nrtcluster.node.NrtHost;
+import io.nrtcluster.node.NodeStatus;
+import java.io.IOException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code GET /status}: this node (id, HTTP URL, replication address) and, per index, its role,
+ * versions, the points-in-time it holds for paging, the primary (with its HTTP URL) and every live
+ * member as ZooKeeper has them.
+ */
+final class StatusHandler implements Router.Route {
+  private final ObjectMapper json;
+  private final NrtHost host;
+  private final URI http;
+  private final Map<String, HostedIndex> indexes;
+  private final HttpAddressBook addresses;
+
+  StatusHandler(ObjectMapper json, NrtHost host, URI http, Map<String, HostedIndex> indexes, HttpAddressBook addresses) {
+    this.json = json;
+    this.host = host;
+    this.http = http;
+    this.indexes = indexes;
+    this.addresses = addresses;
+  }
+
+  @Override
+  public void handle(HttpExchange exchange) throws IOException {
+    Map<String, Object> reply = new LinkedHashMap<>();
+    reply.put("node", host.nodeId());
+    reply.put("http", http.toString());
+    reply.put("replication", host.address().toString());
+    Map<String, Object> byIndex = new LinkedHashMap<>();
+    for (HostedIndex index : indexes.values()) {
+      byIndex.put(index.name(), index(index));
+    }
+    reply.put("indexes", byIndex);
+    Exchanges.sendJson(exchange, 200, reply, json);
+  }
+
+  private Map<String, Object> index(HostedIndex index) {
+    ClusterNode node = index.node();
+    NodeStatus s = node.status();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("role", s.role().name());
+    m.put("writable", node.isWritablePrimary());
+    m.put("primaryGen", s.primaryGen());
+    m.put("searchingVersion", s.searchingVersion());
+    m.put("commitVersion", s.commitVersion());
+    m.put("heldVersions", index.searchers().heldVersions());
+    Map<String, Object> primary = new LinkedHashMap<>();
+    primary.put("replication", s.primaryAddress());
+    primary.put("http", addresses.httpOf(s.primaryAddress()).map(URI::toString).orElse(null));
+    m.put("primary", s.primaryAddress() == null ? null : primary);
+    try {
+      List<Map<String, Object>> members = new ArrayList<>();
+      for (MemberInfo mi : node.members()) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("nodeId", mi.nodeId());
+        row.put("role", mi.role().name());
+        row.put("searchingVersion", mi.searchingVersion());
+        row.put("replication", mi.address());
+        row.put("http", addresses.httpOf(mi.address()).map(URI::toString).orElse(null));
+        members.add(row);
+      }
+      m.put("members", members);
+    } catch (IOException | RuntimeException e) {
+      m.put("members", null);
+      m.put("membersError", e.toString());
+    }
+    return m;
+  }
+}

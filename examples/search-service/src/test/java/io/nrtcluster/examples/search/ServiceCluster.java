@@ -1,0 +1,67 @@
+package io.nrtcluster.examples.search;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.nrtcluster.node.HostConfig;
+import io.nrtcluster.transport.TransportConfig;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+/**
+ * Search-service nodes in this JVM against a real ZooKeeper (curator-test's TestingServer), each
+ * with its own data directory, ports, ZooKeeper sessions and Prometheus registry.
+ */
+final class ServiceCluster implements AutoCloseable {
+  static final String CLUSTER = "svc";
+
+  private final Path root;
+  private final String zooKeeper;
+  private final UnaryOperator<SearchServiceConfig.Builder> tune;
+  private final List<SearchNode> nodes = new ArrayList<>();
+
+  ServiceCluster(Path root, String zooKeeper, UnaryOperator<SearchServiceConfig.Builder> tune) {
+    this.root = root;
+    this.zooKeeper = zooKeeper;
+    this.tune = tune;
+  }
+
+  SearchServiceConfig config(int nodeId) {
+    HostConfig host = HostConfig.builder().nodeId(nodeId).cluster(CLUSTER).dataDir(root.resolve("n" + nodeId))
+        .zooKeeper(zooKeeper).bindHost("127.0.0.1").port(0).sessionTimeout(Duration.ofSeconds(4))
+        .electionSettle(Duration.ofMillis(200))
+        .transport(TransportConfig.builder().ioThreads(1).requestThreads(4).build()).build();
+    return tune.apply(SearchServiceConfig.builder().host(host).httpPort(0).httpThreads(4)).build();
+  }
+
+  SearchNode start(int nodeId) throws IOException {
+    SearchNode node = SearchNode.start(config(nodeId), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    nodes.add(node);
+    return node;
+  }
+
+  /** Crash-like stop: the node's ZooKeeper sessions end at once, nothing is committed or resigned. */
+  void halt(SearchNode node) {
+    nodes.remove(node);
+    node.halt();
+  }
+
+  @Override
+  public void close() throws IOException {
+    IOException first = null;
+    for (SearchNode n : nodes.reversed()) {
+      try {
+        n.close();
+      } catch (IOException e) {
+        first = first == null ? e : first;
+      }
+    }
+    nodes.clear();
+    if (first != null) {
+      throw first;
+    }
+  }
+}
