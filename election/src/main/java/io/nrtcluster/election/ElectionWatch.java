@@ -1,0 +1,77 @@
+package io.nrtcluster.election;
+
+import io.nrtcluster.common.ProtocolException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.apache.curator.framework.state.ConnectionStateListener;
+
+/**
+ * What the election watches: a cache of the index's znodes (primary, epoch, members, successor)
+ * and the client's connection state.
+ *
+ * <p>Guarantees: every change the cache sees, including its re-sync after a reconnect, runs {@code
+ * onChange}; every connection-state change reaches {@code onConnection}, until {@link #close}, which
+ * detaches both; the cached members can be read at any time without a round trip to ZooKeeper.
+ */
+final class ElectionWatch {
+  private final CuratorFramework client;
+  private final ZkLayout layout;
+  private final Runnable onChange;
+  private final ConnectionStateListener onConnection;
+  private volatile CuratorCache cache;
+
+  /**
+   * @param onChange run (on the cache's thread: keep it quick) for every change under the index
+   * @param onConnection told of every connection-state change (on Curator's thread)
+   */
+  ElectionWatch(CuratorFramework client, ZkLayout layout, Runnable onChange, ConnectionStateListener onConnection) {
+    this.client = client;
+    this.layout = layout;
+    this.onChange = onChange;
+    this.onConnection = onConnection;
+  }
+
+  void start() {
+    CuratorCache c = CuratorCache.build(client, layout.indexPath());
+    cache = c;
+    c.listenable().addListener(CuratorCacheListener.builder().forAll((type, before, after) -> onChange.run()).build());
+    c.start();
+    client.getConnectionStateListenable().addListener(onConnection);
+  }
+
+  /**
+   * Every live member as this node's ZooKeeper cache last saw them, sorted by node id; empty before
+   * {@link #start} and after close. Malformed entries are skipped.
+   */
+  List<MemberInfo> cachedMembers() {
+    CuratorCache c = cache;
+    if (c == null) {
+      return List.of();
+    }
+    String prefix = layout.members() + "/";
+    List<MemberInfo> out = new ArrayList<>();
+    c.stream()
+        .filter(d -> d.getPath().startsWith(prefix) && d.getPath().indexOf('/', prefix.length()) < 0 && d.getData() != null)
+        .forEach(d -> {
+          try {
+            out.add(MemberInfo.decode(d.getData()));
+          } catch (ProtocolException e) {
+            // Reported by the election's own reads; metrics just skip it.
+          }
+        });
+    out.sort(Comparator.comparingInt(MemberInfo::nodeId));
+    return out;
+  }
+
+  void close() {
+    client.getConnectionStateListenable().removeListener(onConnection);
+    CuratorCache c = cache;
+    if (c != null) {
+      c.close();
+    }
+  }
+}

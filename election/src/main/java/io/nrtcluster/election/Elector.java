@@ -1,0 +1,334 @@
+package io.nrtcluster.election;
+
+import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.NamedThreadFactory;
+import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.NrtClusterException;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The election decision of one index on one node, and the role it gives this node: follow the
+ * primary znode's owner, claim the next epoch when none exists, fence on connection trouble, step
+ * down when the epoch is lost, resign or hand off on request.
+ *
+ * <p>Guarantees: every election step, resignation and hand-off runs on one thread ({@code
+ * nrt-elect-<node>-<index>}), so the {@link ElectionListener} hears of promotions, follows and
+ * step-downs one at a time, in order (fencing alone is immediate, on Curator's connection thread);
+ * at most one evaluation is pending and a sooner request replaces a later one; a failed step is
+ * retried after the retry interval; an epoch is claimed only through {@link EpochClaim}, so at most
+ * one node wins it, and only the designated successor claims while it is alive; a primary is fenced
+ * as soon as its connection is suspended and unfenced only when its own session still owns the
+ * primary znode. Nothing is decided once closed.
+ */
+final class Elector {
+  private final CuratorFramework client;
+  private final ElectionConfig config;
+  private final ZkLayout layout;
+  private final ElectionListener listener;
+  private final NodeLog log;
+  private final EpochClaim epochs;
+  private final ScheduledExecutorService executor;
+  private final Object roleLock = new Object();
+  private volatile Role role = Role.JOINING;
+  private volatile PrimaryInfo followed;
+  private volatile long myEpoch = -1;
+  private long noPrimarySince = -1;
+  private ScheduledFuture<?> scheduled;
+  private volatile boolean closed;
+
+  Elector(CuratorFramework client, ElectionConfig config, ElectionListener listener, NodeLog log) {
+    this.client = client;
+    this.config = config;
+    this.layout = config.layout();
+    this.listener = listener;
+    this.log = log;
+    this.epochs = new EpochClaim(client, config, log);
+    this.executor = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("nrt-elect-" + config.nodeId() + "-" + layout.index()));
+  }
+
+  Role role() {
+    return role;
+  }
+
+  /** The primary this node follows, or null (also while it is the primary itself). */
+  PrimaryInfo followed() {
+    return followed;
+  }
+
+  /** The epoch this node holds as primary, or -1. */
+  long epoch() {
+    return myEpoch;
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  /** No more decisions from now on; pending and later evaluations do nothing. */
+  void markClosed() {
+    closed = true;
+  }
+
+  /**
+   * Leaves the election: marks it closed (first, so the resignation's own znode event does not start
+   * an election step), resigns when {@code resign} and this node is the primary, and sets the role to
+   * {@link Role#CLOSED}.
+   */
+  void leave(boolean resign) {
+    boolean wasPrimary = role == Role.PRIMARY;
+    closed = true;
+    if (resign && wasPrimary) {
+      resign();
+    }
+    synchronized (roleLock) {
+      role = Role.CLOSED;
+    }
+  }
+
+  /** Stops the election thread; call after everything that may schedule on it is detached. */
+  void shutdown() {
+    executor.shutdownNow();
+  }
+
+  /** Gives up the primary role on purpose, waiting up to the ZooKeeper timeout for it. */
+  void resign() {
+    executor.execute(this::resignNow);
+    try {
+      executor.submit(() -> {}).get(config.zkTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      log.warn("resigning did not finish in time: {}", e.toString());
+    }
+  }
+
+  private void resignNow() {
+    try {
+      Stat st = client.checkExists().forPath(layout.primary());
+      if (st != null && st.getEphemeralOwner() == sessionId()) {
+        client.delete().withVersion(st.getVersion()).forPath(layout.primary());
+        log.info("resigned as primary of epoch {}", myEpoch);
+      }
+    } catch (Exception e) {
+      log.warn("resigning failed: {}", e.toString());
+    }
+  }
+
+  /** Designates {@code successor}, resigns and steps down, on the election thread. */
+  void handOff(int successor) throws NrtClusterException {
+    try {
+      executor.submit(() -> {
+        designate(successor);
+        resignNow();
+        if (role == Role.PRIMARY || role == Role.FENCED) {
+          stepDown("handed off to node " + successor);
+        }
+        scheduleEvaluate(0);
+        return null;
+      }).get(config.zkTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConnectionException("interrupted handing off", e);
+    } catch (Exception e) {
+      throw new ConnectionException("handing off to node " + successor + " failed: " + e, e);
+    }
+  }
+
+  /** Makes {@code nodeId} the only node that may claim the next epoch (until it does). */
+  void designate(int nodeId) throws Exception {
+    epochs.designate(nodeId);
+  }
+
+  /** A primary treats a suspended connection as lost: fenced at once; a reconnect re-evaluates. */
+  void onConnectionState(CuratorFramework c, ConnectionState state) {
+    switch (state) {
+      case SUSPENDED, LOST -> {
+        synchronized (roleLock) {
+          if (role == Role.PRIMARY) {
+            role = role.moveTo(Role.FENCED);
+            log.warn("ZooKeeper connection {}: fenced, no more writes until the epoch is confirmed", state);
+            listener.fenced();
+          }
+        }
+      }
+      case CONNECTED, RECONNECTED -> scheduleEvaluate(0);
+      default -> {}
+    }
+  }
+
+  /** Evaluates in {@code delayMillis} at the latest (sooner if one is pending sooner). */
+  void scheduleEvaluate(long delayMillis) {
+    if (closed) {
+      return;
+    }
+    synchronized (this) {
+      if (scheduled != null && !scheduled.isDone() && scheduled.getDelay(TimeUnit.MILLISECONDS) <= delayMillis) {
+        return;
+      }
+      if (scheduled != null) {
+        scheduled.cancel(false);
+      }
+      scheduled = executor.schedule(this::evaluateSafely, delayMillis, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void evaluateSafely() {
+    synchronized (this) {
+      // This run is under way: later requests must schedule a new one.
+      scheduled = null;
+    }
+    try {
+      evaluate();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      if (!closed) {
+        log.warn("election step failed; retrying: {}", e.toString());
+        scheduleEvaluate(config.retryInterval().toMillis());
+      }
+    }
+  }
+
+  private void evaluate() throws Exception {
+    if (closed || client.getState() != CuratorFrameworkState.STARTED || !client.getZookeeperClient().isConnected()) {
+      return;
+    }
+    Stat stat = new Stat();
+    PrimaryInfo current;
+    try {
+      current = PrimaryInfo.decode(client.getData().storingStatIn(stat).forPath(layout.primary()));
+    } catch (KeeperException.NoNodeException e) {
+      current = null;
+    }
+    if (current != null) {
+      noPrimarySince = -1;
+      if (current.nodeId() == config.nodeId()) {
+        if (stat.getEphemeralOwner() == sessionId()) {
+          if (role == Role.FENCED) {
+            synchronized (roleLock) {
+              role = role.moveTo(Role.PRIMARY);
+            }
+            log.info("ZooKeeper contact back and epoch {} still ours: writes resume", myEpoch);
+            listener.unfenced();
+          }
+          return;
+        }
+        // A primary znode with our id from another session is our own earlier incarnation: dead.
+        log.info("removing the primary znode of an earlier session of this node (epoch {})", current.primaryGen());
+        try {
+          client.delete().withVersion(stat.getVersion()).forPath(layout.primary());
+        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
+          // Gone already.
+        }
+        scheduleEvaluate(0);
+        return;
+      }
+      if (role == Role.PRIMARY || role == Role.FENCED) {
+        stepDown("node " + current.nodeId() + " holds epoch " + current.primaryGen());
+      }
+      if (!current.equals(followed)) {
+        followed = current;
+        synchronized (roleLock) {
+          role = role.moveTo(Role.REPLICA);
+        }
+        log.info("following primary {} at {} (epoch {})", current.nodeId(), current.address(), current.primaryGen());
+        listener.followPrimary(current);
+      }
+      return;
+    }
+    if (role == Role.PRIMARY || role == Role.FENCED) {
+      stepDown("the primary znode of epoch " + myEpoch + " is gone");
+    }
+    followed = null;
+    long now = System.nanoTime();
+    if (noPrimarySince < 0) {
+      noPrimarySince = now;
+      log.info("no primary; electing in {}", config.settleTime());
+    }
+    List<MemberInfo> members;
+    Integer successor = epochs.designatedSuccessor();
+    if (successor != null) {
+      members = readMembers();
+      boolean alive = members.stream().anyMatch(m -> m.nodeId() == successor);
+      if (alive) {
+        // An operator chose the next primary: only it claims, at once.
+        if (successor == config.nodeId()) {
+          claim(members);
+        } else {
+          scheduleEvaluate(config.retryInterval().toMillis());
+        }
+        return;
+      }
+      log.warn("designated successor {} is not a live member; electing normally", successor);
+    }
+    if (!config.automatic()) {
+      // Manual failover: wait for an operator to designate the next primary.
+      scheduleEvaluate(config.retryInterval().toMillis());
+      return;
+    }
+    long waited = (now - noPrimarySince) / 1_000_000;
+    if (waited < config.settleTime().toMillis()) {
+      scheduleEvaluate(config.settleTime().toMillis() - waited);
+      return;
+    }
+    members = readMembers();
+    Optional<MemberInfo> best = members.stream().filter(m -> m.role() != Role.CLOSED).max(MemberInfo::rank);
+    if (best.isPresent() && best.get().nodeId() == config.nodeId()) {
+      claim(members);
+    } else {
+      scheduleEvaluate(config.retryInterval().toMillis());
+    }
+  }
+
+  private void claim(List<MemberInfo> members) throws Exception {
+    EpochClaim.Won won = epochs.claim(members);
+    if (won == null) {
+      scheduleEvaluate(0);
+      return;
+    }
+    long gen = won.gen();
+    long forceVersion = won.forceVersion();
+    myEpoch = gen;
+    followed = null;
+    synchronized (roleLock) {
+      role = role.moveTo(Role.PRIMARY);
+    }
+    log.info("won epoch {}; becoming primary above version {}", gen, forceVersion - 1);
+    try {
+      listener.becomePrimary(gen, forceVersion);
+    } catch (Exception e) {
+      log.error("could not become primary; giving epoch {} up", gen, e);
+      resignNow();
+      synchronized (roleLock) {
+        role = role.moveTo(Role.REPLICA);
+      }
+      myEpoch = -1;
+      scheduleEvaluate(config.retryInterval().toMillis());
+    }
+  }
+
+  private void stepDown(String why) throws Exception {
+    log.warn("stepping down as primary: {}", why);
+    synchronized (roleLock) {
+      role = role.moveTo(Role.REPLICA);
+    }
+    myEpoch = -1;
+    listener.stepDown();
+  }
+
+  private List<MemberInfo> readMembers() throws Exception {
+    return ClusterView.members(client, layout);
+  }
+
+  private long sessionId() throws Exception {
+    return client.getZookeeperClient().getZooKeeper().getSessionId();
+  }
+}

@@ -1,0 +1,89 @@
+package io.nrtcluster.election;
+
+import io.nrtcluster.common.NodeLog;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The znode writes that decide who leads the next epoch: an operator's successor designation and
+ * the claim itself.
+ *
+ * <p>Guarantees: a claim bumps the epoch znode with a versioned write and creates the ephemeral
+ * primary znode in one transaction, so at most one node wins each epoch and a loser changes nothing;
+ * the epoch won is above every epoch the epoch znode or any live member has seen; the version the
+ * winner must start above is at least every version ever published ({@code maxVersion}) or held by
+ * a live member, so version numbers never go back across a failover; a winner consumes the
+ * successor designation it was elected by.
+ */
+final class EpochClaim {
+  private final CuratorFramework client;
+  private final ElectionConfig config;
+  private final ZkLayout layout;
+  private final NodeLog log;
+
+  /** An epoch this node won, and the version its primary must start above ({@code forceVersion - 1}). */
+  record Won(long gen, long forceVersion) {}
+
+  EpochClaim(CuratorFramework client, ElectionConfig config, NodeLog log) {
+    this.client = client;
+    this.config = config;
+    this.layout = config.layout();
+    this.log = log;
+  }
+
+  /** Claims the next epoch over {@code members} (read just before); null when another node was first. */
+  Won claim(List<MemberInfo> members) throws Exception {
+    Stat epochStat = new Stat();
+    long epoch = FencedVersionWriter.parse(client.getData().storingStatIn(epochStat).forPath(layout.epoch()));
+    long highest = Math.max(epoch, members.stream().mapToLong(MemberInfo::primaryGen).max().orElse(-1));
+    long gen = highest + 1;
+    PrimaryInfo me = new PrimaryInfo(config.nodeId(), config.address(), gen);
+    try {
+      client.transaction().forOperations(
+          client.transactionOp().setData().withVersion(epochStat.getVersion()).forPath(layout.epoch(), FencedVersionWriter.bytes(gen)),
+          client.transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(layout.primary(), me.encode()));
+    } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
+      log.info("another node claimed the epoch first");
+      return null;
+    }
+    try {
+      client.delete().forPath(layout.successor());
+    } catch (KeeperException.NoNodeException e) {
+      // No operator designation: a normal election.
+    }
+    long maxVersion;
+    try {
+      maxVersion = FencedVersionWriter.parse(client.getData().forPath(layout.maxVersion()));
+    } catch (KeeperException.NoNodeException e) {
+      maxVersion = -1;
+    }
+    long seen = members.stream().mapToLong(m -> Math.max(m.searchingVersion(), m.commitVersion())).max().orElse(-1);
+    return new Won(gen, Math.max(maxVersion, seen) + 1);
+  }
+
+  /** Makes {@code nodeId} the only node that may claim the next epoch (until it does). */
+  void designate(int nodeId) throws Exception {
+    byte[] data = Integer.toString(nodeId).getBytes(StandardCharsets.UTF_8);
+    try {
+      client.create().forPath(layout.successor(), data);
+    } catch (KeeperException.NodeExistsException e) {
+      client.setData().forPath(layout.successor(), data);
+    }
+  }
+
+  /** The node an operator designated to claim the next epoch, or null (also when malformed). */
+  Integer designatedSuccessor() throws Exception {
+    try {
+      return Integer.valueOf(new String(client.getData().forPath(layout.successor()), StandardCharsets.UTF_8).trim());
+    } catch (KeeperException.NoNodeException e) {
+      return null;
+    } catch (NumberFormatException e) {
+      log.warn("ignoring malformed successor designation");
+      return null;
+    }
+  }
+}

@@ -1,0 +1,96 @@
+package io.nrtcluster.node;
+
+import io.nrtcluster.common.NamedThreadFactory;
+import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.election.IndexElection;
+import io.nrtcluster.election.MemberInfo;
+import io.nrtcluster.election.Role;
+import io.nrtcluster.primary.Primary;
+import io.nrtcluster.replica.Replica;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What one index on this node tells the cluster and its operators about its progress: the {@link
+ * MemberInfo} in its member znode (which the election ranks candidates by) and the {@link
+ * NodeStatus} snapshot.
+ *
+ * <p>Guarantees: once started, the member znode is brought up to date about every 100 ms, and only
+ * written when the progress changed; a snapshot is taken under the read side of the switch lock, so
+ * it never mixes two roles; a failed report is logged at debug and retried by the next one, never
+ * stopping the schedule; nothing is reported after the node closed.
+ */
+final class ProgressReporter {
+  private static final long PERIOD_MILLIS = 100;
+
+  private final NrtHost host;
+  private final String index;
+  private final RoleSwitch roles;
+  private final NodeLog log;
+  private final Runnable sample;
+  private final ScheduledExecutorService executor;
+  private volatile MemberInfo lastReported;
+
+  /** @param sample run after each report, for the node's sampled meters */
+  ProgressReporter(NrtHost host, String index, RoleSwitch roles, NodeLog log, Runnable sample) {
+    this.host = host;
+    this.index = index;
+    this.roles = roles;
+    this.log = log;
+    this.sample = sample;
+    this.executor = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("nrt-report-" + host.nodeId() + "-" + index));
+  }
+
+  void start() {
+    executor.scheduleWithFixedDelay(this::report, PERIOD_MILLIS, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  void stop() {
+    executor.shutdownNow();
+  }
+
+  /** Publishes this node's progress to its member znode when it changed. */
+  void report() {
+    IndexElection election = roles.election();
+    if (roles.isClosed() || election == null) {
+      return;
+    }
+    try {
+      MemberInfo info = memberInfo();
+      if (!info.equals(lastReported)) {
+        lastReported = info;
+        election.update(info);
+      }
+      sample.run();
+    } catch (RuntimeException e) {
+      log.debug("progress report failed: {}", e.toString());
+    }
+  }
+
+  MemberInfo memberInfo() {
+    roles.readLock().lock();
+    try {
+      Primary p = roles.primary();
+      Replica r = roles.replica();
+      Role role = roles.role();
+      String address = host.address().toString();
+      if (p != null) {
+        return new MemberInfo(host.nodeId(), address, role, p.primaryGen(), p.version(), p.lastCommitVersion(), false, 0);
+      }
+      if (r != null) {
+        return new MemberInfo(host.nodeId(), address, role, r.primaryGen(), r.searchingVersion(),
+            r.lastCommitVersion(), r.isCopying(), r.stats().lastCopyCompletedMillis());
+      }
+      return new MemberInfo(host.nodeId(), address, role, -1, -1, -1, false, 0);
+    } finally {
+      roles.readLock().unlock();
+    }
+  }
+
+  NodeStatus status() {
+    MemberInfo m = memberInfo();
+    return new NodeStatus(host.nodeId(), index, host.address().toString(), roles.role(), m.primaryGen(),
+        m.searchingVersion(), m.commitVersion(), roles.primaryAddress(), m.copying(), m.lastCopyMillis(), roles.replayPosition());
+  }
+}
