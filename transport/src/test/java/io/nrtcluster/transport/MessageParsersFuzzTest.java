@@ -146,7 +146,9 @@ class MessageParsersFuzzTest {
       return MessageDecoder.decode(in);
     } catch (Throwable t) {
       FuzzContract.requireTyped(t);
-      requireAnswerable((NrtClusterException) t);
+      if (t instanceof NrtClusterException e) {
+        requireAnswerable(e);
+      }
       return null;
     }
   }
