@@ -20,6 +20,11 @@ public final class PropertiesCodec {
     return w.toString().getBytes(StandardCharsets.UTF_8);
   }
 
+  /**
+   * Reads a record; anything that is not one (a malformed unicode escape, or one that leaves half
+   * of a UTF-16 surrogate pair, which {@link #encode} could not write back) is a {@link
+   * ProtocolException}.
+   */
   public static Properties decode(byte[] data) throws ProtocolException {
     Properties p = new Properties();
     try {
@@ -27,6 +32,21 @@ public final class PropertiesCodec {
     } catch (IOException | IllegalArgumentException e) {
       throw new ProtocolException("malformed record: " + e);
     }
+    for (String key : p.stringPropertyNames()) {
+      requireWellFormed(key);
+      requireWellFormed(p.getProperty(key));
+    }
     return p;
+  }
+
+  private static void requireWellFormed(String s) throws ProtocolException {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        throw new ProtocolException("malformed record: unpaired UTF-16 surrogate at character " + i);
+      }
+    }
   }
 }

@@ -16,9 +16,18 @@ import org.apache.lucene.replicator.nrt.PrimaryNode;
 /**
  * The copy-states the primary has handed out and still holds (each pins its files against deletion).
  * Every copy-state is released exactly once: when its replica releases it, when that replica's
- * connection closes, or when the primary closes.
+ * connection closes, or when the primary closes. One connection holds at most {@link
+ * #MAX_HELD_PER_CONNECTION} at once, so a peer that asks and never releases cannot pin unbounded
+ * memory and files.
  */
 final class CopyStateRegistry {
+  /**
+   * Copy-states one connection may hold at once. A replica holds one while it copies (two for a
+   * moment when a newer point preempts a copy); each holds a serialized {@code SegmentInfos}, its file
+   * metadata and references on its files.
+   */
+  static final int MAX_HELD_PER_CONNECTION = 16;
+
   private record Held(CopyState state, Connection owner) {}
 
   /** A copy-state handed out under {@code id}. */
@@ -28,6 +37,8 @@ final class CopyStateRegistry {
   private final NodeLog log;
   private final AtomicLong nextId = new AtomicLong(1);
   private final Map<Long, Held> held = new ConcurrentHashMap<>();
+  /** Entries of {@link #held} per owner; reserved before a copy-state is taken, so never above the limit. */
+  private final Map<Connection, Integer> heldPerOwner = new ConcurrentHashMap<>();
 
   CopyStateRegistry(PrimaryNode node, NodeLog log) {
     this.node = node;
@@ -36,15 +47,43 @@ final class CopyStateRegistry {
 
   /** Takes a reference on the primary's current NRT point on behalf of {@code owner}. */
   Lease acquire(Connection owner) throws IOException {
-    CopyState state = node.getCopyState();
+    if (!reserve(owner)) {
+      throw new NrtClusterException(ErrorCode.TOO_MANY_REQUESTS,
+          "this connection already holds " + MAX_HELD_PER_CONNECTION + " copy-states; release one first");
+    }
+    CopyState state;
+    try {
+      state = node.getCopyState();
+    } catch (IOException | RuntimeException e) {
+      unreserve(owner);
+      throw e;
+    }
     long id = nextId.getAndIncrement();
     held.put(id, new Held(state, owner));
     if (!owner.isOpen() && held.remove(id) != null) {
       // The owner vanished while we took the reference: nobody else would release it.
+      unreserve(owner);
       node.releaseCopyState(state);
       throw new NrtClusterException(ErrorCode.CONNECTION, "replica disconnected");
     }
     return new Lease(id, state);
+  }
+
+  private boolean reserve(Connection owner) {
+    boolean[] reserved = {false};
+    heldPerOwner.compute(owner, (o, n) -> {
+      int count = n == null ? 0 : n;
+      if (count >= MAX_HELD_PER_CONNECTION) {
+        return n;
+      }
+      reserved[0] = true;
+      return count + 1;
+    });
+    return reserved[0];
+  }
+
+  private void unreserve(Connection owner) {
+    heldPerOwner.computeIfPresent(owner, (o, n) -> n <= 1 ? null : n - 1);
   }
 
   /** The held copy-state {@code id}, or null. */
@@ -59,6 +98,7 @@ final class CopyStateRegistry {
     if (h == null) {
       return false;
     }
+    unreserve(h.owner());
     try {
       node.releaseCopyState(h.state());
     } catch (IOException | RuntimeException e) {

@@ -86,6 +86,11 @@ public final class TransportServer {
     return endpoints.get(index);
   }
 
+  /** Connections accepted and not yet closed, handshaken or not (closed ones leave by themselves). */
+  public int openConnections() {
+    return channels.size();
+  }
+
   void track(Channel channel) {
     channels.add(channel);
   }
