@@ -126,10 +126,17 @@ final class RoleSwitch implements ElectionListener {
           .transport(host.config().transport())
           .build();
       Primary p = Primary.open(pc, settings.writerConfig().get(), host.transport());
-      p.setObserver(metrics.get().primaryObserver());
-      p.setPublishGate(version -> election.publishVersion(version));
-      primary = p;
-      election.publishVersion(p.version());
+      try {
+        p.setObserver(metrics.get().primaryObserver());
+        p.setPublishGate(version -> election.publishVersion(version));
+        primary = p;
+        election.publishVersion(p.version());
+      } catch (IOException | RuntimeException e) {
+        // Left open, this primary would hold the index's write lock and every later election of
+        // this node would fail on it; back to a replica, as a step-down does.
+        abandonPrimary(p, e);
+        throw e;
+      }
       followed = null;
       writable = true;
       log.info("primary of epoch {} at version {} (replay from {})", primaryGen, p.version(), p.replayPosition());
@@ -137,6 +144,25 @@ final class RoleSwitch implements ElectionListener {
       switchLock.writeLock().unlock();
     }
     afterSwitch.accept(Role.PRIMARY, primaryGen);
+  }
+
+  /** A primary that could not take its epoch: rolled back to its last commit, a replica again. */
+  private void abandonPrimary(Primary p, Exception cause) {
+    primary = null;
+    try {
+      p.close();
+    } catch (IOException | RuntimeException e) {
+      cause.addSuppressed(e);
+    }
+    if (!closed) {
+      PrimaryInfo f = followed;
+      try {
+        replica = openReplica(f == null ? null : NodeAddress.parse(f.address()));
+      } catch (IOException | RuntimeException e) {
+        cause.addSuppressed(e);
+      }
+    }
+    log.warn("could not take the primary's epoch ({}); closed the primary and rejoined as a replica", cause.toString());
   }
 
   @Override
