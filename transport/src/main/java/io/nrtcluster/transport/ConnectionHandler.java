@@ -21,8 +21,9 @@ import javax.net.ssl.SSLException;
  * {@link RequestHandler} on the request threads, at most {@code maxRequestsInFlight} of them and
  * {@code maxRequestBytesInFlight} of their encoded bytes at a time. Replies to requests this side
  * never sent (or no longer waits for) are dropped and counted. Keeps an idle connection alive with
- * pings and closes one on which nothing arrives for {@code idleTimeout}. Protocol violations close
- * this connection only.
+ * pings and closes one on which nothing arrives for {@code idleTimeout}. Reads nothing more from a
+ * peer while the connection's outbound backlog is above the high water mark, so a peer that does
+ * not read stalls (and is eventually closed) alone. Protocol violations close this connection only.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private final Connection connection;
@@ -45,6 +46,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!ctx.channel().isWritable() && ctx.channel().config().isAutoRead()) {
+      // Replies written by the request threads announce unwritability a task later: stop reading
+      // now, after the bytes at hand, rather than after the rest of this read loop.
+      ctx.channel().config().setAutoRead(false);
+    }
     if (!(msg instanceof Message m)) {
       ReferenceCountUtil.release(msg);
       return;
@@ -131,9 +137,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * Backpressure: while the outbound backlog is above the high water mark nothing more is read from
+   * the peer, so a peer that sends requests and never reads the replies cannot grow the backlog
+   * without bound; it stalls only itself, and the idle timeout closes it if it stays stalled.
+   */
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    if (ctx.channel().isWritable()) {
+    boolean writable = ctx.channel().isWritable();
+    ctx.channel().config().setAutoRead(writable);
+    if (writable) {
       connection.outbound.pumpAll();
     }
     ctx.fireChannelWritabilityChanged();
@@ -143,8 +156,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof IdleStateEvent idle) {
       if (idle.state() == IdleState.READER_IDLE) {
-        Transport.LOG.warn("{}: no frame received for {} (idle timeout); closing", connection,
-            io.nrtcluster.common.Durations.format(connection.transport().config().idleTimeout()));
+        String timeout = io.nrtcluster.common.Durations.format(connection.transport().config().idleTimeout());
+        if (ctx.channel().isWritable()) {
+          Transport.LOG.warn("{}: no frame received for {} (idle timeout); closing", connection, timeout);
+        } else {
+          // Not reading was this side's choice (backpressure): the peer is the one that stopped reading.
+          Transport.LOG.warn("{}: peer has not read what this side sent for {} (idle timeout); closing", connection, timeout);
+        }
         ctx.close();
       } else if (idle.state() == IdleState.WRITER_IDLE) {
         // Keep-alive: the peer reads this ping and we read its answer, so neither side idles out.

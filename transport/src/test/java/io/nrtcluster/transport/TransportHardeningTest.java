@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -226,6 +227,72 @@ class TransportHardeningTest {
     assertThat(endpoint.requests).as("the server's endpoint saw the client's keep-alive pings")
         .anyMatch(m -> m instanceof Message.Ping);
     assertThat(ping(c)).isInstanceOf(Message.Ack.class);
+  }
+
+  // ---------------------------------------------------------------- a peer that never reads
+
+  /** Bytes the server has queued for {@code c}'s peer and the socket has not taken yet. */
+  private static long pendingOutbound(Connection c) {
+    io.netty.channel.ChannelOutboundBuffer buffer = c.channel().unsafe().outboundBuffer();
+    return buffer == null ? 0 : buffer.totalPendingWriteBytes();
+  }
+
+  @Test
+  void aPeerThatNeverReadsStallsOnlyItselfAndIsDropped() throws Exception {
+    int high = 64 * 1024;
+    TransportServer server = server(config().writeBufferLowBytes(16 * 1024).writeBufferHighBytes(high)
+        .idleTimeout(Duration.ofSeconds(2)).build());
+    Connection good = connect(server, config().build());
+
+    Socket bad = new Socket();
+    closeables.add(bad);
+    bad.setReceiveBufferSize(8 * 1024); // before connecting, so the kernel cannot soak up the replies
+    bad.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), server.localAddress().port()));
+    bad.getOutputStream().write(WireTestUtil.encode(new Message.Hello(1, WireFormat.PROTOCOL_VERSION, CLUSTER, INDEX, 11, PeerRole.CLIENT)));
+    assertThat(WireTestUtil.readFrame(bad.getInputStream())).isInstanceOf(Message.HelloOk.class);
+    await().atMost(WAIT).until(() -> endpoint.connected.stream().anyMatch(c -> c.peerNodeId() == 11));
+    Connection badSide = endpoint.connected.stream().filter(c -> c.peerNodeId() == 11).findFirst().orElseThrow();
+
+    // 200,000 pings (2.6 MB) and never a byte read: each is answered with an ACK of the same size.
+    int pings = 200_000;
+    int perWrite = 1000;
+    int frame = WireTestUtil.encode(new Message.Ping(1)).length;
+    Thread flood = new Thread(() -> {
+      try {
+        OutputStream out = bad.getOutputStream();
+        byte[] batch = new byte[perWrite * frame];
+        for (int sent = 0; sent < pings; sent += perWrite) {
+          for (int i = 0; i < perWrite; i++) {
+            System.arraycopy(WireTestUtil.encode(new Message.Ping(sent + i + 2)), 0, batch, i * frame, frame);
+          }
+          out.write(batch);
+        }
+      } catch (IOException closedByServer) {
+        // expected once the server gives up on this peer
+      }
+    }, "never-reading-peer");
+    flood.setDaemon(true);
+    flood.start();
+    closeables.add(flood::interrupt);
+
+    AtomicLong maxPending = new AtomicLong();
+    // The server stops reading the peer once its replies pile up; a well-behaved client is still served.
+    await().atMost(WAIT).until(() -> {
+      maxPending.accumulateAndGet(pendingOutbound(badSide), Math::max);
+      return !badSide.channel().isWritable();
+    });
+    assertThat(ping(good)).isInstanceOf(Message.Ack.class);
+    // Stalled for the idle timeout, the peer is dropped; until then the backlog stays near the high mark.
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> {
+      maxPending.accumulateAndGet(pendingOutbound(badSide), Math::max);
+      return !badSide.isOpen();
+    });
+    assertThat(maxPending.get()).as("bytes queued for a peer that never reads (high mark %d)", high)
+        .isLessThan(high + 512 * 1024);
+    assertThat(closedByServer(bad.getInputStream())).isTrue();
+    await().atMost(WAIT).until(() -> endpoint.closed.contains(badSide));
+    assertThat(good.isOpen()).isTrue();
+    assertThat(ping(good)).isInstanceOf(Message.Ack.class);
   }
 
   // ---------------------------------------------------------------- unknown request ids
