@@ -1,11 +1,13 @@
 package io.nrtcluster.transport;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NrtClusterException;
@@ -26,6 +28,7 @@ import javax.net.ssl.SSLException;
  * not read stalls (and is eventually closed) alone. Protocol violations close this connection only.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
+  private static final AttributeKey<Boolean> CLOSING = AttributeKey.valueOf(ConnectionHandler.class, "closing");
   private final Connection connection;
   private final RequestHandler handler;
   private final Semaphore inFlight;
@@ -46,6 +49,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (closing(ctx.channel())) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
     if (!ctx.channel().isWritable() && ctx.channel().config().isAutoRead()) {
       // Replies written by the request threads announce unwritability a task later: stop reading
       // now, after the bytes at hand, rather than after the rest of this read loop.
@@ -144,6 +151,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
    */
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (closing(ctx.channel())) {
+      return;
+    }
     boolean writable = ctx.channel().isWritable();
     ctx.channel().config().setAutoRead(writable);
     if (writable) {
@@ -208,12 +218,39 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     return null;
   }
 
-  static void protocolError(ChannelHandlerContext ctx, ProtocolException e) {
-    Transport.LOG.warn("{}: protocol violation, closing: {}", ctx.channel().remoteAddress(), e.getMessage());
-    if (ctx.channel().isActive()) {
-      ctx.writeAndFlush(new Message.ErrorReply(0, ErrorCode.PROTOCOL, e.getMessage()))
-          .addListener(f -> ctx.close());
+  /** True once the connection is closing after a violation or refusal: nothing it sends is handled. */
+  static boolean closing(Channel channel) {
+    return Boolean.TRUE.equals(channel.attr(CLOSING).get());
+  }
+
+  /**
+   * Marks the connection closing and stops reading from it; false if it already was. What was read
+   * already (the rest of the bytes at hand) is then dropped undispatched by both handlers, so frames
+   * after a violation cannot run requests or queue more errors.
+   */
+  static boolean startClosing(Channel channel) {
+    if (channel.attr(CLOSING).setIfAbsent(Boolean.TRUE) != null) {
+      return false;
     }
+    channel.config().setAutoRead(false);
+    return true;
+  }
+
+  /** Sends {@code error}, the connection's last frame, and closes it once written. */
+  static void closeWith(ChannelHandlerContext ctx, Message.ErrorReply error) {
+    if (ctx.channel().isActive()) {
+      ctx.writeAndFlush(error).addListener(f -> ctx.close());
+    }
+  }
+
+  /** Answers the first protocol violation of a connection with one {@code ERROR} and closes it. */
+  static void protocolError(ChannelHandlerContext ctx, ProtocolException e) {
+    if (!startClosing(ctx.channel())) {
+      Transport.LOG.debug("{}: further protocol violation while closing: {}", ctx.channel().remoteAddress(), e.getMessage());
+      return;
+    }
+    Transport.LOG.warn("{}: protocol violation, closing: {}", ctx.channel().remoteAddress(), e.getMessage());
+    closeWith(ctx, new Message.ErrorReply(0, ErrorCode.PROTOCOL, e.getMessage()));
   }
 
   /** Shared by the handshake handler: protocol violations are answered, other failures just close. */

@@ -34,8 +34,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The limits a peer cannot talk its way past, each on a real server over loopback, and each failing
  * if its limit were gone: the bytes of requests in flight, the idle timeout (for a silent peer and
- * for one that stalls inside a frame, but not for a quiet healthy connection), and replies to
- * request ids nobody waits for. (Frame size, request count, handshake deadline and cluster/index
+ * for one that stalls inside a frame, but not for a quiet healthy connection), the outbound backlog
+ * of a peer that never reads, frames that follow a protocol violation, and replies to request ids
+ * nobody waits for. (Frame size, request count, handshake deadline and cluster/index
  * refusals: {@link TransportLoopbackTest}; file names against the copy-state: the replica module's
  * {@code HostileInputTest}.)
  */
@@ -293,6 +294,72 @@ class TransportHardeningTest {
     await().atMost(WAIT).until(() -> endpoint.closed.contains(badSide));
     assertThat(good.isOpen()).isTrue();
     assertThat(ping(good)).isInstanceOf(Message.Ack.class);
+  }
+
+  // ---------------------------------------------------------------- frames after a protocol violation
+
+  /** A frame of an unknown type: a protocol violation. */
+  private static final byte[] VIOLATION = ByteBuffer.allocate(13).putInt(9).put((byte) 99).putLong(2).array();
+
+  /** Every frame the server sends until it closes the socket. */
+  private static List<Message> framesUntilClosed(Socket s) throws IOException {
+    List<Message> frames = new ArrayList<>();
+    try {
+      while (true) {
+        frames.add(WireTestUtil.readFrame(s.getInputStream()));
+      }
+    } catch (java.io.EOFException | SocketException closed) {
+      return frames;
+    }
+  }
+
+  /** One write: a violation, then {@code pings} valid requests with more violations among them. */
+  private static byte[] violationThenRequests(int pings) {
+    java.io.ByteArrayOutputStream burst = new java.io.ByteArrayOutputStream();
+    burst.writeBytes(VIOLATION);
+    for (int i = 0; i < pings; i++) {
+      burst.writeBytes(WireTestUtil.encode(new Message.Ping(100 + i)));
+      if (i % 100 == 0) {
+        burst.writeBytes(VIOLATION);
+      }
+    }
+    burst.writeBytes(WireTestUtil.encode(new Message.Hello(1, WireFormat.PROTOCOL_VERSION, CLUSTER, INDEX, 12, PeerRole.CLIENT)));
+    return burst.toByteArray();
+  }
+
+  @Test
+  void afterAProtocolViolationOneErrorIsSentAndNothingMoreIsDispatched() throws Exception {
+    TransportServer server = server(config().build());
+    Socket s = handshaken(server);
+    Connection serverSide = serverSide();
+    s.getOutputStream().write(violationThenRequests(2000));
+    List<Message> frames = framesUntilClosed(s);
+    assertThat(frames).as("one ERROR and nothing else: no ACKs, no second ERROR").singleElement()
+        .isInstanceOfSatisfying(Message.ErrorReply.class, e -> {
+          assertThat(e.requestId()).isZero();
+          assertThat(e.code()).isEqualTo(ErrorCode.PROTOCOL);
+        });
+    await().atMost(WAIT).until(() -> endpoint.closed.contains(serverSide));
+    assertThat(endpoint.requests).as("requests after the violation were dispatched").isEmpty();
+  }
+
+  @Test
+  void aHandshakeAfterAViolationIsNotAccepted() throws Exception {
+    TransportServer server = server(config().build());
+    Socket s = new Socket(InetAddress.getLoopbackAddress(), server.localAddress().port());
+    closeables.add(s);
+    s.setSoTimeout((int) WAIT.toMillis());
+    // Garbage where the handshake belongs, then a valid handshake and requests in the same write.
+    java.io.ByteArrayOutputStream burst = new java.io.ByteArrayOutputStream();
+    burst.writeBytes(WireTestUtil.encode(new Message.Ping(1)));
+    burst.writeBytes(WireTestUtil.encode(new Message.Hello(2, WireFormat.PROTOCOL_VERSION, CLUSTER, INDEX, 11, PeerRole.CLIENT)));
+    burst.writeBytes(violationThenRequests(200));
+    s.getOutputStream().write(burst.toByteArray());
+    assertThat(framesUntilClosed(s)).singleElement().isInstanceOfSatisfying(Message.ErrorReply.class,
+        e -> assertThat(e.code()).isEqualTo(ErrorCode.PROTOCOL));
+    await().atMost(WAIT).until(() -> server.openConnections() == 0);
+    assertThat(endpoint.connected).as("a handshake after a violation opened a connection").isEmpty();
+    assertThat(endpoint.requests).isEmpty();
   }
 
   // ---------------------------------------------------------------- unknown request ids
