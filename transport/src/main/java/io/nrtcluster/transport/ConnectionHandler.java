@@ -1,11 +1,13 @@
 package io.nrtcluster.transport;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NrtClusterException;
@@ -21,10 +23,12 @@ import javax.net.ssl.SSLException;
  * {@link RequestHandler} on the request threads, at most {@code maxRequestsInFlight} of them and
  * {@code maxRequestBytesInFlight} of their encoded bytes at a time. Replies to requests this side
  * never sent (or no longer waits for) are dropped and counted. Keeps an idle connection alive with
- * pings and closes one on which nothing arrives for {@code idleTimeout}. Protocol violations close
- * this connection only.
+ * pings and closes one on which nothing arrives for {@code idleTimeout}. Reads nothing more from a
+ * peer while the connection's outbound backlog is above the high water mark, so a peer that does
+ * not read stalls (and is eventually closed) alone. Protocol violations close this connection only.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
+  private static final AttributeKey<Boolean> CLOSING = AttributeKey.valueOf(ConnectionHandler.class, "closing");
   private final Connection connection;
   private final RequestHandler handler;
   private final Semaphore inFlight;
@@ -45,6 +49,15 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (closing(ctx.channel())) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (!ctx.channel().isWritable() && ctx.channel().config().isAutoRead()) {
+      // Replies written by the request threads announce unwritability a task later: stop reading
+      // now, after the bytes at hand, rather than after the rest of this read loop.
+      ctx.channel().config().setAutoRead(false);
+    }
     if (!(msg instanceof Message m)) {
       ReferenceCountUtil.release(msg);
       return;
@@ -131,9 +144,19 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * Backpressure: while the outbound backlog is above the high water mark nothing more is read from
+   * the peer, so a peer that sends requests and never reads the replies cannot grow the backlog
+   * without bound; it stalls only itself, and the idle timeout closes it if it stays stalled.
+   */
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    if (ctx.channel().isWritable()) {
+    if (closing(ctx.channel())) {
+      return;
+    }
+    boolean writable = ctx.channel().isWritable();
+    ctx.channel().config().setAutoRead(writable);
+    if (writable) {
       connection.outbound.pumpAll();
     }
     ctx.fireChannelWritabilityChanged();
@@ -143,8 +166,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof IdleStateEvent idle) {
       if (idle.state() == IdleState.READER_IDLE) {
-        Transport.LOG.warn("{}: no frame received for {} (idle timeout); closing", connection,
-            io.nrtcluster.common.Durations.format(connection.transport().config().idleTimeout()));
+        String timeout = io.nrtcluster.common.Durations.format(connection.transport().config().idleTimeout());
+        if (ctx.channel().isWritable()) {
+          Transport.LOG.warn("{}: no frame received for {} (idle timeout); closing", connection, timeout);
+        } else {
+          // Not reading was this side's choice (backpressure): the peer is the one that stopped reading.
+          Transport.LOG.warn("{}: peer has not read what this side sent for {} (idle timeout); closing", connection, timeout);
+        }
         ctx.close();
       } else if (idle.state() == IdleState.WRITER_IDLE) {
         // Keep-alive: the peer reads this ping and we read its answer, so neither side idles out.
@@ -190,12 +218,39 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     return null;
   }
 
-  static void protocolError(ChannelHandlerContext ctx, ProtocolException e) {
-    Transport.LOG.warn("{}: protocol violation, closing: {}", ctx.channel().remoteAddress(), e.getMessage());
-    if (ctx.channel().isActive()) {
-      ctx.writeAndFlush(new Message.ErrorReply(0, ErrorCode.PROTOCOL, e.getMessage()))
-          .addListener(f -> ctx.close());
+  /** True once the connection is closing after a violation or refusal: nothing it sends is handled. */
+  static boolean closing(Channel channel) {
+    return Boolean.TRUE.equals(channel.attr(CLOSING).get());
+  }
+
+  /**
+   * Marks the connection closing and stops reading from it; false if it already was. What was read
+   * already (the rest of the bytes at hand) is then dropped undispatched by both handlers, so frames
+   * after a violation cannot run requests or queue more errors.
+   */
+  static boolean startClosing(Channel channel) {
+    if (channel.attr(CLOSING).setIfAbsent(Boolean.TRUE) != null) {
+      return false;
     }
+    channel.config().setAutoRead(false);
+    return true;
+  }
+
+  /** Sends {@code error}, the connection's last frame, and closes it once written. */
+  static void closeWith(ChannelHandlerContext ctx, Message.ErrorReply error) {
+    if (ctx.channel().isActive()) {
+      ctx.writeAndFlush(error).addListener(f -> ctx.close());
+    }
+  }
+
+  /** Answers the first protocol violation of a connection with one {@code ERROR} and closes it. */
+  static void protocolError(ChannelHandlerContext ctx, ProtocolException e) {
+    if (!startClosing(ctx.channel())) {
+      Transport.LOG.debug("{}: further protocol violation while closing: {}", ctx.channel().remoteAddress(), e.getMessage());
+      return;
+    }
+    Transport.LOG.warn("{}: protocol violation, closing: {}", ctx.channel().remoteAddress(), e.getMessage());
+    closeWith(ctx, new Message.ErrorReply(0, ErrorCode.PROTOCOL, e.getMessage()));
   }
 
   /** Shared by the handshake handler: protocol violations are answered, other failures just close. */

@@ -53,6 +53,11 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (ConnectionHandler.closing(ctx.channel())) {
+      // After a violation even a valid handshake in the same bytes is dropped.
+      ReferenceCountUtil.release(msg);
+      return;
+    }
     if (!(msg instanceof Message.Hello hello)) {
       ReferenceCountUtil.release(msg);
       ConnectionHandler.protocolError(ctx, new ProtocolException("expected a handshake first"));
@@ -82,7 +87,8 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
       } else {
         Transport.LOG.warn("{}: refusing node {}: {}", ctx.channel().remoteAddress(), hello.nodeId(), why);
       }
-      ctx.writeAndFlush(new Message.ErrorReply(hello.requestId(), refusal, why)).addListener(f -> ctx.close());
+      ConnectionHandler.startClosing(ctx.channel());
+      ConnectionHandler.closeWith(ctx, new Message.ErrorReply(hello.requestId(), refusal, why));
       return;
     }
     Connection connection = new Connection(ctx.channel(), server.transport());

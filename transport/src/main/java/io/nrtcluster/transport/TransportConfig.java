@@ -24,6 +24,14 @@ import java.time.Duration;
  * @param idleTimeout an established connection on which no whole frame arrives for this long is
  *     closed; each side pings an otherwise quiet connection every third of it, so only a dead,
  *     stalled or silent peer is cut off
+ * @param writeBufferLowBytes once a connection's unsent outbound bytes fall to this mark again, it
+ *     is writable: file streams resume and its peer's frames are read again. At most {@code
+ *     writeBufferHighBytes}
+ * @param writeBufferHighBytes when a connection's unsent outbound bytes exceed this mark, it stops
+ *     being writable: file streams pause and nothing more is read from its peer until the peer has
+ *     taken the backlog down to {@code writeBufferLowBytes}, so a peer that sends requests and never
+ *     reads the replies stalls only itself (and is closed after {@code idleTimeout}, since nothing
+ *     is read from it meanwhile)
  * @param zeroCopy stream files with {@code FileRegion} (sendfile); ignored when TLS is on, where
  *     file data is read into buffers and written in chunks (a {@code FileRegion} cannot be encrypted)
  * @param faults fault injection, {@link FaultInjection#NONE} in production
@@ -42,6 +50,8 @@ public record TransportConfig(
     Duration requestTimeout,
     Duration readTimeout,
     Duration idleTimeout,
+    int writeBufferLowBytes,
+    int writeBufferHighBytes,
     boolean zeroCopy,
     FaultInjection faults,
     TlsConfig tls) {
@@ -65,6 +75,8 @@ public record TransportConfig(
     if (idleTimeout.compareTo(Duration.ofMillis(30)) < 0) {
       throw new IllegalArgumentException("transport.idleTimeout must be at least 30ms, got " + idleTimeout);
     }
+    Checks.inRange("transport.writeBufferHighBytes", writeBufferHighBytes, 4096, 1 << 30);
+    Checks.inRange("transport.writeBufferLowBytes", writeBufferLowBytes, 1024, writeBufferHighBytes);
     Checks.notNull("transport.faults", faults);
   }
 
@@ -95,6 +107,8 @@ public record TransportConfig(
         .requestTimeout(requestTimeout)
         .readTimeout(readTimeout)
         .idleTimeout(idleTimeout)
+        .writeBufferLowBytes(writeBufferLowBytes)
+        .writeBufferHighBytes(writeBufferHighBytes)
         .zeroCopy(zeroCopy)
         .faults(faults)
         .tls(tls);
@@ -114,6 +128,8 @@ public record TransportConfig(
     private Duration requestTimeout = Duration.ofSeconds(30);
     private Duration readTimeout = Duration.ofSeconds(30);
     private Duration idleTimeout = Duration.ofSeconds(60);
+    private int writeBufferLowBytes = 256 * 1024;
+    private int writeBufferHighBytes = 1024 * 1024;
     private boolean zeroCopy = true;
     private FaultInjection faults = FaultInjection.NONE;
     private TlsConfig tls;
@@ -178,6 +194,16 @@ public record TransportConfig(
       return this;
     }
 
+    public Builder writeBufferLowBytes(int v) {
+      writeBufferLowBytes = v;
+      return this;
+    }
+
+    public Builder writeBufferHighBytes(int v) {
+      writeBufferHighBytes = v;
+      return this;
+    }
+
     public Builder zeroCopy(boolean v) {
       zeroCopy = v;
       return this;
@@ -208,6 +234,8 @@ public record TransportConfig(
           requestTimeout,
           readTimeout,
           idleTimeout,
+          writeBufferLowBytes,
+          writeBufferHighBytes,
           zeroCopy,
           faults,
           tls);

@@ -1,6 +1,7 @@
 package io.nrtcluster.transport;
 
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.ssl.SslContext;
@@ -46,6 +47,14 @@ final class TransportPipeline {
   static void addIdleTimeout(ChannelPipeline p, TransportConfig config) {
     long millis = config.idleTimeout().toMillis();
     p.addBefore(CONNECTION, IDLE, new IdleStateHandler(millis, Math.max(1, millis / 3), 0, TimeUnit.MILLISECONDS));
+  }
+
+  /**
+   * The outbound backlog bounds of every connection: above the high mark a channel is not writable,
+   * and {@link ConnectionHandler} stops reading from it until the backlog is below the low mark.
+   */
+  static WriteBufferWaterMark waterMark(TransportConfig config) {
+    return new WriteBufferWaterMark(config.writeBufferLowBytes(), config.writeBufferHighBytes());
   }
 
   /** Adds throttle (if configured), framing, codec and bit flips (if configured), in that order. */

@@ -40,6 +40,7 @@ public final class TransportServer {
         .channel(NioServerSocketChannel.class)
         .option(ChannelOption.SO_BACKLOG, 128)
         .childOption(ChannelOption.TCP_NODELAY, true)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, TransportPipeline.waterMark(transport.config()))
         .childHandler(new ServerChannelInitializer(server));
     io.netty.channel.ChannelFuture f = b.bind(host, port).awaitUninterruptibly();
     if (!f.isSuccess()) {

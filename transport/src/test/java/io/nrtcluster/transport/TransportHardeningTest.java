@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,8 +34,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The limits a peer cannot talk its way past, each on a real server over loopback, and each failing
  * if its limit were gone: the bytes of requests in flight, the idle timeout (for a silent peer and
- * for one that stalls inside a frame, but not for a quiet healthy connection), and replies to
- * request ids nobody waits for. (Frame size, request count, handshake deadline and cluster/index
+ * for one that stalls inside a frame, but not for a quiet healthy connection), the outbound backlog
+ * of a peer that never reads, frames that follow a protocol violation, and replies to request ids
+ * nobody waits for. (Frame size, request count, handshake deadline and cluster/index
  * refusals: {@link TransportLoopbackTest}; file names against the copy-state: the replica module's
  * {@code HostileInputTest}.)
  */
@@ -226,6 +228,138 @@ class TransportHardeningTest {
     assertThat(endpoint.requests).as("the server's endpoint saw the client's keep-alive pings")
         .anyMatch(m -> m instanceof Message.Ping);
     assertThat(ping(c)).isInstanceOf(Message.Ack.class);
+  }
+
+  // ---------------------------------------------------------------- a peer that never reads
+
+  /** Bytes the server has queued for {@code c}'s peer and the socket has not taken yet. */
+  private static long pendingOutbound(Connection c) {
+    io.netty.channel.ChannelOutboundBuffer buffer = c.channel().unsafe().outboundBuffer();
+    return buffer == null ? 0 : buffer.totalPendingWriteBytes();
+  }
+
+  @Test
+  void aPeerThatNeverReadsStallsOnlyItselfAndIsDropped() throws Exception {
+    int high = 64 * 1024;
+    TransportServer server = server(config().writeBufferLowBytes(16 * 1024).writeBufferHighBytes(high)
+        .idleTimeout(Duration.ofSeconds(2)).build());
+    Connection good = connect(server, config().build());
+
+    Socket bad = new Socket();
+    closeables.add(bad);
+    bad.setReceiveBufferSize(8 * 1024); // before connecting, so the kernel cannot soak up the replies
+    bad.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), server.localAddress().port()));
+    bad.getOutputStream().write(WireTestUtil.encode(new Message.Hello(1, WireFormat.PROTOCOL_VERSION, CLUSTER, INDEX, 11, PeerRole.CLIENT)));
+    assertThat(WireTestUtil.readFrame(bad.getInputStream())).isInstanceOf(Message.HelloOk.class);
+    await().atMost(WAIT).until(() -> endpoint.connected.stream().anyMatch(c -> c.peerNodeId() == 11));
+    Connection badSide = endpoint.connected.stream().filter(c -> c.peerNodeId() == 11).findFirst().orElseThrow();
+
+    // 200,000 pings (2.6 MB) and never a byte read: each is answered with an ACK of the same size.
+    int pings = 200_000;
+    int perWrite = 1000;
+    int frame = WireTestUtil.encode(new Message.Ping(1)).length;
+    Thread flood = new Thread(() -> {
+      try {
+        OutputStream out = bad.getOutputStream();
+        byte[] batch = new byte[perWrite * frame];
+        for (int sent = 0; sent < pings; sent += perWrite) {
+          for (int i = 0; i < perWrite; i++) {
+            System.arraycopy(WireTestUtil.encode(new Message.Ping(sent + i + 2)), 0, batch, i * frame, frame);
+          }
+          out.write(batch);
+        }
+      } catch (IOException closedByServer) {
+        // expected once the server gives up on this peer
+      }
+    }, "never-reading-peer");
+    flood.setDaemon(true);
+    flood.start();
+    closeables.add(flood::interrupt);
+
+    AtomicLong maxPending = new AtomicLong();
+    // The server stops reading the peer once its replies pile up; a well-behaved client is still served.
+    await().atMost(WAIT).until(() -> {
+      maxPending.accumulateAndGet(pendingOutbound(badSide), Math::max);
+      return !badSide.channel().isWritable();
+    });
+    assertThat(ping(good)).isInstanceOf(Message.Ack.class);
+    // Stalled for the idle timeout, the peer is dropped; until then the backlog stays near the high mark.
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> {
+      maxPending.accumulateAndGet(pendingOutbound(badSide), Math::max);
+      return !badSide.isOpen();
+    });
+    assertThat(maxPending.get()).as("bytes queued for a peer that never reads (high mark %d)", high)
+        .isLessThan(high + 512 * 1024);
+    assertThat(closedByServer(bad.getInputStream())).isTrue();
+    await().atMost(WAIT).until(() -> endpoint.closed.contains(badSide));
+    assertThat(good.isOpen()).isTrue();
+    assertThat(ping(good)).isInstanceOf(Message.Ack.class);
+  }
+
+  // ---------------------------------------------------------------- frames after a protocol violation
+
+  /** A frame of an unknown type: a protocol violation. */
+  private static final byte[] VIOLATION = ByteBuffer.allocate(13).putInt(9).put((byte) 99).putLong(2).array();
+
+  /** Every frame the server sends until it closes the socket. */
+  private static List<Message> framesUntilClosed(Socket s) throws IOException {
+    List<Message> frames = new ArrayList<>();
+    try {
+      while (true) {
+        frames.add(WireTestUtil.readFrame(s.getInputStream()));
+      }
+    } catch (java.io.EOFException | SocketException closed) {
+      return frames;
+    }
+  }
+
+  /** One write: a violation, then {@code pings} valid requests with more violations among them. */
+  private static byte[] violationThenRequests(int pings) {
+    java.io.ByteArrayOutputStream burst = new java.io.ByteArrayOutputStream();
+    burst.writeBytes(VIOLATION);
+    for (int i = 0; i < pings; i++) {
+      burst.writeBytes(WireTestUtil.encode(new Message.Ping(100 + i)));
+      if (i % 100 == 0) {
+        burst.writeBytes(VIOLATION);
+      }
+    }
+    burst.writeBytes(WireTestUtil.encode(new Message.Hello(1, WireFormat.PROTOCOL_VERSION, CLUSTER, INDEX, 12, PeerRole.CLIENT)));
+    return burst.toByteArray();
+  }
+
+  @Test
+  void afterAProtocolViolationOneErrorIsSentAndNothingMoreIsDispatched() throws Exception {
+    TransportServer server = server(config().build());
+    Socket s = handshaken(server);
+    Connection serverSide = serverSide();
+    s.getOutputStream().write(violationThenRequests(2000));
+    List<Message> frames = framesUntilClosed(s);
+    assertThat(frames).as("one ERROR and nothing else: no ACKs, no second ERROR").singleElement()
+        .isInstanceOfSatisfying(Message.ErrorReply.class, e -> {
+          assertThat(e.requestId()).isZero();
+          assertThat(e.code()).isEqualTo(ErrorCode.PROTOCOL);
+        });
+    await().atMost(WAIT).until(() -> endpoint.closed.contains(serverSide));
+    assertThat(endpoint.requests).as("requests after the violation were dispatched").isEmpty();
+  }
+
+  @Test
+  void aHandshakeAfterAViolationIsNotAccepted() throws Exception {
+    TransportServer server = server(config().build());
+    Socket s = new Socket(InetAddress.getLoopbackAddress(), server.localAddress().port());
+    closeables.add(s);
+    s.setSoTimeout((int) WAIT.toMillis());
+    // Garbage where the handshake belongs, then a valid handshake and requests in the same write.
+    java.io.ByteArrayOutputStream burst = new java.io.ByteArrayOutputStream();
+    burst.writeBytes(WireTestUtil.encode(new Message.Ping(1)));
+    burst.writeBytes(WireTestUtil.encode(new Message.Hello(2, WireFormat.PROTOCOL_VERSION, CLUSTER, INDEX, 11, PeerRole.CLIENT)));
+    burst.writeBytes(violationThenRequests(200));
+    s.getOutputStream().write(burst.toByteArray());
+    assertThat(framesUntilClosed(s)).singleElement().isInstanceOfSatisfying(Message.ErrorReply.class,
+        e -> assertThat(e.code()).isEqualTo(ErrorCode.PROTOCOL));
+    await().atMost(WAIT).until(() -> server.openConnections() == 0);
+    assertThat(endpoint.connected).as("a handshake after a violation opened a connection").isEmpty();
+    assertThat(endpoint.requests).isEmpty();
   }
 
   // ---------------------------------------------------------------- unknown request ids
