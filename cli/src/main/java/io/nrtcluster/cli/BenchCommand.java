@@ -5,6 +5,7 @@ import io.nrtcluster.stress.bench.BenchFigure;
 import io.nrtcluster.stress.bench.BenchRun;
 import java.nio.file.Path;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -46,13 +47,22 @@ public final class BenchCommand implements Callable<Integer> {
       converter = FigureConverter.class)
   Set<BenchFigure> figures = EnumSet.allOf(BenchFigure.class);
 
+  @Option(names = "--rates", split = ",", paramLabel = "DOCS_PER_SEC",
+      description = "The grid's indexing rates, comma-separated (default: 1000,10000; with --quick 1000).")
+  List<Integer> rates;
+
+  @Option(names = "--refresh", split = ",", paramLabel = "MILLIS",
+      description = "The grid's refresh intervals in milliseconds, comma-separated (default: 100,1000; with --quick 250).")
+  List<Integer> refreshMs;
+
   @Override
   public Integer call() throws Exception {
     OutputDirectory.requireEmpty(spec, "--out", out);
     Path dir = out.toAbsolutePath();
     Console console = new Console(spec.commandLine().getOut());
     BenchConfig config = quick ? BenchConfig.quick(dir) : BenchConfig.full(dir);
-    config = config.only(figures);
+    config = config.only(figures).grid(rates == null ? config.docsPerSec() : rates,
+        refreshMs == null ? config.refreshMs() : refreshMs);
     BenchRun.run(profile ? config.profiled() : config, console::println);
     return 0;
   }

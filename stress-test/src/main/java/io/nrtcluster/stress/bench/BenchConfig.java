@@ -32,6 +32,9 @@ public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refr
     Checks.notNull("out", out);
     Checks.notNull("docsPerSec", docsPerSec);
     Checks.notNull("refreshMs", refreshMs);
+    if (docsPerSec.isEmpty() || refreshMs.isEmpty()) {
+      throw new IllegalArgumentException((docsPerSec.isEmpty() ? "docsPerSec" : "refreshMs") + ": give at least one value");
+    }
     docsPerSec.forEach(d -> Checks.inRange("docsPerSec", d, 1, 1_000_000));
     refreshMs.forEach(r -> Checks.inRange("refreshMs", r, 10, 60_000));
     Checks.inRange("warmUpSec", warmUpSec, 0, 3600);
@@ -66,6 +69,12 @@ public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refr
   public BenchConfig only(Set<BenchFigure> chosen) {
     return new BenchConfig(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
         sessionTimeoutMs, heapMb, profile, chosen);
+  }
+
+  /** The same settings over another grid of indexing rates and refresh intervals. */
+  public BenchConfig grid(List<Integer> rates, List<Integer> intervalsMs) {
+    return new BenchConfig(out, rates, intervalsMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
+        sessionTimeoutMs, heapMb, profile, figures);
   }
 
   /** Whether this run measures {@code figure}. */
