@@ -33,6 +33,7 @@ final class CopyFigure {
       p.deleteAll();
       p.bulk(config.copyBytes(), Math.max(1 << 20, config.copyBytes() / 8));
       nodes.awaitVersion(p.status().version());
+      RawSpeed.flushPageCache();
       BenchApi.MergeReply merge = p.forceMerge();
       if (merge.preCopyNanos() <= 0 || merge.succeeded() != replicas) {
         throw new IOException("the forced merge did not pre-copy to " + replicas + " replica(s): " + merge);
@@ -53,7 +54,9 @@ final class CopyFigure {
       }
     }
     out.accept("bench: copy throughput: raw loopback and disk baselines on the same bytes");
+    RawSpeed.flushPageCache();
     double loopback = RawSpeed.loopback(mergedFiles);
+    RawSpeed.flushPageCache();
     double disk = RawSpeed.diskWrite(mergedFiles, config.out().resolve("rawcopy"));
     double floor = Math.min(loopback, disk);
     fig.put("loopbackMiBPerSec", loopback / (1 << 20));
