@@ -39,6 +39,7 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   private final Counter failures;
   private final Counter mismatches;
   private final Counter resyncs;
+  private final Counter storageFailures;
   private final Counter staleGenerations;
   private final Timer delay;
   private final ReplicaLagMeters replicaLag;
@@ -66,6 +67,8 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
         .description("NRT copies that failed (retried)").register(registry));
     mismatches = add(Counter.builder(NrtMeters.CHECKSUM_MISMATCHES).tags(tags)
         .description("files whose bytes did not match the primary's checksum or length (refetched)").register(registry));
+    storageFailures = add(Counter.builder(NrtMeters.STORAGE_FAILURES).tags(tags)
+        .description("copies or commits that failed on local storage (the last good searcher kept serving)").register(registry));
     resyncs = add(Counter.builder(NrtMeters.RESYNCS).tags(tags)
         .description("times the replica dropped its commit to copy a new primary afresh").register(registry));
     staleGenerations = add(Counter.builder(NrtMeters.STALE_GENERATIONS).tags(tags)
@@ -163,6 +166,11 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
     if (nanosSinceAnnounced >= 0) {
       delay.record(nanosSinceAnnounced, TimeUnit.NANOSECONDS);
     }
+  }
+
+  @Override
+  public void storageFailed() {
+    storageFailures.increment();
   }
 
   @Override

@@ -44,6 +44,11 @@ public final class NrtMeters {
   public static final String COPY_FAILURES = "nrt.copy.failures";
   /** Counter: files whose bytes did not match the primary's checksum or length (each refetched). */
   public static final String CHECKSUM_MISMATCHES = "nrt.copy.checksum.mismatches";
+  /**
+   * Counter: writes to this replica's local storage that failed (disk full, I/O errors, failed fsyncs
+   * or renames); each failed a copy or commit cleanly, and the replica kept its last good searcher.
+   */
+  public static final String STORAGE_FAILURES = "nrt.replica.storage.failures";
   /** Counter: times this replica threw its local commit away to copy a new primary afresh. */
   public static final String RESYNCS = "nrt.replica.resyncs";
   /** Counter: NRT points, copy-states or primaries this replica refused for a stale generation. */

@@ -84,6 +84,7 @@ class MetricsTest {
             .isGreaterThan(counter(r, NrtMeters.COPY_FILES) * 16);
         assertThat(counter(r, NrtMeters.CHECKSUM_MISMATCHES)).isZero();
         assertThat(counter(r, NrtMeters.COPY_FAILURES)).isZero();
+        assertThat(counter(r, NrtMeters.STORAGE_FAILURES)).isZero();
         assertThat(timerCount(r, NrtMeters.REPLICATION_DELAY)).as("installs of announced versions").isPositive();
         await("N" + (i + 1) + " lag settles").atMost(WAIT).until(
             () -> gauge(r, NrtMeters.LAG_VERSIONS) == 0 && r.get(NrtMeters.LAG).timeGauge().value(TimeUnit.MILLISECONDS) == 0);

@@ -95,9 +95,18 @@ public final class Replica implements Closeable {
 
   /** Opens a replica with its own transport. */
   public static Replica open(ReplicaConfig config) throws IOException {
+    return open(config, ReplicaObserver.NONE);
+  }
+
+  /**
+   * Opens a replica with its own transport that reports its copy events to {@code observer} from
+   * the very first copy on.
+   */
+  public static Replica open(ReplicaConfig config, ReplicaObserver observer) throws IOException {
+    Objects.requireNonNull(observer, "observer");
     Transport transport = Transport.create("R" + config.nodeId(), config.transport());
     try {
-      return open(config, transport, true, ReplicaObserver.NONE);
+      return open(config, transport, true, observer);
     } catch (IOException | RuntimeException e) {
       transport.close();
       throw e;

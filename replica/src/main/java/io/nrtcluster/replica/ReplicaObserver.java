@@ -26,6 +26,12 @@ public interface ReplicaObserver {
   default void copyFailed() {}
 
   /**
+   * Writing to local storage failed (disk full, an I/O error, a failed fsync or rename): the copy
+   * or commit involved failed cleanly and the replica keeps its last good searcher.
+   */
+  default void storageFailed() {}
+
+  /**
    * The replica now searches {@code version}. {@code nanosSinceAnnounced} is how long ago it first
    * heard of the oldest announced version this install covers, or -1 when it heard of none (a copy
    * at start-up or after a reconnect with no announcement).

@@ -63,6 +63,7 @@ public final class ReplicaStats {
 
   void storageFailed() {
     storageFailures.incrementAndGet();
+    observer.storageFailed();
   }
 
   void preCopyCompleted() {

@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.lucene.index.DirectoryReader;
@@ -80,8 +81,15 @@ class DiskFaultTest {
   void anIoErrorInTheMiddleOfAFileFailsThatCopyOnlyAndTheRetrySucceeds() throws Exception {
     long seed = TestSeeds.seed();
     StorageFaults disk = StorageFaults.switchable();
+    AtomicInteger observedStorageFailures = new AtomicInteger();
+    ReplicaObserver observer = new ReplicaObserver() {
+      @Override
+      public void storageFailed() {
+        observedStorageFailures.incrementAndGet();
+      }
+    };
     try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), MiniCluster.fastTransport())
-        .replicaStorage(0, disk).start()) {
+        .replicaStorage(0, disk).replicaObserver(0, observer).start()) {
       Replica r = cluster.replica(0);
       Path index = cluster.dataDir(0).resolve("index");
       cluster.addDocs(200);
@@ -94,6 +102,7 @@ class DiskFaultTest {
 
       assertThat(disk.ioErrors()).as("seed %d: I/O errors injected", seed).isEqualTo(1);
       assertThat(r.stats().storageFailures()).as("seed %d: copies failed on storage", seed).isEqualTo(1);
+      assertThat(observedStorageFailures).as("seed %d: the observer (metrics) heard of it", seed).hasValue(1);
       assertThat(r.stats().nrtCopiesFailed()).as("seed %d", seed).isEqualTo(1);
       assertSearchesWhatThePrimaryPublished(cluster, r, seed);
       assertNoStrayFiles(r, index, seed);

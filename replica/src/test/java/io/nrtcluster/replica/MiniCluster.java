@@ -45,6 +45,7 @@ final class MiniCluster implements AutoCloseable {
   private final TransportConfig primaryTransport;
   private final List<TransportConfig> replicaTransports = new ArrayList<>();
   private final List<StorageFaults> replicaStorage = new ArrayList<>();
+  private final List<ReplicaObserver> replicaObservers = new ArrayList<>();
   private final List<Replica> replicas = new ArrayList<>();
   /** Hit counts of {@link #QUERIES} on the primary at each version it published. */
   private final Map<Long, List<Long>> expectedCounts = new ConcurrentHashMap<>();
@@ -58,6 +59,7 @@ final class MiniCluster implements AutoCloseable {
     for (int i = 0; i < replicaCount; i++) {
       replicaTransports.add(replicaTransport);
       replicaStorage.add(StorageFaults.NONE);
+      replicaObservers.add(ReplicaObserver.NONE);
     }
   }
 
@@ -78,6 +80,12 @@ final class MiniCluster implements AutoCloseable {
   /** Replica {@code i} writes its index through {@code faults} (a switchable instance). */
   MiniCluster replicaStorage(int i, StorageFaults faults) {
     replicaStorage.set(i, faults);
+    return this;
+  }
+
+  /** Replica {@code i} reports its copy events to {@code observer}. */
+  MiniCluster replicaObserver(int i, ReplicaObserver observer) {
+    replicaObservers.set(i, observer);
     return this;
   }
 
@@ -119,7 +127,7 @@ final class MiniCluster implements AutoCloseable {
   }
 
   Replica openReplica(int i) throws IOException {
-    return Replica.open(replicaConfig(i));
+    return Replica.open(replicaConfig(i), replicaObservers.get(i));
   }
 
   Primary primary() {
