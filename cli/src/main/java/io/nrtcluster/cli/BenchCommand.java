@@ -6,12 +6,15 @@ import io.nrtcluster.stress.bench.BenchRun;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
 
 /** {@code nrt bench}: the benchmarks, each figure against a baseline measured in the same run. */
 @Command(
@@ -68,15 +71,15 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   /** Accepts the lower-case figure names the help shows. */
-  static final class FigureConverter implements picocli.CommandLine.ITypeConverter<BenchFigure> {
+  static final class FigureConverter implements ITypeConverter<BenchFigure> {
     @Override
     public BenchFigure convert(String value) {
       for (BenchFigure f : BenchFigure.values()) {
-        if (f.label().equals(value.trim().toLowerCase(java.util.Locale.ROOT))) {
+        if (f.label().equals(value.trim().toLowerCase(Locale.ROOT))) {
           return f;
         }
       }
-      throw new picocli.CommandLine.TypeConversionException("unknown figure '" + value + "' (grid, search, copy, failover)");
+      throw new TypeConversionException("unknown figure '" + value + "' (grid, search, copy, failover)");
     }
   }
 }

@@ -48,8 +48,7 @@ class DiskFaultTest {
   void aFullDiskFailsTheCopyCleanlyKeepsTheLastSearcherAndRecoversWhenSpaceReturns() throws Exception {
     long seed = TestSeeds.seed();
     StorageFaults disk = StorageFaults.switchable();
-    try (MiniCluster cluster = new MiniCluster(dir, seed, 2, MiniCluster.fastTransport(), MiniCluster.fastTransport())
-        .replicaStorage(0, disk).start()) {
+    try (MiniCluster cluster = faultyCluster(seed, 2, disk).start()) {
       Replica full = cluster.replica(0);
       Path index = cluster.dataDir(0).resolve("index");
       cluster.addDocs(300);
@@ -88,8 +87,7 @@ class DiskFaultTest {
         observedStorageFailures.incrementAndGet();
       }
     };
-    try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), MiniCluster.fastTransport())
-        .replicaStorage(0, disk).replicaObserver(0, observer).start()) {
+    try (MiniCluster cluster = faultyCluster(seed, 1, disk).replicaObserver(0, observer).start()) {
       Replica r = cluster.replica(0);
       Path index = cluster.dataDir(0).resolve("index");
       cluster.addDocs(200);
@@ -104,10 +102,7 @@ class DiskFaultTest {
       assertThat(r.stats().storageFailures()).as("seed %d: copies failed on storage", seed).isEqualTo(1);
       assertThat(observedStorageFailures).as("seed %d: the observer (metrics) heard of it", seed).hasValue(1);
       assertThat(r.stats().nrtCopiesFailed()).as("seed %d", seed).isEqualTo(1);
-      assertSearchesWhatThePrimaryPublished(cluster, r, seed);
-      assertNoStrayFiles(r, index, seed);
-      cluster.closeReplica(0);
-      FaultToleranceTest.assertCheckIndexClean(index, seed);
+      assertRecovered(cluster, r, index, seed);
     }
   }
 
@@ -115,8 +110,7 @@ class DiskFaultTest {
   void aCopyWhoseFilesCannotBeInstalledKeepsTheSearcherAndIsRetried() throws Exception {
     long seed = TestSeeds.seed();
     StorageFaults disk = StorageFaults.switchable();
-    try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), MiniCluster.fastTransport())
-        .replicaStorage(0, disk).start()) {
+    try (MiniCluster cluster = faultyCluster(seed, 1, disk).start()) {
       Replica r = cluster.replica(0);
       Path index = cluster.dataDir(0).resolve("index");
       cluster.addDocs(200);
@@ -134,10 +128,7 @@ class DiskFaultTest {
 
       disk.clear();
       cluster.awaitReplicasAt(version, CONVERGE);
-      assertSearchesWhatThePrimaryPublished(cluster, r, seed);
-      assertNoStrayFiles(r, index, seed);
-      cluster.closeReplica(0);
-      FaultToleranceTest.assertCheckIndexClean(index, seed);
+      assertRecovered(cluster, r, index, seed);
     }
   }
 
@@ -145,8 +136,7 @@ class DiskFaultTest {
   void aFullDiskDuringAMergePreCopyNeitherStallsThePrimaryNorWedgesTheReplica() throws Exception {
     long seed = TestSeeds.seed();
     StorageFaults disk = StorageFaults.switchable();
-    try (MiniCluster cluster = new MiniCluster(dir, seed, 2, MiniCluster.fastTransport(), MiniCluster.fastTransport())
-        .replicaStorage(0, disk)) {
+    try (MiniCluster cluster = faultyCluster(seed, 2, disk)) {
       // Neither the pre-copy deadline nor the keep-alive can end the wait within this test: only the
       // replica's report of its failure can.
       cluster.startPrimary(cluster.primaryConfig().preCopyTimeout(Duration.ofMinutes(5))
@@ -185,10 +175,7 @@ class DiskFaultTest {
 
       disk.clear();
       cluster.awaitReplicasAt(merged, CONVERGE);
-      assertSearchesWhatThePrimaryPublished(cluster, full, seed);
-      assertNoStrayFiles(full, index, seed);
-      cluster.closeReplica(0);
-      FaultToleranceTest.assertCheckIndexClean(index, seed);
+      assertRecovered(cluster, full, index, seed);
     }
   }
 
@@ -196,8 +183,7 @@ class DiskFaultTest {
   void aCommitThatFailsOnStorageKeepsThePreviousCommitOpenable() throws Exception {
     long seed = TestSeeds.seed();
     StorageFaults disk = StorageFaults.switchable();
-    try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), MiniCluster.fastTransport())
-        .replicaStorage(0, disk).start()) {
+    try (MiniCluster cluster = faultyCluster(seed, 1, disk).start()) {
       Replica r = cluster.replica(0);
       Path index = cluster.dataDir(0).resolve("index");
       cluster.addDocs(200);
@@ -231,6 +217,23 @@ class DiskFaultTest {
       assertLatestCommitIs(index, searched, cluster.expected(searched));
       FaultToleranceTest.assertCheckIndexClean(index, seed);
     }
+  }
+
+  /** A primary and {@code replicas} replicas on loopback, the first writing its index through {@code disk}. */
+  private MiniCluster faultyCluster(long seed, int replicas, StorageFaults disk) {
+    return new MiniCluster(dir, seed, replicas, MiniCluster.fastTransport(), MiniCluster.fastTransport())
+        .replicaStorage(0, disk);
+  }
+
+  /**
+   * After the disk recovered: the replica searches what the primary published, its directory holds
+   * no stray file, and once closed its index passes CheckIndex.
+   */
+  private static void assertRecovered(MiniCluster cluster, Replica r, Path index, long seed) throws Exception {
+    assertSearchesWhatThePrimaryPublished(cluster, r, seed);
+    assertNoStrayFiles(r, index, seed);
+    cluster.closeReplica(0);
+    FaultToleranceTest.assertCheckIndexClean(index, seed);
   }
 
   private static void assertSearchesWhatThePrimaryPublished(MiniCluster cluster, Replica r, long seed) throws IOException {

@@ -22,7 +22,6 @@ import java.nio.file.Path;
 import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -69,13 +68,7 @@ class TlsTransportTest {
 
   @AfterEach
   void tearDown() throws Exception {
-    for (AutoCloseable c : closeables) {
-      c.close();
-    }
-    Collections.reverse(transports);
-    for (Transport t : transports) {
-      t.close();
-    }
+    WireTestUtil.closeAll(closeables, transports);
   }
 
   private static TransportConfig.Builder config() {

@@ -15,7 +15,6 @@ import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,13 +53,7 @@ class TransportHardeningTest {
 
   @AfterEach
   void tearDown() throws Exception {
-    for (AutoCloseable c : closeables) {
-      c.close();
-    }
-    Collections.reverse(transports);
-    for (Transport t : transports) {
-      t.close();
-    }
+    WireTestUtil.closeAll(closeables, transports);
   }
 
   private static TransportConfig.Builder config() {

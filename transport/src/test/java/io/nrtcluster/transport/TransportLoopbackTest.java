@@ -28,7 +28,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -80,13 +79,7 @@ class TransportLoopbackTest {
 
   @AfterEach
   void tearDown() throws Exception {
-    for (AutoCloseable c : closeables) {
-      c.close();
-    }
-    Collections.reverse(transports);
-    for (Transport t : transports) {
-      t.close();
-    }
+    WireTestUtil.closeAll(closeables, transports);
   }
 
   // ---------------------------------------------------------------- fixtures

@@ -11,6 +11,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 
 /** Byte-level helpers shared by the transport tests. */
 final class WireTestUtil {
@@ -96,6 +99,21 @@ final class WireTestUtil {
   }
 
   /** Copies a FileChunk's readable bytes and releases it. */
+  /**
+   * A test's teardown: closes what it opened on top of its transports, then the transports, newest
+   * first (a server outlives the clients that connected to it).
+   */
+  static void closeAll(List<AutoCloseable> closeables, List<Transport> transports) throws Exception {
+    for (AutoCloseable c : closeables) {
+      c.close();
+    }
+    List<Transport> newestFirst = new ArrayList<>(transports);
+    Collections.reverse(newestFirst);
+    for (Transport t : newestFirst) {
+      t.close();
+    }
+  }
+
   static byte[] bytesOf(FileChunk chunk) {
     try {
       byte[] b = new byte[chunk.content().readableBytes()];

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The baselines of the copy-throughput figure, measured on the same bytes in the same run: a plain
@@ -28,7 +29,7 @@ final class RawSpeed {
   static void flushPageCache() throws InterruptedException {
     try {
       Process sync = new ProcessBuilder("sync").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-      if (!sync.waitFor(120, java.util.concurrent.TimeUnit.SECONDS)) {
+      if (!sync.waitFor(120, TimeUnit.SECONDS)) {
         sync.destroyForcibly();
       }
     } catch (IOException e) {
