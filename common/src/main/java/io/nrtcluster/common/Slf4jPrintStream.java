@@ -9,8 +9,9 @@ import org.slf4j.Logger;
 /**
  * A {@link PrintStream} that turns each printed line into one TRACE line of an SLF4J logger, prefixed
  * with the node's identity. Lucene's replication classes report through a {@code PrintStream}; this
- * routes them into the application's logging instead of stdout. Costs nearly nothing when TRACE is
- * off.
+ * routes them into the application's logging instead of stdout. Bytes are dropped at once when TRACE
+ * is off, but whatever a caller formats before printing is still paid for: the nodes therefore
+ * override Lucene's {@code message} and leave this stream only the rare stack traces Lucene prints.
  */
 public final class Slf4jPrintStream extends PrintStream {
 

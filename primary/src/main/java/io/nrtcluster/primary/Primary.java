@@ -4,7 +4,6 @@ import io.nrtcluster.common.GenerationStore;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.ReplayPositions;
-import io.nrtcluster.common.Slf4jPrintStream;
 import io.nrtcluster.transport.NodeAddress;
 import io.nrtcluster.transport.Transport;
 import io.nrtcluster.transport.TransportServer;
@@ -153,7 +152,7 @@ public final class Primary implements Closeable {
       PrimaryEndpoint endpoint = new PrimaryEndpoint(config.nodeId(), gen, config.indexPath(), log);
       MergePreCopier preCopier = new MergePreCopier(log, endpoint::replicas, () -> gen, config.preCopyTimeout(), config.preCopyKeepAlive());
       ReplicatingPrimaryNode node = new ReplicatingPrimaryNode(writer, config.nodeId(), gen, forceVersion,
-          new SearcherFactory(), new Slf4jPrintStream(log), preCopier);
+          new SearcherFactory(), log, preCopier);
       node.setRemoteCloseTimeoutMs(0);
       CopyStateRegistry copyStates = new CopyStateRegistry(node, log);
       endpoint.bind(node, copyStates, preCopier);

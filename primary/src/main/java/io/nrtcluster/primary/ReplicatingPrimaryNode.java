@@ -1,8 +1,9 @@
 package io.nrtcluster.primary;
 
-import java.io.IOException;
-import java.io.PrintStream;
+import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.ReplayPositions;
+import io.nrtcluster.common.Slf4jPrintStream;
+import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.lucene.index.IndexWriter;
@@ -18,11 +19,14 @@ import org.apache.lucene.search.SearcherFactory;
  */
 final class ReplicatingPrimaryNode extends PrimaryNode {
   private final MergePreCopier preCopier;
+  private final NodeLog log;
 
   ReplicatingPrimaryNode(IndexWriter writer, int id, long primaryGen, long forcePrimaryVersion,
-      SearcherFactory searcherFactory, PrintStream printStream, MergePreCopier preCopier) throws IOException {
-    super(writer, id, primaryGen, forcePrimaryVersion, searcherFactory, printStream);
+      SearcherFactory searcherFactory, NodeLog log, MergePreCopier preCopier) throws IOException {
+    // The stream only carries the rare stack traces Lucene prints; messages go through message().
+    super(writer, id, primaryGen, forcePrimaryVersion, searcherFactory, new Slf4jPrintStream(log));
     this.preCopier = preCopier;
+    this.log = log;
     setVerboseFiles(false);
   }
 
@@ -30,6 +34,20 @@ final class ReplicatingPrimaryNode extends PrimaryNode {
   protected void preCopyMergedSegmentFiles(SegmentCommitInfo info, Map<String, FileMetaData> files) {
     if (preCopier != null) {
       preCopier.preCopy(info.info.name, files);
+    }
+  }
+
+  /**
+   * Lucene's progress messages, as TRACE lines. Lucene's own {@code message} formats every line with
+   * {@code printf} before any logger can drop it, on every refresh and every copy-state.
+   */
+  @Override
+  public void message(String message) {
+    if (log == null) {
+      // Lucene's constructor reports before our fields are set: once per node, so its way is fine.
+      super.message(message);
+    } else if (log.isTraceEnabled()) {
+      log.trace("lucene [{}]: {}", Thread.currentThread().getName(), message);
     }
   }
 

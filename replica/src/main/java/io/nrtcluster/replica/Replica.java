@@ -3,7 +3,6 @@ package io.nrtcluster.replica;
 import io.nrtcluster.common.GenerationStore;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
-import io.nrtcluster.common.Slf4jPrintStream;
 import io.nrtcluster.common.StalePrimaryGenerationException;
 import io.nrtcluster.transport.Connection;
 import io.nrtcluster.transport.Message;
@@ -173,7 +172,7 @@ public final class Replica implements Closeable {
     Directory dir = FaultInjectingDirectory.wrap(FSDirectory.open(config.indexPath()), config.storageFaults());
     ReplicatingReplicaNode n;
     try {
-      n = new ReplicatingReplicaNode(config.nodeId(), dir, new SearcherFactory(), new Slf4jPrintStream(log), ctx, link,
+      n = new ReplicatingReplicaNode(config.nodeId(), dir, new SearcherFactory(), ctx, link,
           runner, this::onNrtCopyDone);
     } catch (IOException | RuntimeException e) {
       IOUtils.closeWhileHandlingException(dir);
