@@ -3,6 +3,7 @@ package io.nrtcluster.replica;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.StorageException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import org.apache.lucene.store.FilterIndexOutput;
 import org.apache.lucene.store.IndexOutput;
 
@@ -32,6 +33,24 @@ final class LocalFileOutput extends FilterIndexOutput {
   public void writeBytes(byte[] b, int offset, int length) throws IOException {
     try {
       out.writeBytes(b, offset, length);
+    } catch (IOException e) {
+      throw failure("writing", e);
+    }
+  }
+
+  /**
+   * Writes all of {@code bytes}' remaining bytes: with one call and no copy when the temp file is a
+   * {@link ChannelFileOutput}, else through a heap copy.
+   */
+  void writeBuffer(ByteBuffer bytes) throws IOException {
+    try {
+      if (out instanceof ChannelFileOutput channel) {
+        channel.writeBuffer(bytes);
+      } else {
+        byte[] copy = new byte[bytes.remaining()];
+        bytes.get(copy);
+        out.writeBytes(copy, 0, copy.length);
+      }
     } catch (IOException e) {
       throw failure("writing", e);
     }

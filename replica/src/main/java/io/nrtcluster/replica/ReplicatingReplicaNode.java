@@ -17,10 +17,12 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.index.IndexNotFoundException;
@@ -34,6 +36,8 @@ import org.apache.lucene.replicator.nrt.NodeCommunicationException;
 import org.apache.lucene.replicator.nrt.ReplicaNode;
 import org.apache.lucene.search.SearcherFactory;
 import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.FilterDirectory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.IndexOutput;
@@ -61,6 +65,9 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   private final ConcurrentSkipListMap<Long, String> positions = new ConcurrentSkipListMap<>();
   private long expectedGen = -1;
   private long nextPreCopyId = -1;
+  /** Temp outputs created and not yet taken by their copy (only between the two, so a handful). */
+  private final Map<String, LocalFileOutput> tempOutputs = new ConcurrentHashMap<>();
+  private final AtomicLong tempCounter = new AtomicLong();
 
   ReplicatingReplicaNode(int id, Directory dir, SearcherFactory searcherFactory,
       ReplicaContext ctx, PrimaryLink link, CopyJobRunner runner, CopyListener listener) throws IOException {
@@ -240,16 +247,38 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     }
   }
 
-  /** Temp files of copied files: their I/O errors surface as {@link StorageException}. */
+  /**
+   * Temp files of copied files: written through a {@link ChannelFileOutput} when the index lives in a
+   * file-system directory (it always does for a replica), so received bytes reach the file without a
+   * heap copy; their I/O errors surface as {@link StorageException}.
+   */
   @Override
   public IndexOutput createTempOutput(String prefix, String suffix, IOContext ioContext) throws IOException {
     IndexOutput out;
     try {
-      out = super.createTempOutput(prefix, suffix, ioContext);
+      if (FilterDirectory.unwrap(dir) instanceof FSDirectory fs) {
+        out = ChannelFileOutput.createTemp(fs.getDirectory(), prefix, suffix, tempCounter, ctx.config().storageFaults());
+      } else {
+        out = super.createTempOutput(prefix, suffix, ioContext);
+      }
     } catch (IOException e) {
       throw new StorageException("creating a temp file for " + prefix + " failed: " + e, e);
     }
-    return new LocalFileOutput(out, prefix);
+    LocalFileOutput local = new LocalFileOutput(out, prefix);
+    tempOutputs.put(local.getName(), local);
+    return local;
+  }
+
+  /**
+   * The output {@link #createTempOutput} made for {@code tmpName}, handed over once: Lucene's {@code
+   * CopyOneFile} asks for it and keeps it private, and our copy writes to it directly.
+   */
+  LocalFileOutput takeTempOutput(String tmpName) {
+    LocalFileOutput out = tempOutputs.remove(tmpName);
+    if (out == null) {
+      throw new IllegalStateException("no temp output " + tmpName + " was created");
+    }
+    return out;
   }
 
   private Object commitLock() {

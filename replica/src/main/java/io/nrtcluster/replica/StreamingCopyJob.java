@@ -32,8 +32,6 @@ import org.apache.lucene.util.IOUtils;
  * copy-state is released exactly once, whatever the outcome.
  */
 final class StreamingCopyJob extends CopyJob {
-  private static final int COPY_BUFFER_BYTES = 64 * 1024;
-
   private record Pending(String name, FileMetaData meta, VerifyingFileInput input) {}
 
   private final ReplicatingReplicaNode node;
@@ -45,7 +43,6 @@ final class StreamingCopyJob extends CopyJob {
   private final ReplicaStats stats;
   private final int maxFileRetries;
   private final int prefetch;
-  private final byte[] buffer = new byte[COPY_BUFFER_BYTES];
   private final ArrayDeque<Pending> queued = new ArrayDeque<>();
   private final Map<String, Integer> retries = new HashMap<>();
   private Iterator<Map.Entry<String, FileMetaData>> remaining;
@@ -120,7 +117,7 @@ final class StreamingCopyJob extends CopyJob {
         return true;
       }
       currentInput = next.input();
-      current = new TempFileCopy(currentInput, node, next.name(), next.meta(), buffer);
+      current = new TempFileCopy(currentInput, node, next.name(), next.meta());
     }
     try {
       if (current.visit()) {

@@ -4,6 +4,7 @@ import io.nrtcluster.common.ChecksumMismatchException;
 import io.nrtcluster.common.ProtocolException;
 import io.nrtcluster.transport.InboundFileStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.zip.CRC32;
 import org.apache.lucene.replicator.nrt.FileMetaData;
 import org.apache.lucene.store.DataInput;
@@ -56,6 +57,50 @@ final class VerifyingFileInput extends DataInput {
 
   @Override
   public void readBytes(byte[] b, int offset, int len) throws IOException {
+    beforeRead(len);
+    stream.readFully(b, offset, len);
+    int body = bodyBytes(len);
+    if (body > 0) {
+      crc.update(b, offset, body);
+    }
+    for (int i = body; i < len; i++) {
+      trailer = (trailer << 8) | (b[offset + i] & 0xFF);
+    }
+    afterRead(len);
+  }
+
+  /** Takes verified file bytes; the view is valid only during the call. */
+  @FunctionalInterface
+  interface VerifiedSink {
+    void write(ByteBuffer bytes) throws IOException;
+  }
+
+  /**
+   * Reads up to {@code max} bytes without copying them and hands them to {@code sink} once they are
+   * verified as {@link #readBytes} verifies: bytes that complete a body with the wrong checksum, or a
+   * footer that disagrees, never reach the sink. Returns how many bytes were read.
+   */
+  int readDirect(int max, VerifiedSink sink) throws IOException {
+    beforeRead(max);
+    int n = stream.readInPlace(max, bytes -> {
+      int len = bytes.remaining();
+      int body = bodyBytes(len);
+      if (body > 0) {
+        crc.update(bytes.slice(bytes.position(), body));
+      }
+      for (int i = body; i < len; i++) {
+        trailer = (trailer << 8) | (bytes.get(bytes.position() + i) & 0xFF);
+      }
+      afterRead(len);
+      sink.write(bytes);
+    });
+    if (n < 0) {
+      throw new ProtocolException("file " + name + ": stream ended early at " + position + " of " + length);
+    }
+    return n;
+  }
+
+  private void beforeRead(int len) throws IOException {
     if (!lengthChecked) {
       long sent = stream.length();
       if (sent != length) {
@@ -66,16 +111,17 @@ final class VerifyingFileInput extends DataInput {
     if (position + len > length) {
       throw new ProtocolException("file " + name + ": read past its end (" + (position + len) + " > " + length + ")");
     }
-    stream.readFully(b, offset, len);
+  }
+
+  /** How many of the next {@code len} bytes belong to the checksummed body (the rest is the footer's checksum). */
+  private int bodyBytes(int len) {
+    return (int) Math.max(0, Math.min(len, length - Long.BYTES - position));
+  }
+
+  /** {@code len} bytes were read and folded into the checksum or the trailer: checks them. */
+  private void afterRead(int len) throws ChecksumMismatchException {
     stats.bytesReceived(len);
     long bodyEnd = length - Long.BYTES;
-    int body = (int) Math.max(0, Math.min(len, bodyEnd - position));
-    if (body > 0) {
-      crc.update(b, offset, body);
-    }
-    for (int i = body; i < len; i++) {
-      trailer = (trailer << 8) | (b[offset + i] & 0xFF);
-    }
     long before = position;
     position += len;
     if (before < bodyEnd && position >= bodyEnd && crc.getValue() != checksum) {

@@ -6,6 +6,7 @@ import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -81,24 +82,65 @@ public final class InboundFileStream implements AutoCloseable {
     if (len == 0) {
       return 0;
     }
+    if (!nextReadable()) {
+      return -1;
+    }
+    int n = Math.min(len, current.readableBytes());
+    current.readBytes(dst, off, n);
+    consumed(n);
+    return n;
+  }
+
+  /** Receives bytes read in place: the view is of the transport's buffer and valid only during the call. */
+  @FunctionalInterface
+  public interface InPlaceReader {
+    /** Takes (or refuses, by throwing) all of {@code bytes}' remaining bytes; must not keep the view. */
+    void read(ByteBuffer bytes) throws IOException;
+  }
+
+  /**
+   * Like {@link #read(byte[], int, int)}, but hands up to {@code max} bytes to {@code reader} as a
+   * view of the received buffer instead of copying them (off-heap as they came from the socket). The
+   * bytes count as read only when {@code reader} returns normally. Returns -1 at the end of the file.
+   */
+  public int readInPlace(int max, InPlaceReader reader) throws IOException {
+    length();
+    if (max == 0) {
+      return 0;
+    }
+    if (!nextReadable()) {
+      return -1;
+    }
+    int n = Math.min(max, current.readableBytes());
+    reader.read(current.nioBuffer(current.readerIndex(), n));
+    current.skipBytes(n);
+    consumed(n);
+    return n;
+  }
+
+  /** Makes {@code current} a chunk with bytes left, waiting for one; false at the end of the file. */
+  private boolean nextReadable() throws IOException {
     while (current == null || !current.isReadable()) {
       releaseCurrent();
       if (finished || position == fileLength) {
         finished = true;
-        return -1;
+        return false;
       }
       Object next = poll();
       if (next instanceof FileChunk chunk) {
         current = chunk.content();
       } else if (next == END) {
         finished = true;
-        return -1;
+        return false;
       } else {
         throw new ProtocolException("unexpected item in file stream " + requestId);
       }
     }
-    int n = Math.min(len, current.readableBytes());
-    current.readBytes(dst, off, n);
+    return true;
+  }
+
+  /** {@code n} bytes were taken: the sender gets credit for them once half the window is used. */
+  private void consumed(int n) {
     position += n;
     uncredited += n;
     if (uncredited >= window / 2) {
@@ -106,7 +148,6 @@ public final class InboundFileStream implements AutoCloseable {
       connection.send(new Message.Credit(requestId, uncredited));
       uncredited = 0;
     }
-    return n;
   }
 
   /** Reads exactly {@code len} bytes or fails. */

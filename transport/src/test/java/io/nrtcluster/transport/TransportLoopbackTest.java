@@ -156,14 +156,30 @@ class TransportLoopbackTest {
     return Files.write(dir.resolve(name), data);
   }
 
-  /** Reads a stream to its end with read sizes that do not line up with chunks. */
+  /**
+   * Reads a stream to its end with read sizes that do not line up with chunks, mixing copying reads
+   * with reads in place (whose views must show exactly the bytes they claim).
+   */
   private static byte[] readAll(InboundFileStream s, Random random) throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     byte[] buf = new byte[40_000];
     int n;
-    while ((n = s.read(buf, 0, 1 + random.nextInt(buf.length))) >= 0) {
-      out.write(buf, 0, n);
-    }
+    do {
+      int max = 1 + random.nextInt(buf.length);
+      if (random.nextBoolean()) {
+        n = s.read(buf, 0, max);
+        if (n > 0) {
+          out.write(buf, 0, n);
+        }
+      } else {
+        n = s.readInPlace(max, view -> {
+          byte[] bytes = new byte[view.remaining()];
+          view.get(bytes);
+          out.write(bytes, 0, bytes.length);
+        });
+        assertThat(n).isLessThanOrEqualTo(max);
+      }
+    } while (n >= 0);
     return out.toByteArray();
   }
 
