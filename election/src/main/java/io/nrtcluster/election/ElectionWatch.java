@@ -8,13 +8,15 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.utils.ZKPaths;
 
 /**
  * What the election watches: a cache of the index's znodes (primary, epoch, members, successor)
  * and the client's connection state.
  *
  * <p>Guarantees: every change the cache sees, including its re-sync after a reconnect, runs {@code
- * onChange}; every connection-state change reaches {@code onConnection}, until {@link #close}, which
+ * onChange}, except changed progress (a member's data, the published version) while a primary znode
+ * exists; every connection-state change reaches {@code onConnection}, until {@link #close}, which
  * detaches both; the cached members can be read at any time without a round trip to ZooKeeper.
  */
 final class ElectionWatch {
@@ -38,9 +40,24 @@ final class ElectionWatch {
   void start() {
     CuratorCache c = CuratorCache.build(client, layout.indexPath());
     cache = c;
-    c.listenable().addListener(CuratorCacheListener.builder().forAll((type, before, after) -> onChange.run()).build());
+    c.listenable().addListener(CuratorCacheListener.builder().forAll((type, before, after) -> {
+      if (type == CuratorCacheListener.Type.NODE_CHANGED && isProgress(after.getPath()) && c.get(layout.primary()).isPresent()) {
+        return;
+      }
+      onChange.run();
+    }).build());
     c.start();
     client.getConnectionStateListenable().addListener(onConnection);
+  }
+
+  /**
+   * A member's reported progress or the primary's published version: they change with every NRT
+   * point (ten times a second per node at 100 ms refreshes), and while a primary holds the epoch the
+   * election acts on neither, so waking it for them only cost a ZooKeeper read on every node. With
+   * no primary they still wake it: the ranking of candidates reads them.
+   */
+  private boolean isProgress(String path) {
+    return path.equals(layout.maxVersion()) || ZKPaths.getPathAndNode(path).getPath().equals(layout.members());
   }
 
   /**
