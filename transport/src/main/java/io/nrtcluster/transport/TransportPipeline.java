@@ -3,7 +3,6 @@ package io.nrtcluster.transport;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
@@ -73,11 +72,11 @@ final class TransportPipeline {
   }
 
   /**
-   * Splits the inbound byte stream into frames and strips their 4-byte length prefix. Accepts a
-   * length prefix of up to {@code maxFrameBytes}, the same bound {@link MessageEncoder} enforces:
-   * Netty compares its limit with the frame length plus the prefix itself, hence the {@code + 4}.
+   * Splits the inbound byte stream into frames and strips their 4-byte length prefix, passing file
+   * data on as it arrives ({@link FrameDecoder}). Accepts a length prefix of up to {@code
+   * maxFrameBytes}, the same bound {@link MessageEncoder} enforces.
    */
-  static LengthFieldBasedFrameDecoder frameDecoder(int maxFrameBytes) {
-    return new LengthFieldBasedFrameDecoder(maxFrameBytes + 4, 0, 4, 0, 4, true);
+  static FrameDecoder frameDecoder(int maxFrameBytes) {
+    return new FrameDecoder(maxFrameBytes);
   }
 }

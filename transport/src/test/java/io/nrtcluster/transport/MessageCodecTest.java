@@ -308,10 +308,55 @@ class MessageCodecTest {
       assertThat((Message) receiver.readInbound()).isEqualTo(messages.get(2));
       assertThat((Message) receiver.readInbound()).isEqualTo(messages.get(3));
       assertThat((Message) receiver.readInbound()).isEqualTo(messages.get(4));
-      FileChunk chunk = receiver.readInbound();
-      assertThat(WireTestUtil.bytesOf(chunk)).isEqualTo(data);
-      assertThat(receiver.<Object>readInbound()).isNull();
+      // File data goes on as it arrives: consecutive pieces that together are exactly the frame's data.
+      ByteArrayOutputStream received = new ByteArrayOutputStream();
+      Object next;
+      while ((next = receiver.readInbound()) != null) {
+        FileChunk piece = (FileChunk) next;
+        assertThat(piece.requestId()).isEqualTo(7);
+        assertThat(piece.offset()).as("seed=%d", seed.seed()).isEqualTo(received.size());
+        assertThat(piece.content().readableBytes()).isPositive();
+        received.writeBytes(WireTestUtil.bytesOf(piece));
+      }
+      assertThat(received.toByteArray()).as("seed=%d", seed.seed()).isEqualTo(data);
     }
+  }
+
+  @Test
+  void fileDataArrivingWithTheWholeFrameIsOnePieceAndAPartialFrameGoesOnAtOnce() {
+    byte[] data = new byte[10_000];
+    seed.random().nextBytes(data);
+    byte[] frame = WireTestUtil.encode(new FileChunk(9, 1_000, Unpooled.wrappedBuffer(data)));
+    receiver.writeInbound(Unpooled.wrappedBuffer(frame));
+    FileChunk whole = receiver.readInbound();
+    assertThat(whole.offset()).isEqualTo(1_000);
+    assertThat(WireTestUtil.bytesOf(whole)).isEqualTo(data);
+
+    // The header and 100 bytes of data: those 100 bytes are delivered without waiting for the rest.
+    int header = 4 + 17;
+    receiver.writeInbound(Unpooled.copiedBuffer(frame, 0, header + 100));
+    FileChunk first = receiver.readInbound();
+    assertThat(first.offset()).isEqualTo(1_000);
+    assertThat(WireTestUtil.bytesOf(first)).isEqualTo(Arrays.copyOfRange(data, 0, 100));
+    receiver.writeInbound(Unpooled.copiedBuffer(frame, header + 100, frame.length - header - 100));
+    FileChunk rest = receiver.readInbound();
+    assertThat(rest.offset()).isEqualTo(1_100);
+    assertThat(WireTestUtil.bytesOf(rest)).isEqualTo(Arrays.copyOfRange(data, 100, data.length));
+    assertThat(receiver.<Object>readInbound()).isNull();
+  }
+
+  @Test
+  void fileDataIsNotCopiedOnTheWay() {
+    byte[] frame = WireTestUtil.encode(new FileChunk(3, 0, Unpooled.wrappedBuffer(new byte[50_000])));
+    ByteBuf headerRead = Unpooled.copiedBuffer(frame, 0, 4 + 17);
+    ByteBuf dataRead = Unpooled.directBuffer(frame.length).writeBytes(frame, 4 + 17, frame.length - 4 - 17);
+    receiver.writeInbound(headerRead);
+    receiver.writeInbound(dataRead);
+    FileChunk chunk = receiver.readInbound();
+    // A slice of the very buffer the socket read filled, not a gathered copy.
+    assertThat(chunk.content().unwrap()).isSameAs(dataRead);
+    chunk.release();
+    assertThat(dataRead.refCnt()).isZero();
   }
 
   @Test
