@@ -189,11 +189,11 @@ final class BenchAgent implements AutoCloseable {
     index.refresh();
     PreCopyResult after = index.lastPreCopy();
     if (after == null || after == before) {
-      JsonHttp.reply(ex, 200, new BenchApi.MergeReply(took, 0, 0, 0, 0, List.of()));
+      JsonHttp.reply(ex, 200, new BenchApi.MergeReply(took, 0, 0, 0, 0, List.of(), start, start + took));
       return;
     }
     JsonHttp.reply(ex, 200, new BenchApi.MergeReply(took, after.bytes(), after.nanos(), after.replicas(),
-        after.succeeded(), List.of(after.segment())));
+        after.succeeded(), List.of(after.segment()), start, start + took));
   }
 
   private void write(HttpExchange ex) throws Exception {

@@ -22,8 +22,9 @@ public final class BenchApi {
   public record BulkReply(long docs, long bytes) {}
 
   /** A forced merge and its pre-copy to the replicas (null fields when no pre-copy ran). */
+  /** {@code fromNanos}/{@code toNanos}: the forced merge (and its pre-copy) on the shared nanoTime clock. */
   public record MergeReply(long mergeNanos, long preCopyBytes, long preCopyNanos, int replicas, int succeeded,
-      List<String> files) {}
+      List<String> files, long fromNanos, long toNanos) {}
 
   public record StatusReply(int nodeId, String role, long gen, long version) {}
 }

@@ -12,7 +12,8 @@ import java.util.stream.Stream;
 
 /**
  * Figure 3: the pre-copy of a large forced-merged segment to two, then one replica, checksums
- * verified, against raw loopback TCP and raw disk writes of the same bytes in the same run.
+ * verified, against raw loopback TCP and raw disk writes of the same bytes in the same run, as many
+ * raw transfers at once as replicas copied.
  */
 final class CopyFigure {
   private CopyFigure() {}
@@ -44,6 +45,13 @@ final class CopyFigure {
       r.put("seconds", merge.preCopyNanos() / 1e9);
       r.put("mibPerSecPerReplica", bytesPerSec / (1 << 20));
       r.put("mergeSeconds", merge.mergeNanos() / 1e9);
+      // CPU is steadier than wall time on a shared disk: what each replica spent on the copy.
+      long cpu = 0;
+      List<NodeProcess> copying = nodes.replicasOf(primary).subList(0, replicas);
+      for (NodeProcess replica : copying) {
+        cpu += BenchNodes.client(replica).cpuNanos(merge.fromNanos(), merge.toNanos());
+      }
+      r.put("replicaCpuSecPerGiB", cpu / 1e9 / copying.size() / (merge.preCopyBytes() / (double) (1L << 30)));
       fig.put(replicas == 2 ? "twoReplicas" : "oneReplica", r);
       String segment = merge.files().get(0);
       try (Stream<Path> files = Files.list(primary.dir().resolve("bench").resolve("index"))) {
@@ -53,27 +61,54 @@ final class CopyFigure {
         }).toList();
       }
     }
-    out.accept("bench: copy throughput: raw loopback and disk baselines on the same bytes");
-    RawSpeed.flushPageCache();
-    double loopback = RawSpeed.loopback(mergedFiles);
-    RawSpeed.flushPageCache();
-    double disk = RawSpeed.diskWrite(mergedFiles, config.out().resolve("rawcopy"));
-    double floor = Math.min(loopback, disk);
-    fig.put("loopbackMiBPerSec", loopback / (1 << 20));
-    fig.put("diskWriteMiBPerSec", disk / (1 << 20));
+    out.accept("bench: copy throughput: raw loopback and disk baselines on the same bytes, one and two at once");
     double one = (double) ((Map<?, ?>) fig.get("oneReplica")).get("mibPerSecPerReplica") * (1 << 20);
     double two = (double) ((Map<?, ?>) fig.get("twoReplicas")).get("mibPerSecPerReplica") * (1 << 20);
-    fig.put("oneReplicaRatio", Dist.ratio(one, floor));
-    fig.put("twoReplicasRatio", Dist.ratio(two, floor));
-    fig.put("ratio", Math.min(Dist.ratio(one, floor), Dist.ratio(two, floor)));
+    double floor1 = baseline(fig, "", mergedFiles, 1, config.out().resolve("rawcopy"));
+    double floor2 = baseline(fig, "TwoAtOnce", mergedFiles, 2, config.out().resolve("rawcopy"));
+    fig.put("oneReplicaRatio", Dist.ratio(one, floor1));
+    fig.put("twoReplicasRatio", Dist.ratio(two, floor2));
+    // The earlier definition, kept for comparison with older runs: two replicas against one raw stream.
+    fig.put("twoReplicasVsOneStreamRatio", Dist.ratio(two, floor1));
+    fig.put("ratio", Math.min(Dist.ratio(one, floor1), Dist.ratio(two, floor2)));
     fig.put("target", 0.9);
     fig.put("note", "pre-copy bytes per second per replica (checksums verified) over the lower of raw loopback TCP "
-        + "and raw disk write (no fsync) of the same files");
-    table.row("pre-copy to 1 replica / min(loopback, disk)", one / (1 << 20), floor / (1 << 20), "MiB/s", ">= 0.9");
-    table.row("pre-copy to 2 replicas / min(loopback, disk)", two / (1 << 20), floor / (1 << 20), "MiB/s", ">= 0.9");
+        + "and raw disk write (no fsync) of the same files, run as many at once as replicas copy (one host: they share "
+        + "CPU, page cache and disk; two at once: the slower of the two), the disk writes starting, like the pre-copy, "
+        + "while the merge's output is still dirty in the page cache");
+    table.row("pre-copy to 1 replica / min(loopback, disk)", one / (1 << 20), floor1 / (1 << 20), "MiB/s", ">= 0.9");
+    table.row("pre-copy to 2 replicas / same, two at once", two / (1 << 20), floor2 / (1 << 20), "MiB/s", ">= 0.9");
     BenchNodes.start(second);
     BenchNodes.awaitRole(second, "REPLICA");
     p.deleteAll();
     return fig;
+  }
+
+  /**
+   * The lower of raw loopback and raw disk speed of {@code streams} transfers of {@code files} at
+   * once, each phase after a page-cache flush, the disk writes onto a cache left as the merge leaves
+   * it ({@link RawSpeed#dirtyLikeAMerge}); records both under {@code loopbackMiBPerSec} +
+   * {@code suffix} and {@code diskWriteMiBPerSec} + {@code suffix}.
+   */
+  private static double baseline(Map<String, Object> fig, String suffix, List<Path> files, int streams, Path dir)
+      throws IOException, InterruptedException {
+    RawSpeed.flushPageCache();
+    double loopback = RawSpeed.loopback(files, streams);
+    RawSpeed.flushPageCache();
+    Path mergeOutput = dir.resolve("merge-output");
+    RawSpeed.dirtyLikeAMerge(files, mergeOutput);
+    long cpuBefore = CpuClock.cpuNanos();
+    double disk = RawSpeed.diskWrite(files, dir, streams);
+    long cpu = CpuClock.cpuNanos() - cpuBefore;
+    RawSpeed.delete(files, mergeOutput);
+    long bytes = 0;
+    for (Path f : files) {
+      bytes += Files.size(f);
+    }
+    fig.put("loopbackMiBPerSec" + suffix, loopback / (1 << 20));
+    fig.put("diskWriteMiBPerSec" + suffix, disk / (1 << 20));
+    // For scale next to the replicas' CPU per GiB: a plain read-and-write copy of the same files.
+    fig.put("diskWriteCpuSecPerGiB" + suffix, cpu / 1e9 / streams / (bytes / (double) (1L << 30)));
+    return Math.min(loopback, disk);
   }
 }

@@ -9,14 +9,18 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The baselines of the copy-throughput figure, measured on the same bytes in the same run: a plain
  * loopback TCP transfer (the sender's {@code transferTo}, the receiver reading and discarding), and a
  * plain disk write (read into a buffer, written to a new file, no fsync: the replica's copy does not
- * fsync either until it commits).
+ * fsync either until it commits). Each can run as several transfers at once, as many as there are
+ * replicas copying, since on one host those share the CPU, the page cache and the disk.
  */
 final class RawSpeed {
   private RawSpeed() {}
@@ -37,8 +41,72 @@ final class RawSpeed {
     }
   }
 
+  /**
+   * Bytes per second of each of {@code streams} loopback transfers of {@code files} running at once
+   * (each its own connection, the receivers discarding): what that many replicas' links could carry
+   * on this host at the same time.
+   */
+  static double loopback(List<Path> files, int streams) throws IOException, InterruptedException {
+    return concurrently(streams, () -> loopbackOnce(files));
+  }
+
+  /**
+   * Bytes per second of each of {@code writers} copies of {@code files} into new files in {@code dir}
+   * running at once: what that many replicas' disks could take on this host at the same time.
+   */
+  static double diskWrite(List<Path> files, Path dir, int writers) throws IOException, InterruptedException {
+    List<Path> dirs = new ArrayList<>();
+    for (int i = 0; i < writers; i++) {
+      dirs.add(dir.resolve("writer-" + i));
+    }
+    AtomicInteger next = new AtomicInteger();
+    return concurrently(writers, () -> diskWriteOnce(files, dirs.get(next.getAndIncrement())));
+  }
+
+  private interface Transfer {
+    /** Runs one transfer; returns its bytes per second. */
+    double run() throws IOException, InterruptedException;
+  }
+
+  /** Runs {@code n} transfers at once; returns the slowest one's bytes per second. */
+  private static double concurrently(int n, Transfer transfer) throws IOException, InterruptedException {
+    if (n == 1) {
+      return transfer.run();
+    }
+    double[] speeds = new double[n];
+    Exception[] failures = new Exception[n];
+    CountDownLatch ready = new CountDownLatch(n);
+    CountDownLatch go = new CountDownLatch(1);
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      int slot = i;
+      threads.add(Thread.ofPlatform().name("raw-transfer-" + i).start(() -> {
+        try {
+          ready.countDown();
+          go.await();
+          speeds[slot] = transfer.run();
+        } catch (Exception e) {
+          failures[slot] = e;
+        }
+      }));
+    }
+    ready.await();
+    go.countDown();
+    for (Thread t : threads) {
+      t.join();
+    }
+    double slowest = Double.MAX_VALUE;
+    for (int i = 0; i < n; i++) {
+      if (failures[i] != null) {
+        throw new IOException("raw transfer " + i + " of " + n + " failed: " + failures[i], failures[i]);
+      }
+      slowest = Math.min(slowest, speeds[i]);
+    }
+    return slowest;
+  }
+
   /** Bytes per second through a loopback socket. */
-  static double loopback(List<Path> files) throws IOException, InterruptedException {
+  private static double loopbackOnce(List<Path> files) throws IOException, InterruptedException {
     try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
       long[] received = new long[1];
       Thread receiver = Thread.ofPlatform().name("raw-receiver").start(() -> {
@@ -76,12 +144,37 @@ final class RawSpeed {
     }
   }
 
-  /** Bytes per second writing the same bytes to new files in {@code dir}. */
-  static double diskWrite(List<Path> files, Path dir) throws IOException {
+  /** Bytes per second writing the same bytes to new files in {@code dir}; the copies are deleted after. */
+  private static double diskWriteOnce(List<Path> files, Path dir) throws IOException {
+    long start = System.nanoTime();
+    long bytes = copy(files, dir);
+    long nanos = System.nanoTime() - start;
+    delete(files, dir);
+    return bytes / (nanos / 1e9);
+  }
+
+  /**
+   * Leaves the page cache as a merge leaves it for its pre-copy: the merge has just written the
+   * merged segment, and those pages are still dirty when the replicas start writing theirs. On one
+   * host the replicas' writes and that writeback meet the kernel's dirty-page limit together (at
+   * about 2 GiB here, writers are then held to the disk's own speed), so a baseline written onto a
+   * clean cache would compare them with a disk that never had to write anything back. Writes a copy
+   * of {@code files} into {@code dir}, unsynced; {@link #delete} removes it.
+   */
+  static void dirtyLikeAMerge(List<Path> files, Path dir) throws IOException {
+    copy(files, dir);
+  }
+
+  static void delete(List<Path> files, Path dir) throws IOException {
+    for (Path f : files) {
+      Files.deleteIfExists(dir.resolve(f.getFileName() + ".rawcopy"));
+    }
+  }
+
+  private static long copy(List<Path> files, Path dir) throws IOException {
     Files.createDirectories(dir);
     ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
     long bytes = 0;
-    long start = System.nanoTime();
     for (Path f : files) {
       Path target = dir.resolve(f.getFileName() + ".rawcopy");
       try (FileChannel in = FileChannel.open(f, StandardOpenOption.READ);
@@ -96,10 +189,6 @@ final class RawSpeed {
         }
       }
     }
-    long nanos = System.nanoTime() - start;
-    for (Path f : files) {
-      Files.deleteIfExists(dir.resolve(f.getFileName() + ".rawcopy"));
-    }
-    return bytes / (nanos / 1e9);
+    return bytes;
   }
 }

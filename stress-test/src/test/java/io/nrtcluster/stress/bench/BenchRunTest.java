@@ -44,6 +44,11 @@ class BenchRunTest {
     assertThat(f.path("copyThroughput").path("ratio").asDouble()).isPositive();
     assertThat(f.path("copyThroughput").path("oneReplica").path("bytes").asLong()).isGreaterThanOrEqualTo(16L << 20);
     assertThat(f.path("copyThroughput").path("twoReplicas").path("bytes").asLong()).isGreaterThanOrEqualTo(16L << 20);
+    // Two replicas are compared with two raw transfers at once; each copy's CPU is reported per GiB.
+    assertThat(f.path("copyThroughput").path("diskWriteMiBPerSecTwoAtOnce").asDouble()).isPositive();
+    assertThat(f.path("copyThroughput").path("loopbackMiBPerSecTwoAtOnce").asDouble()).isPositive();
+    assertThat(f.path("copyThroughput").path("twoReplicas").path("replicaCpuSecPerGiB").asDouble()).isPositive();
+    assertThat(f.path("copyThroughput").path("oneReplica").path("replicaCpuSecPerGiB").asDouble()).isPositive();
     assertThat(f.path("replicaCpu").path("ratio").asDouble()).isPositive();
     assertThat(f.path("replicaCpu").has("docReplicationRatio")).isTrue();
     assertThat(f.path("searchWhileCopying").path("ratio").asDouble()).isPositive();
