@@ -39,6 +39,16 @@ public final class NodeLog {
     }
   }
 
+  /**
+   * One progress message of Lucene's replication classes ({@code Node.message}), at TRACE with the
+   * thread that reported it; nothing is formatted unless TRACE is on.
+   */
+  public void lucene(String message) {
+    if (log.isTraceEnabled()) {
+      trace("lucene [{}]: {}", Thread.currentThread().getName(), message);
+    }
+  }
+
   public void debug(String format, Object... args) {
     if (log.isDebugEnabled()) {
       log.debug(PREFIX + format, prefixed(args));

@@ -46,8 +46,8 @@ final class ReplicatingPrimaryNode extends PrimaryNode {
     if (log == null) {
       // Lucene's constructor reports before our fields are set: once per node, so its way is fine.
       super.message(message);
-    } else if (log.isTraceEnabled()) {
-      log.trace("lucene [{}]: {}", Thread.currentThread().getName(), message);
+    } else {
+      log.lucene(message);
     }
   }
 
