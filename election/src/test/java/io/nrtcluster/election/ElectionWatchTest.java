@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.AfterEach;
@@ -32,8 +30,7 @@ class ElectionWatchTest {
   @BeforeEach
   void start() throws Exception {
     zk = new TestingServer(true);
-    client = CuratorFrameworkFactory.builder().connectString(zk.getConnectString())
-        .sessionTimeoutMs(4000).connectionTimeoutMs(2000).retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
+    client = TestZkClients.builder(zk.getConnectString()).build();
     client.start();
     client.create().creatingParentsIfNeeded().forPath(layout.indexPath());
     watch = new ElectionWatch(client, layout, wakeUps::incrementAndGet, (c, state) -> { });

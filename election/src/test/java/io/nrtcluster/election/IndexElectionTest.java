@@ -74,8 +74,7 @@ class IndexElectionTest {
   }
 
   private CuratorFramework client() {
-    CuratorFramework c = CuratorFrameworkFactory.builder().connectString(zk.getConnectString())
-        .sessionTimeoutMs(4000).connectionTimeoutMs(2000).retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
+    CuratorFramework c = TestZkClients.builder(zk.getConnectString()).build();
     c.start();
     clients.add(c);
     return c;

@@ -47,8 +47,7 @@ class ZooKeeperAclTest {
   }
 
   private CuratorFramework client(ZooKeeperAuth auth) throws InterruptedException {
-    CuratorFramework c = ZooKeeperAuth.configure(CuratorFrameworkFactory.builder(), auth).connectString(zk.getConnectString())
-        .sessionTimeoutMs(4000).connectionTimeoutMs(2000).retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
+    CuratorFramework c = ZooKeeperAuth.configure(TestZkClients.builder(zk.getConnectString()), auth).build();
     c.start();
     clients.add(c);
     assertThat(c.blockUntilConnected(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
