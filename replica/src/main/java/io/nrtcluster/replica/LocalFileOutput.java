@@ -5,7 +5,6 @@ import io.nrtcluster.common.StorageException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import org.apache.lucene.store.FilterIndexOutput;
-import org.apache.lucene.store.IndexOutput;
 
 /**
  * The temp file a copied file is written to. Any I/O error it raises comes from local storage (disk
@@ -15,8 +14,11 @@ import org.apache.lucene.store.IndexOutput;
 final class LocalFileOutput extends FilterIndexOutput {
   private final String copiedFile;
 
-  LocalFileOutput(IndexOutput out, String copiedFile) {
+  private final ChannelFileOutput channel;
+
+  LocalFileOutput(ChannelFileOutput out, String copiedFile) {
     super("LocalFileOutput(" + out + ")", out.getName(), out);
+    this.channel = out;
     this.copiedFile = copiedFile;
   }
 
@@ -38,19 +40,10 @@ final class LocalFileOutput extends FilterIndexOutput {
     }
   }
 
-  /**
-   * Writes all of {@code bytes}' remaining bytes: with one call and no copy when the temp file is a
-   * {@link ChannelFileOutput}, else through a heap copy.
-   */
+  /** Writes all of {@code bytes}' remaining bytes with one call and no copy. */
   void writeBuffer(ByteBuffer bytes) throws IOException {
     try {
-      if (out instanceof ChannelFileOutput channel) {
-        channel.writeBuffer(bytes);
-      } else {
-        byte[] copy = new byte[bytes.remaining()];
-        bytes.get(copy);
-        out.writeBytes(copy, 0, copy.length);
-      }
+      channel.writeBuffer(bytes);
     } catch (IOException e) {
       throw failure("writing", e);
     }

@@ -248,19 +248,16 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   }
 
   /**
-   * Temp files of copied files: written through a {@link ChannelFileOutput} when the index lives in a
-   * file-system directory (it always does for a replica), so received bytes reach the file without a
-   * heap copy; their I/O errors surface as {@link StorageException}.
+   * Temp files of copied files: written through a {@link ChannelFileOutput} in the index folder (a
+   * replica's directory is always a file-system one: {@link Replica} opens it), so received bytes
+   * reach the file without a heap copy; their I/O errors surface as {@link StorageException}.
    */
   @Override
   public IndexOutput createTempOutput(String prefix, String suffix, IOContext ioContext) throws IOException {
-    IndexOutput out;
+    ChannelFileOutput out;
     try {
-      if (FilterDirectory.unwrap(dir) instanceof FSDirectory fs) {
-        out = ChannelFileOutput.createTemp(fs.getDirectory(), prefix, suffix, tempCounter, ctx.config().storageFaults());
-      } else {
-        out = super.createTempOutput(prefix, suffix, ioContext);
-      }
+      out = ChannelFileOutput.createTemp(((FSDirectory) FilterDirectory.unwrap(dir)).getDirectory(), prefix, suffix,
+          tempCounter, ctx.config().storageFaults());
     } catch (IOException e) {
       throw new StorageException("creating a temp file for " + prefix + " failed: " + e, e);
     }
