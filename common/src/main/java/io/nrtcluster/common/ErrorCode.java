@@ -57,7 +57,11 @@ public enum ErrorCode {
    */
   TLS_HANDSHAKE(22),
   /** This node's TLS settings cannot be used: a key, certificate or store is missing, unreadable or invalid. */
-  TLS_CONFIG(23);
+  TLS_CONFIG(23),
+  /** A lifecycle or role transition the state table does not allow (a bug, never silently applied). */
+  ILLEGAL_TRANSITION(30),
+  /** The index has no searcher right now (a replica resyncing); retry. */
+  INDEX_UNAVAILABLE(31);
 
   private final int wire;
 

@@ -47,7 +47,8 @@ public final class ClusterNode implements Closeable {
     this.settings = settings;
     this.log = new NodeLog(LoggerFactory.getLogger(ClusterNode.class), "N" + host.nodeId() + "/" + settings.name(), this::primaryGen);
     this.roles = new RoleSwitch(host, settings, log, this::metrics, this::afterSwitch);
-    this.operations = new RoleOperations(roles, host.nodeId(), settings.name(), this::metrics);
+    this.operations = new RoleOperations(roles, host.nodeId(), settings.name(), this::metrics,
+        host.config().connectionTimeout().toMillis());
     this.progress = new ProgressReporter(host, settings.name(), roles, log, this::sampleMetrics);
     // Last: the gauges may read this node as soon as they are registered.
     this.metrics = host.metricsFor(this);
@@ -55,7 +56,7 @@ public final class ClusterNode implements Closeable {
 
   static ClusterNode open(NrtHost host, IndexSettings settings, RoleListener... listeners) throws IOException {
     ClusterNode node = new ClusterNode(host, settings);
-    node.roleListeners.addAll(java.util.List.of(listeners));
+    node.roleListeners.addAll(List.of(listeners));
     try {
       node.start();
     } catch (IOException | RuntimeException e) {
@@ -120,16 +121,16 @@ public final class ClusterNode implements Closeable {
   }
 
   /**
-   * Stops acknowledging writes for a hand-off and returns the primary, once no write is in flight
-   * (taken under the write side of the switch lock); null when this node is not a writable primary.
+   * Stops acknowledging writes for a hand-off to {@code target} and returns the primary, once no
+   * admitted write is in flight; null when this node is not a leading primary.
    */
-  Primary stopWritesForHandoff() {
-    return roles.stopWritesForHandoff();
+  Primary beginHandoff(int target) throws IOException {
+    return roles.beginHandoff(target);
   }
 
-  /** A hand-off did not happen: accept writes again if this node still holds its epoch. */
-  void resumeWritesAfterHandoff() {
-    roles.resumeWritesAfterHandoff();
+  /** A hand-off did not happen: writes resume if this node still holds its epoch. */
+  void abortHandoff(String why) throws IOException {
+    roles.abortHandoff(why);
   }
 
   IndexElection election() {
@@ -145,8 +146,14 @@ public final class ClusterNode implements Closeable {
     return settings.name();
   }
 
+  /** The role operators see (derived from {@link #state()}). */
   public Role role() {
     return roles.role();
+  }
+
+  /** The index's state on this node now (one snapshot; never blocks). */
+  public IndexState state() {
+    return roles.snapshot().state();
   }
 
   /** True when this node accepts writes right now. */
@@ -219,8 +226,11 @@ public final class ClusterNode implements Closeable {
    * The application source position of the newest point-in-time this node holds: after a failover,
    * the new primary's answer is where the application replays its own source from. Null if the
    * application never gave one.
+   *
+   * @throws IOException when it cannot be read (the index is closed, switching, or unreadable):
+   *     never confused with "none recorded"
    */
-  public String replayPosition() {
+  public String replayPosition() throws IOException {
     return roles.replayPosition();
   }
 
@@ -267,7 +277,7 @@ public final class ClusterNode implements Closeable {
 
   /** Stops taking part in the election at once, without resigning (the host is halting). */
   void leaveElectionAbruptly() {
-    roles.stopWrites();
+    roles.beginClose();
     progress.stop();
     if (operators != null) {
       operators.close();
@@ -289,7 +299,7 @@ public final class ClusterNode implements Closeable {
 
   /** Leaves the election (resigning when graceful) and closes whichever role is open. */
   private void stop(boolean graceful) throws IOException {
-    roles.markClosed();
+    roles.beginClose();
     progress.stop();
     if (operators != null) {
       operators.close();

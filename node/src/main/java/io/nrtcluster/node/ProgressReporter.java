@@ -7,6 +7,7 @@ import io.nrtcluster.election.MemberInfo;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.replica.Replica;
+import java.io.IOException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -17,8 +18,8 @@ import java.util.concurrent.TimeUnit;
  * NodeStatus} snapshot.
  *
  * <p>Guarantees: once started, the member znode is brought up to date about every 100 ms, and only
- * written when the progress changed; a snapshot is taken under the read side of the switch lock, so
- * it never mixes two roles; a failed report is logged at debug and retried by the next one, never
+ * written when the progress changed; it is read from one {@link IndexSnapshot}, so it never mixes
+ * two roles and never waits for a switch, a copy or the network; a failed report is logged at debug and retried by the next one, never
  * stopping the schedule; nothing is reported after the node closed.
  */
 final class ProgressReporter {
@@ -68,29 +69,33 @@ final class ProgressReporter {
     }
   }
 
+  /** This node's progress from one snapshot of the index's state: never waits for a switch or a copy. */
   MemberInfo memberInfo() {
-    roles.readLock().lock();
-    try {
-      Primary p = roles.primary();
-      Replica r = roles.replica();
-      Role role = roles.role();
-      String address = host.address().toString();
-      if (p != null) {
-        return new MemberInfo(host.nodeId(), address, role, p.primaryGen(), p.version(), p.lastCommitVersion(), false, 0);
-      }
-      if (r != null) {
-        return new MemberInfo(host.nodeId(), address, role, r.primaryGen(), r.searchingVersion(),
-            r.lastCommitVersion(), r.isCopying(), r.stats().lastCopyCompletedMillis());
-      }
-      return new MemberInfo(host.nodeId(), address, role, -1, -1, -1, false, 0);
-    } finally {
-      roles.readLock().unlock();
+    IndexSnapshot s = roles.snapshot();
+    Primary p = s.primary();
+    Replica r = s.replica();
+    Role role = s.role();
+    String address = host.address().toString();
+    if (p != null) {
+      return new MemberInfo(host.nodeId(), address, role, p.primaryGen(), p.version(), p.lastCommitVersion(), false, 0);
     }
+    if (r != null) {
+      return new MemberInfo(host.nodeId(), address, role, r.primaryGen(), r.searchingVersion(),
+          r.lastCommitVersion(), r.isCopying(), r.stats().lastCopyCompletedMillis());
+    }
+    return new MemberInfo(host.nodeId(), address, role, s.generation(), -1, -1, false, 0);
   }
 
   NodeStatus status() {
     MemberInfo m = memberInfo();
-    return new NodeStatus(host.nodeId(), index, host.address().toString(), roles.role(), m.primaryGen(),
-        m.searchingVersion(), m.commitVersion(), roles.primaryAddress(), m.copying(), m.lastCopyMillis(), roles.replayPosition());
+    String position;
+    try {
+      position = roles.replayPosition();
+    } catch (IOException | RuntimeException e) {
+      // A status is a best-effort picture; ClusterNode.replayPosition() reports the failure itself.
+      position = null;
+    }
+    return new NodeStatus(host.nodeId(), index, host.address().toString(), m.role(), m.primaryGen(),
+        m.searchingVersion(), m.commitVersion(), roles.primaryAddress(), m.copying(), m.lastCopyMillis(), position);
   }
 }

@@ -1,35 +1,46 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.common.IndexUnavailableException;
 import io.nrtcluster.common.NodeClosedException;
+import io.nrtcluster.common.NotPrimaryException;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.replica.Replica;
 import java.io.IOException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.store.AlreadyClosedException;
 
 /**
- * The application's writes, refreshes, commits and searches, run against whichever role {@link
- * RoleSwitch} has open.
+ * The application's writes, refreshes, commits and searches, run against the role the index's
+ * {@link IndexStateMachine} has open.
  *
- * <p>Guarantees: each operation runs under the read side of the switch lock, so it never sees a
- * half-switched node and a hand-off (which takes the write side to stop writes) knows every
- * acknowledged write is in its final version; writes, refreshes and a primary's commits fail with
- * {@link io.nrtcluster.common.NotPrimaryException} unless this node is a writable primary; with no
- * open role an operation fails with {@link NodeClosedException}.
+ * <p>Guarantees: a write is admitted only in {@link IndexState#LEADING}, checked under the read side
+ * of the admission lock that a transition out of that state takes exclusively, so a hand-off knows
+ * every acknowledged write is in its final version; refreshes and a primary's commits are admitted
+ * only while leading too, but hold no lock (a refresh waits for ZooKeeper); everything else fails at
+ * once with {@link NotPrimaryException} naming the primary when known. Searches and replica commits
+ * read a snapshot; during a role switch they wait for it (at most {@code switchWait}), on a closed
+ * index they fail with {@link NodeClosedException}.
  */
 final class RoleOperations {
   private final RoleSwitch roles;
   private final int nodeId;
   private final String index;
   private final Supplier<IndexMetrics> metrics;
+  private final long switchWaitMillis;
 
-  /** @param metrics the node's metrics; a supplier because they are registered after this is built */
-  RoleOperations(RoleSwitch roles, int nodeId, String index, Supplier<IndexMetrics> metrics) {
+  /**
+   * @param metrics the node's metrics; a supplier because they are registered after this is built
+   * @param switchWaitMillis how long a search or commit waits for a role switch to finish
+   */
+  RoleOperations(RoleSwitch roles, int nodeId, String index, Supplier<IndexMetrics> metrics, long switchWaitMillis) {
     this.roles = roles;
     this.nodeId = nodeId;
     this.index = index;
     this.metrics = metrics;
+    this.switchWaitMillis = switchWaitMillis;
   }
 
   /** One change through the primary's writer. */
@@ -40,64 +51,127 @@ final class RoleOperations {
 
   /** Runs a write on the primary ({@code what} names it in the refusal). */
   void write(String what, WriteOp op) throws IOException {
-    roles.readLock().lock();
+    IndexStateMachine machine = roles.machine();
+    machine.admission().lock();
     try {
-      op.apply(roles.requirePrimary(what).writer());
+      IndexSnapshot s = machine.snapshot();
+      if (!s.state().admitsWrites()) {
+        throw notPrimary(what, s);
+      }
+      op.apply(s.primary().writer());
     } finally {
-      roles.readLock().unlock();
+      machine.admission().unlock();
     }
   }
 
   /** Refreshes the primary, recording {@code sourcePosition} when not null; returns the new version. */
   long refresh(String sourcePosition) throws IOException {
-    roles.readLock().lock();
+    IndexSnapshot s = roles.snapshot();
+    if (!s.state().admitsWrites()) {
+      throw notPrimary("refresh", s);
+    }
+    Primary p = s.primary();
+    long started = System.nanoTime();
     try {
-      Primary p = roles.requirePrimary("refresh");
-      long started = System.nanoTime();
       long version = sourcePosition == null ? p.refresh() : p.refresh(sourcePosition);
       metrics.get().refreshed(System.nanoTime() - started);
       return version;
-    } finally {
-      roles.readLock().unlock();
+    } catch (NodeClosedException | AlreadyClosedException e) {
+      throw switchedAway("refresh", p, e);
     }
   }
 
-  /** Commits the open role: a primary only while writable, a replica always. */
+  /** Commits the open role: a primary only while leading, a replica always. */
   void commit() throws IOException {
-    roles.readLock().lock();
-    try {
-      Primary p = roles.primary();
-      if (p != null) {
-        roles.requirePrimary("commit");
-        p.commit();
-      } else {
-        Replica r = roles.replica();
-        if (r == null) {
-          throw new NodeClosedException("node " + nodeId + " has no open index " + index);
-        }
-        r.commit();
+    IndexSnapshot s = settled();
+    if (s.primary() != null) {
+      if (!s.state().admitsWrites()) {
+        throw notPrimary("commit", s);
       }
-    } finally {
-      roles.readLock().unlock();
+      try {
+        s.primary().commit();
+      } catch (NodeClosedException | AlreadyClosedException e) {
+        throw switchedAway("commit", s.primary(), e);
+      }
+      return;
     }
+    Replica r = s.replica();
+    if (r == null) {
+      throw closed(s);
+    }
+    r.commit();
   }
 
   /** A searcher of the open role's current version. */
   IndexSearcher acquireSearcher() throws IOException {
-    roles.readLock().lock();
-    try {
-      roles.ensureOpen();
-      Primary p = roles.primary();
-      if (p != null) {
-        return p.acquireSearcher();
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(switchWaitMillis);
+    while (true) {
+      IndexSnapshot s = settled();
+      try {
+        if (s.primary() != null) {
+          return s.primary().acquireSearcher();
+        }
+        if (s.replica() != null) {
+          return s.replica().acquireSearcher();
+        }
+        throw closed(s);
+      } catch (NodeClosedException | AlreadyClosedException e) {
+        // The role closed under us: a switch; look again at the next snapshot.
+        if (roles.snapshot() == s || System.nanoTime() > deadline) {
+          throw e;
+        }
       }
-      Replica r = roles.replica();
-      if (r == null) {
-        throw new NodeClosedException("node " + nodeId + " has no open index " + index);
-      }
-      return r.acquireSearcher();
-    } finally {
-      roles.readLock().unlock();
     }
+  }
+
+  /** The current snapshot once no switch is under way (waiting at most {@code switchWait}). */
+  private IndexSnapshot settled() throws IOException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(switchWaitMillis);
+    IndexStateMachine machine = roles.machine();
+    IndexSnapshot s = machine.snapshot();
+    while (switching(s.state())) {
+      long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+      if (left <= 0) {
+        throw new IndexUnavailableException("node " + nodeId + " is still switching " + index + " (" + s.state()
+            + ") after " + switchWaitMillis + " ms; retry");
+      }
+      try {
+        s = machine.awaitChange(s, left);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IndexUnavailableException("interrupted waiting for node " + nodeId + " to switch " + index);
+      }
+    }
+    return s;
+  }
+
+  private static boolean switching(IndexState state) {
+    return state == IndexState.STARTING || state == IndexState.PROMOTING || state == IndexState.DEMOTING;
+  }
+
+  private NodeClosedException closed(IndexSnapshot s) {
+    return new NodeClosedException("node " + nodeId + " has no open index " + index + " (" + s.state() + ")");
+  }
+
+  private NotPrimaryException notPrimary(String what, IndexSnapshot s) throws NodeClosedException {
+    if (s.state() == IndexState.CLOSING || s.state() == IndexState.CLOSED) {
+      throw closed(s);
+    }
+    return new NotPrimaryException("node " + nodeId + " cannot " + what + " on " + index + " (" + s.state() + ")",
+        s.followed() == null ? null : s.followed().address());
+  }
+
+  /** An operation on a primary that a switch closed meanwhile: refused like any other non-primary. */
+  private IOException switchedAway(String what, Primary p, Exception e) throws IOException {
+    IndexSnapshot now = roles.snapshot();
+    if (now.primary() == p && now.state().holdsPrimary()) {
+      if (e instanceof IOException io) {
+        throw io;
+      }
+      throw (RuntimeException) e;
+    }
+    NotPrimaryException n = notPrimary(what, now);
+    n.addSuppressed(e);
+    return n;
   }
 }

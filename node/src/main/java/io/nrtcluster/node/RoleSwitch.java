@@ -2,7 +2,6 @@ package io.nrtcluster.node;
 
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
-import io.nrtcluster.common.NotPrimaryException;
 import io.nrtcluster.election.ElectionListener;
 import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.PrimaryInfo;
@@ -15,23 +14,21 @@ import io.nrtcluster.transport.NodeAddress;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.ObjLongConsumer;
 import java.util.function.Supplier;
 
 /**
- * The role state of one index on one node and the election's listener that switches it: which of a
- * {@link Primary} or a {@link Replica} is open on the data directory, whose primary is followed, and
- * whether writes are accepted.
+ * Turns the election's decisions, an operator's hand-off and closing into events of the index's
+ * {@link IndexStateMachine}, and opens and closes the {@link Primary} or {@link Replica} each state
+ * needs on the data directory.
  *
- * <p>Guarantees: every switch (and the hand-off's stop of writes, and closing) runs under the write
- * side of the switch lock, and every operation on the open role is meant to run under its read side
- * ({@link #readLock()}), so no operation sees a half-switched node and a hand-off knows no write is
- * in flight; at most one of primary and replica is open; a primary accepts writes only while it is
- * not fenced, stepped down, handing off or closed; a node that steps down closes its primary
- * (dropping what was never replicated) and reopens a replica of the last followed primary.
- * Role-change notifications run after the lock is released, on the election's thread.
+ * <p>Guarantees: every switch runs on the state machine's event thread, one at a time and in order,
+ * so at most one of primary and replica is open; the election thread waits for promotions, follows
+ * and step-downs (a failed promotion gives the epoch up), while fencing and unfencing are queued
+ * without blocking ZooKeeper's thread; a hand-off in progress is never ended by a reconnect: only
+ * the hand-off decides, when it ends, whether writes resume; a node that steps down closes its
+ * primary (dropping what was never replicated) and reopens a replica of the last followed primary.
+ * Role-change notifications run after the switch, on the election's thread.
  */
 final class RoleSwitch implements ElectionListener {
   private final NrtHost host;
@@ -40,18 +37,13 @@ final class RoleSwitch implements ElectionListener {
   private final NodeLog log;
   private final Supplier<IndexMetrics> metrics;
   private final ObjLongConsumer<Role> afterSwitch;
-  private final ReentrantReadWriteLock switchLock = new ReentrantReadWriteLock();
+  private final IndexStateMachine machine;
   private volatile IndexElection election;
-  private volatile Primary primary;
-  private volatile Replica replica;
-  private volatile boolean writable;
-  private volatile PrimaryInfo followed;
-  private volatile boolean closed;
 
   /**
    * @param metrics the node's metrics; a supplier because they are registered after this is built
    *     (their gauges read the node, which reads this)
-   * @param afterSwitch told of each role change (role, generation or -1) outside the switch lock
+   * @param afterSwitch told of each role change (role, generation or -1) after the switch
    */
   RoleSwitch(NrtHost host, IndexSettings settings, NodeLog log, Supplier<IndexMetrics> metrics, ObjLongConsumer<Role> afterSwitch) {
     this.host = host;
@@ -60,11 +52,20 @@ final class RoleSwitch implements ElectionListener {
     this.log = log;
     this.metrics = metrics;
     this.afterSwitch = afterSwitch;
+    this.machine = new IndexStateMachine("nrt-index-" + host.nodeId() + "-" + settings.name(), log);
+  }
+
+  IndexStateMachine machine() {
+    return machine;
   }
 
   /** Opens the replica a node starts as, before it knows any primary. */
   void openFirstReplica() throws IOException {
-    replica = openReplica(null);
+    machine.call("open the local index", () -> {
+      Replica r = openReplica(null);
+      machine.transition(s -> s.replicating(r, null), "local index open");
+      return null;
+    });
   }
 
   /**
@@ -78,12 +79,6 @@ final class RoleSwitch implements ElectionListener {
   /** The election, or null before {@link #attach}. */
   IndexElection election() {
     return election;
-  }
-
-  /** The role the election gives this node ({@link Role#JOINING} before it exists). */
-  Role role() {
-    IndexElection e = election;
-    return e == null ? Role.JOINING : e.role();
   }
 
   private Replica openReplica(NodeAddress primaryAddress) throws IOException {
@@ -103,260 +98,294 @@ final class RoleSwitch implements ElectionListener {
         .build();
   }
 
+  private PrimaryConfig primaryConfig(long primaryGen, long forceVersion) {
+    return PrimaryConfig.builder()
+        .nodeId(host.nodeId())
+        .cluster(host.config().cluster())
+        .index(settings.name())
+        .dataDir(dataDir)
+        .bindHost(host.config().bindHost())
+        .primaryGen(primaryGen)
+        .forcePrimaryVersion(forceVersion)
+        .transport(host.config().transport())
+        .build();
+  }
+
   @Override
   public void becomePrimary(long primaryGen, long forceVersion) throws IOException {
-    switchLock.writeLock().lock();
-    try {
-      ensureOpen();
-      Replica r = replica;
-      if (r != null) {
-        // The writer opens this node's last commit: make it the point-in-time it searches now.
-        r.commit();
-        r.close();
-        replica = null;
-      }
-      PrimaryConfig pc = PrimaryConfig.builder()
-          .nodeId(host.nodeId())
-          .cluster(host.config().cluster())
-          .index(settings.name())
-          .dataDir(dataDir)
-          .bindHost(host.config().bindHost())
-          .primaryGen(primaryGen)
-          .forcePrimaryVersion(forceVersion)
-          .transport(host.config().transport())
-          .build();
-      Primary p = Primary.open(pc, settings.writerConfig().get(), host.transport());
+    machine.call("become primary", () -> {
+      IndexSnapshot before = requireOpen(machine.snapshot());
+      machine.transition(s -> s.withoutRoles(IndexState.PROMOTING), "won epoch " + primaryGen);
+      Primary p = null;
       try {
+        Replica r = before.replica();
+        if (r != null) {
+          // The writer opens this node's last commit: make it the point-in-time it searches now.
+          try {
+            r.commit();
+          } finally {
+            r.closeWithoutCommit();
+          }
+        }
+        p = Primary.open(primaryConfig(primaryGen, forceVersion), settings.writerConfig().get(), host.transport());
         p.setObserver(metrics.get().primaryObserver());
-        p.setPublishGate(version -> election.publishVersion(version));
-        primary = p;
-        election.publishVersion(p.version());
+        IndexElection e = election;
+        p.setPublishGate(e::publishVersion);
+        e.publishVersion(p.version());
+        Primary opened = p;
+        // A fence that arrived while promoting left the state alone: decide here, after the election did.
+        IndexState end = e.role() == Role.PRIMARY ? IndexState.LEADING : IndexState.FENCED;
+        machine.transition(s -> s.leading(end, opened), "epoch " + primaryGen + " published");
+        log.info("primary of epoch {} at version {} (replay from {})", primaryGen, p.version(), p.replayPosition());
+        return null;
       } catch (IOException | RuntimeException e) {
         // Left open, this primary would hold the index's write lock and every later election of
         // this node would fail on it; back to a replica, as a step-down does.
-        abandonPrimary(p, e);
+        abandonPromotion(p, before.followed(), e);
         throw e;
       }
-      followed = null;
-      writable = true;
-      log.info("primary of epoch {} at version {} (replay from {})", primaryGen, p.version(), p.replayPosition());
-    } finally {
-      switchLock.writeLock().unlock();
-    }
+    });
     afterSwitch.accept(Role.PRIMARY, primaryGen);
   }
 
-  /** A primary that could not take its epoch: rolled back to its last commit, a replica again. */
-  private void abandonPrimary(Primary p, Exception cause) {
-    primary = null;
-    try {
-      p.close();
-    } catch (IOException | RuntimeException e) {
-      cause.addSuppressed(e);
-    }
-    if (!closed) {
-      PrimaryInfo f = followed;
+  /** A promotion that failed: its primary closed (rolled back to its last commit), a replica again. */
+  private void abandonPromotion(Primary p, PrimaryInfo followed, Exception cause) {
+    if (p != null) {
       try {
-        replica = openReplica(f == null ? null : NodeAddress.parse(f.address()));
+        p.close();
       } catch (IOException | RuntimeException e) {
         cause.addSuppressed(e);
       }
+    }
+    try {
+      Replica r = openReplica(address(followed));
+      machine.transition(s -> s.replicating(r, followed), "promotion failed");
+    } catch (IOException | RuntimeException e) {
+      cause.addSuppressed(e);
     }
     log.warn("could not take the primary's epoch ({}); closed the primary and rejoined as a replica", cause.toString());
   }
 
   @Override
   public void followPrimary(PrimaryInfo info) throws IOException {
-    followed = info;
     NodeAddress address = NodeAddress.parse(info.address());
-    switchLock.writeLock().lock();
-    try {
-      ensureOpen();
-      Replica r = replica;
+    machine.call("follow " + info.nodeId(), () -> {
+      IndexSnapshot s = requireOpen(machine.snapshot());
+      Replica r = s.replica();
       if (r == null) {
-        replica = openReplica(address);
+        r = openReplica(address);
       } else {
         r.setPrimary(address);
       }
-    } finally {
-      switchLock.writeLock().unlock();
-    }
+      Replica following = r;
+      machine.transition(x -> x.replicating(following, info), "following node " + info.nodeId() + " of epoch " + info.primaryGen());
+      return null;
+    });
     afterSwitch.accept(Role.REPLICA, info.primaryGen());
   }
 
+  /** Queued: writes stop as soon as the events before it ran (none run long while leading). */
   @Override
   public void fenced() {
-    writable = false;
+    machine.submit("fence", () -> {
+      if (machine.state() == IndexState.LEADING) {
+        machine.moveTo(IndexState.FENCED, "ZooKeeper contact lost");
+      }
+      return null;
+    });
   }
 
+  /**
+   * Queued after any fence: resumes only a fenced primary whose election still says it holds the
+   * epoch; a hand-off or promotion in progress decides by itself when it ends.
+   */
   @Override
   public void unfenced() {
-    writable = primary != null;
+    machine.submit("unfence", () -> {
+      IndexElection e = election;
+      if (machine.state() == IndexState.FENCED && e != null && e.role() == Role.PRIMARY) {
+        machine.moveTo(IndexState.LEADING, "epoch confirmed after reconnect");
+      }
+      return null;
+    });
   }
 
   @Override
   public void stepDown() throws IOException {
-    writable = false;
-    switchLock.writeLock().lock();
-    try {
-      Primary p = primary;
-      primary = null;
-      if (p != null) {
-        // Rolls back to the last commit: whatever was never replicated is dropped here; the new
-        // primary's point-in-time replaces it.
-        p.close();
+    boolean stepped = machine.call("step down", () -> {
+      IndexSnapshot s = machine.snapshot();
+      if (!s.state().holdsPrimary()) {
+        return false;
       }
-      if (!closed && replica == null) {
-        PrimaryInfo f = followed;
-        replica = openReplica(f == null ? null : NodeAddress.parse(f.address()));
-      }
-    } finally {
-      switchLock.writeLock().unlock();
+      machine.transition(x -> x.withoutRoles(IndexState.DEMOTING), "the epoch is lost");
+      // Rolls back to the last commit: whatever was never replicated is dropped here; the new
+      // primary's point-in-time replaces it.
+      s.primary().close();
+      Replica r = openReplica(null);
+      machine.transition(x -> x.replicating(r, null), "stepped down");
+      return true;
+    });
+    if (stepped) {
+      log.warn("stepped down; rejoined as a replica");
+      afterSwitch.accept(Role.REPLICA, -1);
     }
-    log.warn("stepped down; rejoined as a replica");
-    afterSwitch.accept(Role.REPLICA, -1);
   }
 
   /**
-   * Stops acknowledging writes for a hand-off and returns the primary, once no write is in flight
-   * (taken under the write side of the switch lock); null when this node is not a writable primary.
+   * Stops acknowledging writes for a hand-off and returns the primary, once no admitted write is in
+   * flight; null when this node is not a leading primary.
    */
-  Primary stopWritesForHandoff() {
-    switchLock.writeLock().lock();
-    try {
-      Primary p = primary;
-      if (p == null || !writable) {
+  Primary beginHandoff(int target) throws IOException {
+    return machine.call("hand-off start", () -> {
+      IndexSnapshot s = machine.snapshot();
+      if (s.state() != IndexState.LEADING) {
         return null;
       }
-      writable = false;
-      return p;
-    } finally {
-      switchLock.writeLock().unlock();
-    }
-  }
-
-  /** A hand-off did not happen: accept writes again if this node still holds its epoch. */
-  void resumeWritesAfterHandoff() {
-    writable = primary != null && election.role() == Role.PRIMARY;
-  }
-
-  /** Refuses writes from now on (the node is leaving the election). */
-  void stopWrites() {
-    writable = false;
+      machine.moveTo(IndexState.HANDING_OFF, "hand-off to node " + target);
+      return s.primary();
+    });
   }
 
   /**
-   * The read side of the switch lock: held around every operation on the open role, so that it
-   * never runs while a switch is under way.
+   * A hand-off did not happen: writes resume if the election still says this node holds its epoch
+   * (fenced otherwise, until it does). Nothing changes when the hand-off ended otherwise already (a
+   * step-down, a close).
    */
-  Lock readLock() {
-    return switchLock.readLock();
+  void abortHandoff(String why) throws IOException {
+    machine.call("hand-off abort", () -> {
+      if (machine.state() == IndexState.HANDING_OFF) {
+        IndexElection e = election;
+        machine.moveTo(e != null && e.role() == Role.PRIMARY ? IndexState.LEADING : IndexState.FENCED, "hand-off failed: " + why);
+      }
+      return null;
+    });
   }
 
-  /** The primary, if this node accepts writes now; call under {@link #readLock()}. */
-  Primary requirePrimary(String what) throws NotPrimaryException {
-    Primary p = primary;
-    if (!writable || p == null) {
-      PrimaryInfo f = followed;
-      throw new NotPrimaryException("node " + host.nodeId() + " cannot " + what + " on " + settings.name(),
-          f == null ? null : f.address());
+  /** Refuses writes and switches from now on: the node is leaving (idempotent). */
+  void beginClose() {
+    try {
+      machine.call("close", () -> {
+        IndexState st = machine.state();
+        if (st != IndexState.CLOSING && st != IndexState.CLOSED) {
+          machine.moveTo(IndexState.CLOSING, "closing");
+        }
+        return null;
+      });
+    } catch (IOException | RuntimeException e) {
+      log.warn("closing: {}", e.toString());
     }
-    return p;
   }
 
-  void ensureOpen() throws NodeClosedException {
-    if (closed) {
+  /**
+   * Closes whichever role is open, on the event thread; a replica closes without committing unless
+   * {@code graceful} (a halt must leave the files as a crash would).
+   */
+  void closeRoles(boolean graceful) throws IOException {
+    try {
+      machine.call("close roles", () -> {
+        IndexSnapshot s = machine.snapshot();
+        if (s.state() == IndexState.CLOSED) {
+          return null;
+        }
+        machine.transition(x -> x.withoutRoles(IndexState.CLOSED), "closed");
+        Primary p = s.primary();
+        Replica r = s.replica();
+        try {
+          if (p != null) {
+            p.close();
+          }
+        } finally {
+          if (r != null) {
+            if (graceful) {
+              r.close();
+            } else {
+              r.closeWithoutCommit();
+            }
+          }
+        }
+        return null;
+      });
+    } finally {
+      machine.shutdown(host.config().connectionTimeout().toMillis());
+    }
+  }
+
+  private IndexSnapshot requireOpen(IndexSnapshot s) throws NodeClosedException {
+    if (s.state() == IndexState.CLOSING || s.state() == IndexState.CLOSED) {
       throw new NodeClosedException("node " + host.nodeId() + " closed index " + settings.name());
     }
+    return s;
+  }
+
+  private static NodeAddress address(PrimaryInfo info) {
+    return info == null ? null : NodeAddress.parse(info.address());
+  }
+
+  // Readers: one snapshot each, never a lock.
+
+  IndexSnapshot snapshot() {
+    return machine.snapshot();
+  }
+
+  /** The role operators see. */
+  Role role() {
+    return machine.snapshot().role();
   }
 
   boolean isClosed() {
-    return closed;
+    IndexState s = machine.state();
+    return s == IndexState.CLOSING || s == IndexState.CLOSED;
   }
 
   boolean isWritablePrimary() {
-    return writable && primary != null;
+    return machine.state().admitsWrites();
   }
 
   Primary primary() {
-    return primary;
+    return machine.snapshot().primary();
   }
 
   Replica replica() {
-    return replica;
+    return machine.snapshot().replica();
   }
 
   /** Version searched now, -1 with no open role. */
   long searchingVersion() {
-    Primary p = primary;
-    if (p != null) {
-      return p.version();
+    IndexSnapshot s = machine.snapshot();
+    if (s.primary() != null) {
+      return s.primary().version();
     }
-    Replica r = replica;
-    return r == null ? -1 : r.searchingVersion();
+    return s.replica() == null ? -1 : s.replica().searchingVersion();
   }
 
-  /** Generation led (primary) or followed (replica), -1 with no open role. */
+  /** Generation led (primary) or followed (replica), -1 when unknown. */
   long primaryGen() {
-    Primary p = primary;
-    if (p != null) {
-      return p.primaryGen();
+    IndexSnapshot s = machine.snapshot();
+    if (s.primary() != null) {
+      return s.primary().primaryGen();
     }
-    Replica r = replica;
-    return r == null ? -1 : r.primaryGen();
+    return s.replica() == null ? s.generation() : s.replica().primaryGen();
   }
 
-  /** The application source position of the newest point-in-time held, or null. */
-  String replayPosition() {
-    Primary p = primary;
-    if (p != null) {
-      return p.replayPosition();
+  /** The application source position of the newest point-in-time held; null if none was recorded. */
+  String replayPosition() throws IOException {
+    IndexSnapshot s = machine.snapshot();
+    if (s.primary() != null) {
+      return s.primary().replayPosition();
     }
-    Replica r = replica;
-    return r == null ? null : r.replayPosition();
+    if (s.replica() == null) {
+      throw new NodeClosedException("node " + host.nodeId() + " has no open index " + settings.name() + " (" + s.state() + ")");
+    }
+    return s.replica().replayPosition();
   }
 
   /** The primary's address as this node knows it (itself when primary), or null. */
   String primaryAddress() {
-    if (primary != null) {
+    IndexSnapshot s = machine.snapshot();
+    if (s.state().holdsPrimary() || s.state() == IndexState.PROMOTING) {
       return host.address().toString();
     }
-    PrimaryInfo f = followed;
+    PrimaryInfo f = s.followed();
     return f == null ? null : f.address();
-  }
-
-  /**
-   * No more switches: a step-down after this does not reopen a replica. Writes stop at once, before
-   * the election is left.
-   */
-  void markClosed() {
-    closed = true;
-    writable = false;
-  }
-
-  /**
-   * Closes whichever role is open, under the write side of the switch lock; a replica closes without
-   * committing unless {@code graceful} (a halt must leave the files as a crash would).
-   */
-  void closeRoles(boolean graceful) throws IOException {
-    switchLock.writeLock().lock();
-    try {
-      Primary p = primary;
-      Replica r = replica;
-      primary = null;
-      replica = null;
-      if (p != null) {
-        p.close();
-      }
-      if (r != null) {
-        if (graceful) {
-          r.close();
-        } else {
-          r.closeWithoutCommit();
-        }
-      }
-    } finally {
-      switchLock.writeLock().unlock();
-    }
   }
 }

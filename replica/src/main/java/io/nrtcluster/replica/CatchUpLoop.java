@@ -131,14 +131,15 @@ final class CatchUpLoop implements Runnable {
     }
   }
 
-  void close() {
+  /** Stops the loop and waits up to {@code millis} for an attempt under way to end. */
+  void close(long millis) {
     closed = true;
     synchronized (this) {
       notifyAll();
     }
     thread.interrupt();
     try {
-      thread.join(5000);
+      thread.join(Math.max(1, millis));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -1,9 +1,12 @@
 package io.nrtcluster.replica;
 
 import io.nrtcluster.common.GenerationStore;
+import io.nrtcluster.common.IllegalTransitionException;
+import io.nrtcluster.common.IndexUnavailableException;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.StalePrimaryGenerationException;
+import io.nrtcluster.common.TransitionTable;
 import io.nrtcluster.transport.Connection;
 import io.nrtcluster.transport.Message;
 import io.nrtcluster.transport.NodeAddress;
@@ -15,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongConsumer;
 import org.apache.lucene.index.IndexNotFoundException;
@@ -54,13 +58,31 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  */
 public final class Replica implements Closeable {
-  /** Lifecycle of a replica; transitions only forward, except RESYNCING back to RUNNING. */
+  /**
+   * Lifecycle of a replica: {@link #TRANSITIONS} lists every allowed move (forward only, except
+   * RESYNCING back to RUNNING once the local index is reopened); an illegal one is a bug, refused
+   * and logged, never applied.
+   */
   public enum State {
+    /** Opening the local index and syncing with the primary. */
     STARTING,
+    /** Searching and following its primary. */
     RUNNING,
+    /** Dropped its local index for the primary's; the last searcher serves until it is reopened. */
     RESYNCING,
-    CLOSED
+    /** Closed for good. */
+    CLOSED;
+
+    static final TransitionTable<State> TRANSITIONS = TransitionTable.builder("replica state", State.class)
+        .from(STARTING, RUNNING, CLOSED)
+        .from(RUNNING, RESYNCING, CLOSED)
+        .from(RESYNCING, RUNNING, CLOSED)
+        .from(CLOSED)
+        .build();
   }
+
+  /** How long a search waits for a searcher while the replica reopens its index. */
+  private static final long SEARCHER_WAIT_MILLIS = 10_000;
 
   private final ReplicaConfig config;
   private final ReplicaContext ctx;
@@ -72,9 +94,16 @@ public final class Replica implements Closeable {
   private final CatchUpLoop catchUp;
   private final List<LongConsumer> versionListeners = new CopyOnWriteArrayList<>();
   private final LagTracker lag = new LagTracker();
+  /**
+   * Guards the transitions of {@link #state} together with {@link #node} (held only for those
+   * assignments, never across I/O) and is notified on each.
+   */
+  private final Object lifecycle = new Object();
   private volatile ReplicatingReplicaNode node;
   private volatile IndexSearcher fallback;
   private volatile State state = State.STARTING;
+  /** The primary generation a resync reopens at (the catch-up thread's only). */
+  private long resyncGen = -1;
 
   private Replica(ReplicaConfig config, Transport transport, boolean ownsTransport, ReplicaObserver observer) throws IOException {
     this.config = config;
@@ -151,7 +180,9 @@ public final class Replica implements Closeable {
       log.info("primary {} unreachable; serving the last commit and retrying in the background", config.primary());
       node = openNode(commitGen);
     }
-    state = State.RUNNING;
+    synchronized (lifecycle) {
+      moveTo(State.RUNNING);
+    }
     catchUp.start();
     link.maintain();
     link.announce();
@@ -188,9 +219,13 @@ public final class Replica implements Closeable {
   }
 
   private CatchUpLoop.Outcome catchUpStep(long gen, long version) {
+    if (state == State.RESYNCING && !reopen()) {
+      // A failed reopen is retried with backoff: the replica never stops following.
+      return CatchUpLoop.Outcome.RETRY;
+    }
     ReplicatingReplicaNode n = node;
     if (state != State.RUNNING || n == null) {
-      return CatchUpLoop.Outcome.CAUGHT_UP;
+      return state == State.CLOSED ? CatchUpLoop.Outcome.CAUGHT_UP : CatchUpLoop.Outcome.RETRY;
     }
     try {
       if (gen < ctx.store().highestPrimaryGen()) {
@@ -247,37 +282,60 @@ public final class Replica implements Closeable {
 
   /**
    * Drops the local commit and copies the new primary's point-in-time from scratch (only files that
-   * differ cross the wire). The last searcher keeps serving until the new one is open.
+   * differ cross the wire). The last searcher keeps serving until the new one is open; a reopen that
+   * fails is retried by the catch-up loop. Runs on the catch-up thread.
    */
   private void resync(long primaryGen) {
-    ReplicatingReplicaNode old = node;
+    ReplicatingReplicaNode old;
+    synchronized (lifecycle) {
+      if (state != State.RUNNING) {
+        return;
+      }
+      moveTo(State.RESYNCING);
+      old = node;
+      node = null;
+      resyncGen = primaryGen;
+    }
     try {
       fallback = old.getSearcherManager().acquire();
     } catch (IOException | RuntimeException e) {
       fallback = null;
     }
-    state = State.RESYNCING;
     ctx.stats().resynced();
     IOUtils.closeWhileHandlingException(old);
-    ReplicatingReplicaNode fresh = null;
-    while (fresh == null && state == State.RESYNCING) {
+    reopen();
+  }
+
+  /**
+   * Opens the local index again after a resync dropped it; true once the replica runs again. When
+   * the replica was closed meanwhile, the fresh node is closed here, so nothing stays open holding
+   * the index's write lock.
+   */
+  private boolean reopen() {
+    long gen = resyncGen;
+    ReplicatingReplicaNode fresh;
+    try {
+      fresh = openNode(gen);
+    } catch (IOException | RuntimeException e) {
+      log.warn("resync with generation {} failed; starting from what is left locally: {}", gen, e.toString());
       try {
-        fresh = openNode(primaryGen);
-      } catch (IOException | RuntimeException e) {
-        log.warn("resync with generation {} failed; starting from what is left locally: {}", primaryGen, e.toString());
-        try {
-          fresh = openNode(commitGeneration());
-        } catch (IOException | RuntimeException e2) {
-          log.error("cannot reopen the local index", e2);
-          return;
-        }
+        fresh = openNode(commitGeneration());
+      } catch (IOException | RuntimeException e2) {
+        log.error("cannot reopen the local index; retrying: {}", e2.toString());
+        return false;
       }
     }
-    node = fresh;
-    synchronized (this) {
-      if (state == State.RESYNCING) {
-        state = State.RUNNING;
+    boolean installed;
+    synchronized (lifecycle) {
+      installed = state == State.RESYNCING;
+      if (installed) {
+        node = fresh;
+        moveTo(State.RUNNING);
       }
+    }
+    if (!installed) {
+      IOUtils.closeWhileHandlingException(fresh);
+      return false;
     }
     IndexSearcher f = fallback;
     fallback = null;
@@ -285,6 +343,23 @@ public final class Replica implements Closeable {
       releaseSearcher(f);
     }
     link.announce();
+    return true;
+  }
+
+  /** Moves {@link #state} to {@code to}; the caller holds {@link #lifecycle}. */
+  private void moveTo(State to) {
+    State from = state;
+    try {
+      State.TRANSITIONS.check(from, to);
+    } catch (IllegalTransitionException e) {
+      log.error("{}", e.getMessage());
+      throw new IllegalStateException(e.getMessage(), e);
+    }
+    state = to;
+    lifecycle.notifyAll();
+    if (from != State.STARTING || to != State.RUNNING) {
+      log.info("replica {} -> {}", from, to);
+    }
   }
 
   private final class LinkListener implements PrimaryLink.Listener {
@@ -325,27 +400,47 @@ public final class Replica implements Closeable {
     }
   }
 
-  /** Searcher of the current version. Release it with {@link #releaseSearcher}. */
+  /**
+   * Searcher of the current version. Release it with {@link #releaseSearcher}. While a resync
+   * reopens the index with no earlier searcher to serve, waits for it (boundedly) and then raises
+   * {@link IndexUnavailableException}; a closed replica raises {@link NodeClosedException}.
+   */
   public IndexSearcher acquireSearcher() throws IOException {
-    for (int attempt = 0; attempt < 100; attempt++) {
-      if (state == State.CLOSED) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SEARCHER_WAIT_MILLIS);
+    while (true) {
+      State st = state;
+      if (st == State.CLOSED) {
         throw new NodeClosedException("replica " + log.name() + " is closed");
       }
       ReplicatingReplicaNode n = node;
-      if (state == State.RUNNING && n != null && n.isStarted()) {
+      if (st == State.RUNNING && n != null && n.isStarted()) {
         try {
           return n.getSearcherManager().acquire();
         } catch (AlreadyClosedException e) {
-          // A resync swapped the node; look again.
+          // A resync or close swapped the node: look again.
+          continue;
         }
       }
       IndexSearcher f = fallback;
       if (f != null && f.getIndexReader().tryIncRef()) {
         return f;
       }
-      Thread.onSpinWait();
+      long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+      if (left <= 0) {
+        throw new IndexUnavailableException("replica " + log.name() + " has had no searcher for " + SEARCHER_WAIT_MILLIS
+            + " ms (" + st + "); retry");
+      }
+      synchronized (lifecycle) {
+        if (state == st && node == n) {
+          try {
+            lifecycle.wait(Math.min(left, 100));
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IndexUnavailableException("interrupted waiting for a searcher of replica " + log.name());
+          }
+        }
+      }
     }
-    throw new NodeClosedException("replica " + log.name() + " has no searcher available right now");
   }
 
   public void releaseSearcher(IndexSearcher searcher) {
@@ -370,18 +465,23 @@ public final class Replica implements Closeable {
   }
 
   /**
-   * The application's source position recorded with the point-in-time searched now, or null. After
-   * this replica is promoted, the application replays its source from here.
+   * The application's source position recorded with the point-in-time searched now, or null when
+   * none was ever recorded. After this replica is promoted, the application replays its source from
+   * here.
+   *
+   * @throws IOException when it cannot be read now (closed, reopening after a resync, or the
+   *     searched point-in-time cannot be read): never confused with "none recorded"
    */
-  public String replayPosition() {
+  public String replayPosition() throws IOException {
     ReplicatingReplicaNode n = node;
     if (n == null || !n.isStarted()) {
-      return null;
+      throw state == State.CLOSED ? new NodeClosedException("replica " + log.name() + " is closed")
+          : new IndexUnavailableException("replica " + log.name() + " is " + state + "; retry");
     }
     try {
       return n.replayPosition(n.getCurrentSearchingVersion());
-    } catch (IOException | AlreadyClosedException e) {
-      return null;
+    } catch (AlreadyClosedException e) {
+      throw new IndexUnavailableException("replica " + log.name() + " switched its index; retry: " + e.getMessage());
     }
   }
 
@@ -502,29 +602,35 @@ public final class Replica implements Closeable {
   }
 
   private void close(boolean commitFirst) throws IOException {
-    synchronized (this) {
+    if (state == State.CLOSED) {
+      return;
+    }
+    if (commitFirst && state == State.RUNNING) {
+      try {
+        commit();
+      } catch (IOException | RuntimeException e) {
+        log.warn("commit on close failed; a restart copies more", e);
+      }
+    }
+    ReplicatingReplicaNode n;
+    synchronized (lifecycle) {
       if (state == State.CLOSED) {
         return;
       }
-      if (state == State.RUNNING && commitFirst) {
-        try {
-          commit();
-        } catch (IOException | RuntimeException e) {
-          log.warn("commit on close failed; a restart copies more", e);
-        }
-      }
-      state = State.CLOSED;
+      moveTo(State.CLOSED);
+      n = node;
     }
-    catchUp.close();
+    // The catch-up thread runs resyncs: once it is gone, no node can be opened behind our back.
+    catchUp.close(config.closeTimeout().toMillis());
     link.close();
     runner.close(config.closeTimeout().toMillis());
     try {
-      ReplicatingReplicaNode n = node;
       if (n != null) {
         n.close();
       }
     } finally {
       IndexSearcher f = fallback;
+      fallback = null;
       if (f != null) {
         releaseSearcher(f);
       }

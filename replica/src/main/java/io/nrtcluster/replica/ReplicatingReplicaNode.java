@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.index.IndexNotFoundException;
@@ -63,8 +64,13 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   private final Object commitOrder = new Object();
   /** Replay positions of recently copied versions, as the primary reported them. */
   private final ConcurrentSkipListMap<Long, String> positions = new ConcurrentSkipListMap<>();
-  private long expectedGen = -1;
   private long nextPreCopyId = -1;
+  /** The copy-state {@link #newNRTPoint} fetched for Lucene's {@code newCopyJob}; under the monitor. */
+  private FetchedCopyState prefetched;
+  /** Mirror of Lucene's {@code lastPrimaryGen} for readers that must not take the monitor. */
+  private volatile long generation = -1;
+  /** The NRT copy running now (Lucene's {@code curNRTCopy}), readable without the monitor. */
+  private final AtomicReference<CopyJob> nrtCopy = new AtomicReference<>();
   /** Temp outputs created and not yet taken by their copy (only between the two, so a handful). */
   private final Map<String, LocalFileOutput> tempOutputs = new ConcurrentHashMap<>();
   private final AtomicLong tempCounter = new AtomicLong();
@@ -84,32 +90,78 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   /** Opens the last commit, syncing first if it came from another primary generation. */
   void startAt(long primaryGen) throws IOException {
     start(primaryGen);
+    generation = lastPrimaryGen;
   }
 
-  synchronized long lastPrimaryGen() {
-    return lastPrimaryGen;
+  /**
+   * The primary generation of the point-in-time searched (or being switched to): a volatile read,
+   * never the node's monitor, so log lines, status and the member record never wait for a copy.
+   */
+  long lastPrimaryGen() {
+    return generation;
   }
 
   boolean isStarted() {
     return mgr != null;
   }
 
-  /** Version of the NRT copy running now, or -1. */
-  synchronized long copyingVersion() {
-    return curNRTCopy == null ? -1 : curNRTCopy.getCopyState().version();
+  /** True while an NRT point is being copied; never waits for the node's monitor. */
+  @Override
+  public boolean isCopying() {
+    return nrtCopy.get() != null;
+  }
+
+  /** Version of the NRT copy running now, or -1; never waits for the node's monitor. */
+  long copyingVersion() {
+    CopyJob job = nrtCopy.get();
+    return job == null ? -1 : job.getCopyState().version();
   }
 
   @Override
-  public synchronized CopyJob newNRTPoint(long newPrimaryGen, long version) throws IOException {
-    requireCurrentGeneration(newPrimaryGen, "NRT point version " + version);
-    expectedGen = newPrimaryGen;
-    try {
-      return super.newNRTPoint(newPrimaryGen, version);
-    } finally {
-      expectedGen = -1;
-    }
+  protected synchronized void maybeNewPrimary(long newPrimaryGen) throws IOException {
+    super.maybeNewPrimary(newPrimaryGen);
+    generation = lastPrimaryGen;
   }
 
+  /**
+   * Lucene's {@code newNRTPoint}, with the copy-state asked for first, outside the node's monitor:
+   * Lucene holds the monitor while it builds the copy job, and the request may wait for the
+   * primary's answer up to the request timeout. Returns null when there is nothing to copy or the
+   * primary could not be asked (the caller retries).
+   */
+  @Override
+  public CopyJob newNRTPoint(long newPrimaryGen, long version) throws IOException {
+    requireCurrentGeneration(newPrimaryGen, "NRT point version " + version);
+    if (mgr != null && newPrimaryGen == generation && version <= getCurrentSearchingVersion()) {
+      return null;
+    }
+    Connection c = link.current();
+    if (c == null) {
+      return null;
+    }
+    FetchedCopyState fetched;
+    try {
+      fetched = fetchCopyState(c, newPrimaryGen);
+    } catch (NodeCommunicationException e) {
+      log.debug("asking for the copy-state of version {} failed: {}", version, e.toString());
+      return null;
+    }
+    FetchedCopyState unused;
+    CopyJob job;
+    synchronized (this) {
+      prefetched = fetched;
+      try {
+        job = super.newNRTPoint(newPrimaryGen, version);
+      } finally {
+        unused = prefetched;
+        prefetched = null;
+      }
+    }
+    if (unused != null) {
+      unused.release();
+    }
+    return job;
+  }
   /** Starts pre-copying a merged segment for pre-copy {@code preCopyId} of primary generation {@code gen}. */
   synchronized CopyJob preCopyMerge(long preCopyId, long gen, Map<String, FileMetaData> files, AtomicBoolean finished)
       throws IOException {
@@ -141,6 +193,34 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     if (files != null) {
       return StreamingCopyJob.forMerge(reason, this, files, onceDone, c, nextPreCopyId, ctx);
     }
+    FetchedCopyState fetched = prefetched;
+    prefetched = null;
+    if (fetched == null) {
+      // Lucene's start-up sync (no reader needs the monitor yet): ask now.
+      fetched = fetchCopyState(c, -1);
+    }
+    try {
+      return StreamingCopyJob.forNrtPoint(reason, this, highPriority, onceDone, fetched.connection(), fetched.state(),
+          fetched.copyStateId(), ctx);
+    } catch (IOException | RuntimeException e) {
+      fetched.release();
+      throw e;
+    }
+  }
+
+  /** A copy-state the primary handed out (and holds for us until released). */
+  private record FetchedCopyState(Connection connection, CopyState state, long copyStateId) {
+    void release() {
+      connection.request(id -> new Message.ReleaseCopyState(id, copyStateId)).exceptionally(t -> null);
+    }
+  }
+
+  /**
+   * Asks the primary for its current copy-state and checks it (generation, conflicts with our last
+   * commit); the caller holds no monitor readers need. {@code expectedGen} is the generation the
+   * announcement named, or -1 for any.
+   */
+  private FetchedCopyState fetchCopyState(Connection c, long expectedGen) throws IOException {
     Message.CopyStateReply reply;
     try {
       reply = (Message.CopyStateReply) c.request(id -> new Message.GetCopyState(id, id()))
@@ -151,9 +231,10 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
       throw new NodeCommunicationException("asking the primary for its copy-state failed", e.getCause() == null ? e : e.getCause());
     }
+    FetchedCopyState fetched = new FetchedCopyState(c, new CopyState(WireFiles.fromWire(reply.files()), reply.version(),
+        reply.gen(), reply.infosBytes(), reply.completedMergeFiles(), reply.primaryGen(), null), reply.copyStateId());
     try {
-      CopyState state = new CopyState(WireFiles.fromWire(reply.files()), reply.version(), reply.gen(),
-          reply.infosBytes(), reply.completedMergeFiles(), reply.primaryGen(), null);
+      CopyState state = fetched.state();
       if (reply.replayPosition() != null) {
         positions.put(reply.version(), reply.replayPosition());
         while (positions.size() > 128) {
@@ -168,9 +249,9 @@ final class ReplicatingReplicaNode extends ReplicaNode {
       if (mgr != null) {
         checkNoConflictWithLastCommit(state);
       }
-      return StreamingCopyJob.forNrtPoint(reason, this, highPriority, onceDone, c, state, reply.copyStateId(), ctx);
+      return fetched;
     } catch (IOException | RuntimeException e) {
-      c.request(id -> new Message.ReleaseCopyState(id, reply.copyStateId())).exceptionally(t -> null);
+      fetched.release();
       throw e;
     }
   }
@@ -308,6 +389,10 @@ final class ReplicatingReplicaNode extends ReplicaNode {
 
   @Override
   protected void launch(CopyJob job) {
+    if (job == curNRTCopy) {
+      // Lucene launches its current NRT copy under the monitor; merges are launched otherwise.
+      nrtCopy.set(job);
+    }
     runner.launch((StreamingCopyJob) job);
   }
 
@@ -325,6 +410,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   protected void finishNRTCopy(CopyJob job, long startNS) throws IOException {
     boolean installed = false;
     try {
+      nrtCopy.compareAndSet(job, null);
       super.finishNRTCopy(job, startNS);
       installed = !job.getFailed();
       if (installed) {

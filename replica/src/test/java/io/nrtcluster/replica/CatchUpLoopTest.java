@@ -50,7 +50,7 @@ class CatchUpLoopTest {
       loop.announce(1, 31);
       await().until(() -> attempts.size() == 3);
     } finally {
-      loop.close();
+      loop.close(5000);
     }
   }
 
@@ -66,7 +66,7 @@ class CatchUpLoopTest {
       await().until(() -> attempts.size() >= 2);
       assertThat(attempts).containsExactly(10L, 11L);
     } finally {
-      loop.close();
+      loop.close(5000);
     }
   }
 }
