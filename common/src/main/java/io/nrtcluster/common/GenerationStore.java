@@ -14,13 +14,23 @@ import java.util.Properties;
  * A node's small durable facts that must survive restarts and must never go backwards: the highest
  * primary generation it has seen and the highest index version it has published or searched. Kept
  * outside the index directory (Lucene deletes unknown files there). Updates are atomic: write a temp
- * file, fsync, rename.
+ * file, rename it over the old one.
+ *
+ * <p>A durable update (a new primary generation, a commit) fsyncs the temp file, renames it, and then
+ * fsyncs the directory, as Lucene's {@code FSDirectory.syncMetaData} does: the rename is a change to
+ * the directory, and until the directory is synced a power loss can bring the old file back, making
+ * the node forget a generation it already saw. Like Lucene's {@code IOUtils.fsync(dir, true)}, the
+ * directory sync is skipped on Windows (a directory cannot be opened there and NTFS journals the
+ * rename) and an error of the directory's fsync itself (some file systems refuse it) is ignored; an
+ * error opening the directory is not. A temp file left by a crash is never read and is overwritten
+ * by the next update.
  */
 public final class GenerationStore {
   private static final String GEN = "highestPrimaryGen";
   private static final String VERSION = "highestVersion";
   private static final String COMMITTED_VERSION = "committedVersion";
   private static final String COMMITTED_POSITION = "committedReplayPosition";
+  private static final boolean WINDOWS = System.getProperty("os.name", "").startsWith("Windows");
 
   private final Path file;
   private long highestPrimaryGen = -1;
@@ -43,7 +53,8 @@ public final class GenerationStore {
         store.highestVersion = Long.parseLong(p.getProperty(VERSION, "-1"));
         store.committedVersion = Long.parseLong(p.getProperty(COMMITTED_VERSION, "-1"));
         store.committedPosition = p.getProperty(COMMITTED_POSITION);
-      } catch (IOException | NumberFormatException e) {
+      } catch (IOException | IllegalArgumentException e) {
+        // IllegalArgumentException: a malformed number, or a malformed unicode escape (Properties.load).
         throw new StorageException("cannot read node state " + file, e);
       }
     }
@@ -59,8 +70,9 @@ public final class GenerationStore {
   }
 
   /**
-   * Records that generation {@code gen} was seen; durable before returning when it is new. Returns
-   * false (and changes nothing) when {@code gen} is lower than one seen before.
+   * Records that generation {@code gen} was seen; durable before returning when it is new (file and
+   * directory fsynced). Returns false (and changes nothing) when {@code gen} is lower than one seen
+   * before.
    */
   public synchronized boolean observeGeneration(long gen) throws StorageException {
     if (gen < highestPrimaryGen) {
@@ -86,7 +98,7 @@ public final class GenerationStore {
 
   /**
    * Records that version {@code version} was committed with application replay position {@code
-   * position} (may be null). Durable before returning.
+   * position} (may be null). Durable before returning (file and directory fsynced).
    */
   public synchronized void recordCommit(long version, String position) throws StorageException {
     committedVersion = version;
@@ -125,8 +137,26 @@ public final class GenerationStore {
         }
       }
       Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      if (sync) {
+        fsyncDirectory(file.toAbsolutePath().getParent());
+      }
     } catch (IOException e) {
       throw new StorageException("cannot write node state " + file, e);
+    }
+  }
+
+  /** Makes the rename into {@code dir} durable; see the class comment for what is skipped. */
+  private static void fsyncDirectory(Path dir) throws IOException {
+    if (WINDOWS) {
+      return;
+    }
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      try {
+        ch.force(true);
+      } catch (IOException e) {
+        // Lucene does the same: Linux and macOS sync directories; a file system that cannot is not
+        // made unusable for it.
+      }
     }
   }
 }

@@ -5,7 +5,6 @@ import io.nrtcluster.common.NamedThreadFactory;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -197,6 +196,7 @@ final class Elector {
     }
   }
 
+  /** Reads ZooKeeper, asks {@link ElectionDecision} what to do, and does it. */
   private void evaluate() throws Exception {
     if (closed || client.getState() != CuratorFrameworkState.STARTED || !client.getZookeeperClient().isConnected()) {
       return;
@@ -210,17 +210,23 @@ final class Elector {
     }
     if (current != null) {
       noPrimarySince = -1;
-      if (current.nodeId() == config.nodeId()) {
-        if (stat.getEphemeralOwner() == sessionId()) {
-          if (role == Role.FENCED) {
-            synchronized (roleLock) {
-              role = role.moveTo(Role.PRIMARY);
-            }
-            log.info("ZooKeeper contact back and epoch {} still ours: writes resume", myEpoch);
-            listener.unfenced();
-          }
-          return;
+    }
+    boolean ours = current != null && current.nodeId() == config.nodeId() && stat.getEphemeralOwner() == sessionId();
+    ElectionDecision.Decision d = ElectionDecision.onPrimaryZnode(config.nodeId(), role, current, ours, followed);
+    if (d.stepDown()) {
+      stepDown(current != null ? "node " + current.nodeId() + " holds epoch " + current.primaryGen()
+          : "the primary znode of epoch " + myEpoch + " is gone");
+    }
+    switch (d.action()) {
+      case NOTHING -> { }
+      case UNFENCE -> {
+        synchronized (roleLock) {
+          role = role.moveTo(Role.PRIMARY);
         }
+        log.info("ZooKeeper contact back and epoch {} still ours: writes resume", myEpoch);
+        listener.unfenced();
+      }
+      case REMOVE_STALE_OWN_ZNODE -> {
         // A primary znode with our id from another session is our own earlier incarnation: dead.
         log.info("removing the primary znode of an earlier session of this node (epoch {})", current.primaryGen());
         try {
@@ -229,12 +235,8 @@ final class Elector {
           // Gone already.
         }
         scheduleEvaluate(0);
-        return;
       }
-      if (role == Role.PRIMARY || role == Role.FENCED) {
-        stepDown("node " + current.nodeId() + " holds epoch " + current.primaryGen());
-      }
-      if (!current.equals(followed)) {
+      case FOLLOW -> {
         followed = current;
         synchronized (roleLock) {
           role = role.moveTo(Role.REPLICA);
@@ -242,49 +244,33 @@ final class Elector {
         log.info("following primary {} at {} (epoch {})", current.nodeId(), current.address(), current.primaryGen());
         listener.followPrimary(current);
       }
-      return;
+      case ELECT -> elect();
+      default -> throw new IllegalStateException("unexpected first-stage decision " + d);
     }
-    if (role == Role.PRIMARY || role == Role.FENCED) {
-      stepDown("the primary znode of epoch " + myEpoch + " is gone");
-    }
+  }
+
+  /** No primary znode: claim or wait, as {@link ElectionDecision#withoutPrimary} decides. */
+  private void elect() throws Exception {
     followed = null;
     long now = System.nanoTime();
     if (noPrimarySince < 0) {
       noPrimarySince = now;
       log.info("no primary; electing in {}", config.settleTime());
     }
-    List<MemberInfo> members;
+    long waited = (now - noPrimarySince) / 1_000_000;
+    long settle = config.settleTime().toMillis();
     Integer successor = epochs.designatedSuccessor();
-    if (successor != null) {
-      members = readMembers();
-      boolean alive = members.stream().anyMatch(m -> m.nodeId() == successor);
-      if (alive) {
-        // An operator chose the next primary: only it claims, at once.
-        if (successor == config.nodeId()) {
-          claim(members);
-        } else {
-          scheduleEvaluate(config.retryInterval().toMillis());
-        }
-        return;
-      }
+    List<MemberInfo> members = ElectionDecision.needsMembers(successor, config.automatic(), waited, settle)
+        ? readMembers() : List.of();
+    ElectionDecision.Decision d = ElectionDecision.withoutPrimary(config.nodeId(), successor, members, config.automatic(),
+        waited, settle, config.retryInterval().toMillis());
+    if (d.successorDead()) {
       log.warn("designated successor {} is not a live member; electing normally", successor);
     }
-    if (!config.automatic()) {
-      // Manual failover: wait for an operator to designate the next primary.
-      scheduleEvaluate(config.retryInterval().toMillis());
-      return;
-    }
-    long waited = (now - noPrimarySince) / 1_000_000;
-    if (waited < config.settleTime().toMillis()) {
-      scheduleEvaluate(config.settleTime().toMillis() - waited);
-      return;
-    }
-    members = readMembers();
-    Optional<MemberInfo> best = members.stream().filter(m -> m.role() != Role.CLOSED).max(MemberInfo::rank);
-    if (best.isPresent() && best.get().nodeId() == config.nodeId()) {
+    if (d.action() == ElectionDecision.Action.CLAIM) {
       claim(members);
     } else {
-      scheduleEvaluate(config.retryInterval().toMillis());
+      scheduleEvaluate(d.delayMillis());
     }
   }
 

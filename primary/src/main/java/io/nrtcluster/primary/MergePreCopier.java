@@ -1,13 +1,17 @@
 package io.nrtcluster.primary;
 
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.primary.PreCopyResult.Outcome;
+import io.nrtcluster.primary.PreCopyResult.ReplicaOutcome;
 import io.nrtcluster.transport.Connection;
 import io.nrtcluster.transport.FileMeta;
 import io.nrtcluster.transport.Message;
 import io.nrtcluster.transport.ReplyListener;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,7 +26,8 @@ import org.apache.lucene.replicator.nrt.FileMetaData;
  * <p>Waiting is bounded twice: a replica that sends no progress for {@code keepAlive} is skipped,
  * and the whole pre-copy ends at {@code timeout}. A skipped replica copies the merged files later,
  * with the NRT point that first references them. A replica that connects while a pre-copy runs is
- * included in it. Files of a pre-copy are servable exactly while it runs.
+ * included in it. Files of a pre-copy are servable exactly while it runs. The {@link PreCopyResult}
+ * says, for each replica, whether it copied, failed, or was skipped and why.
  */
 final class MergePreCopier {
   private final NodeLog log;
@@ -61,7 +66,8 @@ final class MergePreCopier {
       }
       pc.await();
       long bytes = files.values().stream().mapToLong(FileMetaData::length).sum();
-      PreCopyResult result = new PreCopyResult(segment, bytes, files.size(), pc.targets.size(), pc.succeeded(), System.nanoTime() - started);
+      PreCopyResult result = new PreCopyResult(segment, bytes, files.size(), pc.targets.size(), pc.succeeded(),
+          System.nanoTime() - started, pc.outcomes());
       last = result;
       observer.preCopyFinished(result);
       log.info("pre-copied merged segment {} ({} files) to {} of {} replicas in {} ms",
@@ -116,7 +122,8 @@ final class MergePreCopier {
   private final class PreCopy {
     final long id;
     final Map<String, FileMeta> files;
-    final Map<Connection, Target> targets = new HashMap<>();
+    /** In the order replicas were included, for the result. */
+    final Map<Connection, Target> targets = new LinkedHashMap<>();
     final long deadline;
 
     PreCopy(long id, Map<String, FileMeta> files) {
@@ -131,6 +138,8 @@ final class MergePreCopier {
       volatile long lastHeard = System.nanoTime();
       volatile boolean done;
       volatile boolean success;
+      /** Why this target ended; set once, by whoever ended it first. */
+      volatile Outcome outcome;
 
       Target(Connection connection) {
         this.connection = connection;
@@ -143,22 +152,31 @@ final class MergePreCopier {
           case Message.PreCopyProgress p -> {
             return false;
           }
-          case Message.PreCopyDone d -> finish(d.success());
-          default -> finish(false);
+          case Message.PreCopyDone d -> finish(d.success(), d.success() ? Outcome.COPIED : Outcome.FAILED);
+          default -> finish(false, Outcome.FAILED);
         }
         return true;
       }
 
       @Override
       public void onFailure(Throwable cause) {
-        finish(false);
+        // Also called when we skip it (cancel): the skip's outcome was set first and stays.
+        finish(false, connection.isOpen() ? Outcome.FAILED : Outcome.DISCONNECTED);
       }
 
-      private void finish(boolean ok) {
+      private void finish(boolean ok, Outcome why) {
         synchronized (PreCopy.this) {
           success = ok;
           done = true;
+          end(why);
           PreCopy.this.notifyAll();
+        }
+      }
+
+      /** Records why this target ended, unless it already has. */
+      void end(Outcome why) {
+        if (outcome == null) {
+          outcome = why;
         }
       }
     }
@@ -182,12 +200,13 @@ final class MergePreCopier {
           }
           if (!t.connection.isOpen()) {
             t.done = true;
+            t.end(Outcome.DISCONNECTED);
           } else if (now - t.lastHeard > keepAlive.toNanos()) {
             log.warn("replica {} sent no pre-copy progress for {}; merging without it", t.connection.peerNodeId(), keepAlive);
-            skip(t);
+            skip(t, Outcome.NO_PROGRESS);
           } else if (now > deadline) {
             log.warn("replica {} did not finish pre-copy within {}; merging without it", t.connection.peerNodeId(), timeout);
-            skip(t);
+            skip(t, Outcome.DEADLINE);
           } else {
             waiting = true;
           }
@@ -199,17 +218,28 @@ final class MergePreCopier {
       }
     }
 
-    private void skip(Target t) {
+    private void skip(Target t, Outcome why) {
       t.done = true;
+      t.end(why);
       t.connection.cancel(t.requestId);
     }
 
     synchronized void abandonRemaining() {
       for (Target t : targets.values()) {
         if (!t.done) {
-          skip(t);
+          skip(t, Outcome.ABANDONED);
         }
       }
+    }
+
+    /** Each target's outcome so far; one still running (the primary is closing) is abandoned. */
+    synchronized List<ReplicaOutcome> outcomes() {
+      List<ReplicaOutcome> out = new ArrayList<>(targets.size());
+      for (Target t : targets.values()) {
+        Outcome o = t.outcome;
+        out.add(new ReplicaOutcome(t.connection.peerNodeId(), o == null ? Outcome.ABANDONED : o));
+      }
+      return out;
     }
 
     synchronized int succeeded() {

@@ -1,0 +1,145 @@
+package io.nrtcluster.election;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The decisions of one election step, as pure functions of what the {@link Elector} read from
+ * ZooKeeper: no I/O, no clock, no state. The elector reads, asks, and acts on the answer.
+ *
+ * <p>A step is decided in two stages so that the I/O stays in the elector's order: {@link
+ * #onPrimaryZnode} first, from the primary znode alone (a primary whose znode is gone or taken
+ * steps down before anything else is read); then, only when there is no primary, {@link
+ * #withoutPrimary} from the designated successor and the members. {@link #needsMembers} says when
+ * that second stage needs the members read at all.
+ *
+ * <p>Guarantees: only the designated successor claims while it is a live member; with no live
+ * successor, a node claims only when failover is automatic, the settle time has passed, and it is
+ * the best-ranked member that has not left ({@link MemberInfo#rank}; {@link Role#CLOSED} members
+ * never win); a primary znode of this node from another session is removed, never followed or
+ * adopted; a fenced primary whose own session still holds the znode resumes.
+ */
+final class ElectionDecision {
+  private ElectionDecision() {}
+
+  /** What the elector does. */
+  enum Action {
+    /** Nothing changes (this session leads, or this node already follows the primary). */
+    NOTHING,
+    /** This session still holds the primary znode and this node is fenced: writes resume. */
+    UNFENCE,
+    /** The primary znode has this node's id but another (earlier, dead) session: delete it, look again at once. */
+    REMOVE_STALE_OWN_ZNODE,
+    /** Another node is primary and this node does not follow it yet: follow it. */
+    FOLLOW,
+    /** There is no primary: go on with {@link #withoutPrimary}. */
+    ELECT,
+    /** Claim the next epoch. */
+    CLAIM,
+    /** The designated successor is a live member and not this node: look again in {@code delayMillis}. */
+    WAIT_FOR_SUCCESSOR,
+    /** Failover is manual and no live successor is designated: look again in {@code delayMillis}. */
+    WAIT_FOR_OPERATOR,
+    /** No primary for less than the settle time: look again when it has passed. */
+    WAIT_TO_SETTLE,
+    /** Another member ranks higher (or none is eligible): look again in {@code delayMillis}, it may have died. */
+    WAIT_FOR_BETTER_CANDIDATE
+  }
+
+  /**
+   * One decision.
+   *
+   * @param action what to do
+   * @param stepDown whether this node, primary or fenced now, must step down first
+   * @param delayMillis for the waits: when to evaluate again; 0 otherwise
+   * @param successorDead a successor is designated but is not a live member, so the election goes
+   *     on as if none were (worth a warning)
+   */
+  record Decision(Action action, boolean stepDown, long delayMillis, boolean successorDead) {
+    static Decision of(Action action) {
+      return new Decision(action, false, 0, false);
+    }
+
+    static Decision waiting(Action action, long delayMillis, boolean successorDead) {
+      return new Decision(action, false, delayMillis, successorDead);
+    }
+  }
+
+  /**
+   * Stage one: what the primary znode says.
+   *
+   * @param self this node's id
+   * @param role this node's role now
+   * @param current the primary znode's content, or null when there is none
+   * @param ownedByThisSession whether the znode's ephemeral owner is this node's current session
+   *     (only looked at when {@code current} has this node's id)
+   * @param followed the primary this node follows now, or null
+   * @return {@link Action#NOTHING}, {@link Action#UNFENCE}, {@link Action#REMOVE_STALE_OWN_ZNODE},
+   *     {@link Action#FOLLOW} or {@link Action#ELECT}, with {@code stepDown} set when this node
+   *     leads (or is fenced) and the znode is gone or another node's
+   */
+  static Decision onPrimaryZnode(int self, Role role, PrimaryInfo current, boolean ownedByThisSession, PrimaryInfo followed) {
+    boolean leading = role == Role.PRIMARY || role == Role.FENCED;
+    if (current == null) {
+      return new Decision(Action.ELECT, leading, 0, false);
+    }
+    if (current.nodeId() == self) {
+      if (!ownedByThisSession) {
+        return Decision.of(Action.REMOVE_STALE_OWN_ZNODE);
+      }
+      return Decision.of(role == Role.FENCED ? Action.UNFENCE : Action.NOTHING);
+    }
+    return new Decision(current.equals(followed) ? Action.NOTHING : Action.FOLLOW, leading, 0, false);
+  }
+
+  /**
+   * Whether {@link #withoutPrimary} will look at the members: always when a successor is designated
+   * (is it alive?), otherwise only once an automatic election has settled.
+   */
+  static boolean needsMembers(Integer successor, boolean automatic, long noPrimaryMillis, long settleMillis) {
+    return successor != null || (automatic && noPrimaryMillis >= settleMillis);
+  }
+
+  /**
+   * Stage two, when there is no primary: claim, or when to look again.
+   *
+   * @param self this node's id
+   * @param successor the designated successor, or null
+   * @param members the live members; read when {@link #needsMembers} says so, otherwise unused
+   * @param automatic whether nodes claim by themselves ({@link ElectionConfig#automatic()})
+   * @param noPrimaryMillis how long this node has seen no primary
+   * @param settleMillis {@link ElectionConfig#settleTime()}
+   * @param retryMillis {@link ElectionConfig#retryInterval()}
+   */
+  static Decision withoutPrimary(int self, Integer successor, List<MemberInfo> members, boolean automatic,
+      long noPrimaryMillis, long settleMillis, long retryMillis) {
+    boolean successorDead = false;
+    if (successor != null) {
+      if (isMember(successor, members)) {
+        // An operator chose the next primary: only it claims, at once.
+        return successor == self ? Decision.of(Action.CLAIM) : Decision.waiting(Action.WAIT_FOR_SUCCESSOR, retryMillis, false);
+      }
+      successorDead = true;
+    }
+    if (!automatic) {
+      return Decision.waiting(Action.WAIT_FOR_OPERATOR, retryMillis, successorDead);
+    }
+    if (noPrimaryMillis < settleMillis) {
+      return Decision.waiting(Action.WAIT_TO_SETTLE, settleMillis - noPrimaryMillis, successorDead);
+    }
+    Optional<MemberInfo> best = best(members);
+    if (best.isPresent() && best.get().nodeId() == self) {
+      return new Decision(Action.CLAIM, false, 0, successorDead);
+    }
+    return Decision.waiting(Action.WAIT_FOR_BETTER_CANDIDATE, retryMillis, successorDead);
+  }
+
+  /** The member that should lead: the highest {@link MemberInfo#rank} among those not {@link Role#CLOSED}. */
+  static Optional<MemberInfo> best(List<MemberInfo> members) {
+    return members.stream().filter(m -> m.role() != Role.CLOSED).max(MemberInfo::rank);
+  }
+
+  private static boolean isMember(int nodeId, List<MemberInfo> members) {
+    return members.stream().anyMatch(m -> m.nodeId() == nodeId);
+  }
+}

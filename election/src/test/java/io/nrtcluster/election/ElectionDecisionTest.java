@@ -1,0 +1,194 @@
+package io.nrtcluster.election;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nrtcluster.election.ElectionDecision.Action;
+import io.nrtcluster.election.ElectionDecision.Decision;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** The election's decisions without ZooKeeper: ranking, settling, successors, manual failover, stale znodes. */
+@Timeout(30)
+class ElectionDecisionTest {
+  private static final int ME = 2;
+  private static final long SETTLE = 3_000;
+  private static final long RETRY = 500;
+  private static final PrimaryInfo OTHER = new PrimaryInfo(5, "h5:1", 9);
+  private static final PrimaryInfo MINE = new PrimaryInfo(ME, "h2:1", 9);
+
+  private static MemberInfo member(int id, Role role, long gen, long searching, long commit) {
+    return new MemberInfo(id, "h" + id + ":1", role, gen, searching, commit, false, 0);
+  }
+
+  private static Decision elect(Integer successor, List<MemberInfo> members, boolean automatic, long noPrimaryMillis) {
+    return ElectionDecision.withoutPrimary(ME, successor, members, automatic, noPrimaryMillis, SETTLE, RETRY);
+  }
+
+  // ---------------------------------------------------------------- stage one: the primary znode
+
+  @ParameterizedTest
+  @EnumSource(value = Role.class, names = {"PRIMARY", "FENCED"})
+  void aLeaderWhoseZnodeIsGoneStepsDownAndElects(Role role) {
+    assertThat(ElectionDecision.onPrimaryZnode(ME, role, null, false, null))
+        .isEqualTo(new Decision(Action.ELECT, true, 0, false));
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = Role.class, names = {"JOINING", "REPLICA"})
+  void aNonLeaderWithoutAPrimaryElectsWithoutSteppingDown(Role role) {
+    assertThat(ElectionDecision.onPrimaryZnode(ME, role, null, false, OTHER))
+        .isEqualTo(new Decision(Action.ELECT, false, 0, false));
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = Role.class, names = {"PRIMARY", "FENCED"})
+  void aLeaderSeeingAnotherNodesZnodeStepsDownAndFollowsIt(Role role) {
+    assertThat(ElectionDecision.onPrimaryZnode(ME, role, OTHER, false, null))
+        .isEqualTo(new Decision(Action.FOLLOW, true, 0, false));
+  }
+
+  @Test
+  void aReplicaFollowsANewPrimaryAndKeepsFollowingTheSameOne() {
+    assertThat(ElectionDecision.onPrimaryZnode(ME, Role.JOINING, OTHER, false, null).action()).isEqualTo(Action.FOLLOW);
+    assertThat(ElectionDecision.onPrimaryZnode(ME, Role.REPLICA, OTHER, false, new PrimaryInfo(4, "h4:1", 8)))
+        .as("a new epoch is followed").isEqualTo(new Decision(Action.FOLLOW, false, 0, false));
+    assertThat(ElectionDecision.onPrimaryZnode(ME, Role.REPLICA, OTHER, false, new PrimaryInfo(5, "h5:1", 9)))
+        .as("the same primary again changes nothing").isEqualTo(new Decision(Action.NOTHING, false, 0, false));
+  }
+
+  @Test
+  void theOwnZnodeOfThisSessionKeepsALeaderAndUnfencesAFencedOne() {
+    assertThat(ElectionDecision.onPrimaryZnode(ME, Role.PRIMARY, MINE, true, null)).isEqualTo(Decision.of(Action.NOTHING));
+    assertThat(ElectionDecision.onPrimaryZnode(ME, Role.FENCED, MINE, true, null)).isEqualTo(Decision.of(Action.UNFENCE));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Role.class)
+  void theOwnZnodeOfAnEarlierSessionIsRemovedNeverAdoptedOrFollowed(Role role) {
+    Decision d = ElectionDecision.onPrimaryZnode(ME, role, MINE, false, null);
+    assertThat(d).isEqualTo(Decision.of(Action.REMOVE_STALE_OWN_ZNODE));
+  }
+
+  // ---------------------------------------------------------------- stage two: no primary
+
+  @Test
+  void theBestRankedMemberClaimsOnceSettled() {
+    List<MemberInfo> members = List.of(
+        member(1, Role.REPLICA, 3, 100, 90),
+        member(ME, Role.REPLICA, 4, 50, 40), // highest primary generation wins over a higher version
+        member(3, Role.REPLICA, 3, 200, 200));
+    assertThat(elect(null, members, true, SETTLE)).isEqualTo(Decision.of(Action.CLAIM));
+    assertThat(elect(null, members, true, SETTLE + 10_000)).isEqualTo(Decision.of(Action.CLAIM));
+  }
+
+  @Test
+  void aLowerRankedMemberWaitsForTheBestOne() {
+    List<MemberInfo> members = List.of(member(1, Role.REPLICA, 4, 51, 0), member(ME, Role.REPLICA, 4, 50, 40));
+    assertThat(elect(null, members, true, SETTLE)).isEqualTo(Decision.waiting(Action.WAIT_FOR_BETTER_CANDIDATE, RETRY, false));
+  }
+
+  @Test
+  void rankingIsGenerationThenSearchingVersionThenCommitVersionThenNodeId() {
+    assertThat(best(member(1, Role.REPLICA, 5, 1, 1), member(2, Role.REPLICA, 4, 99, 99))).isEqualTo(1);
+    assertThat(best(member(1, Role.REPLICA, 4, 10, 1), member(2, Role.REPLICA, 4, 9, 99))).isEqualTo(1);
+    assertThat(best(member(1, Role.REPLICA, 4, 10, 8), member(2, Role.REPLICA, 4, 10, 7))).isEqualTo(1);
+    assertThat(best(member(1, Role.REPLICA, 4, 10, 8), member(2, Role.REPLICA, 4, 10, 8))).as("tie: higher node id").isEqualTo(2);
+  }
+
+  @Test
+  void theRankingIsTheSameWhateverOrderTheMembersAreReadIn() {
+    String fixed = System.getProperty("nrt.test.seed");
+    long seed = fixed != null && !fixed.isBlank() ? Long.parseLong(fixed.trim()) : new Random().nextLong();
+    Random random = new Random(seed);
+    for (int round = 0; round < 200; round++) {
+      List<MemberInfo> members = new ArrayList<>();
+      int n = 1 + random.nextInt(6);
+      for (int id = 1; id <= n; id++) {
+        Role role = random.nextInt(4) == 0 ? Role.CLOSED : Role.REPLICA;
+        members.add(member(id, role, random.nextInt(3), random.nextInt(3), random.nextInt(3)));
+      }
+      Integer expected = ElectionDecision.best(members).map(MemberInfo::nodeId).orElse(null);
+      Collections.shuffle(members, random);
+      assertThat(ElectionDecision.best(members).map(MemberInfo::nodeId).orElse(null))
+          .as("seed %d round %d: %s", seed, round, members).isEqualTo(expected);
+      if (expected != null) {
+        MemberInfo winner = ElectionDecision.best(members).orElseThrow();
+        assertThat(winner.role()).as("seed %d", seed).isNotEqualTo(Role.CLOSED);
+        for (MemberInfo m : members) {
+          if (m.role() != Role.CLOSED) {
+            assertThat(MemberInfo.rank(winner, m)).as("seed %d: %s against %s", seed, winner, m).isGreaterThanOrEqualTo(0);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void aClosedMemberNeverWinsHoweverFarAhead() {
+    List<MemberInfo> members = List.of(member(9, Role.CLOSED, 99, 999, 999), member(ME, Role.REPLICA, 1, 1, 1));
+    assertThat(ElectionDecision.best(members).orElseThrow().nodeId()).isEqualTo(ME);
+    assertThat(elect(null, members, true, SETTLE)).isEqualTo(Decision.of(Action.CLAIM));
+    assertThat(ElectionDecision.best(List.of(member(9, Role.CLOSED, 1, 1, 1)))).isEmpty();
+    assertThat(elect(null, List.of(member(9, Role.CLOSED, 1, 1, 1)), true, SETTLE))
+        .as("nobody eligible: look again later").isEqualTo(Decision.waiting(Action.WAIT_FOR_BETTER_CANDIDATE, RETRY, false));
+    assertThat(elect(null, List.of(), true, SETTLE)).isEqualTo(Decision.waiting(Action.WAIT_FOR_BETTER_CANDIDATE, RETRY, false));
+  }
+
+  @Test
+  void evenTheBestWaitsForTheSettleTimeAndOnlyForWhatIsLeftOfIt() {
+    List<MemberInfo> alone = List.of(member(ME, Role.REPLICA, 1, 1, 1));
+    assertThat(elect(null, alone, true, 0)).isEqualTo(Decision.waiting(Action.WAIT_TO_SETTLE, SETTLE, false));
+    assertThat(elect(null, alone, true, 1_000)).isEqualTo(Decision.waiting(Action.WAIT_TO_SETTLE, SETTLE - 1_000, false));
+    assertThat(elect(null, alone, true, SETTLE - 1)).isEqualTo(Decision.waiting(Action.WAIT_TO_SETTLE, 1, false));
+    assertThat(elect(null, alone, true, SETTLE)).isEqualTo(Decision.of(Action.CLAIM));
+    assertThat(ElectionDecision.needsMembers(null, true, SETTLE - 1, SETTLE)).as("no members read while settling").isFalse();
+    assertThat(ElectionDecision.needsMembers(null, true, SETTLE, SETTLE)).isTrue();
+  }
+
+  @Test
+  void aLiveDesignatedSuccessorClaimsAtOnceAndEveryoneElseWaits() {
+    List<MemberInfo> members = List.of(member(1, Role.REPLICA, 9, 999, 999), member(ME, Role.REPLICA, 1, 1, 1));
+    // Not even the settle time or a better rank or manual failover stop the successor.
+    assertThat(elect(ME, members, true, 0)).isEqualTo(Decision.of(Action.CLAIM));
+    assertThat(elect(ME, members, false, 0)).isEqualTo(Decision.of(Action.CLAIM));
+    // The best-ranked node does not claim while another is designated.
+    assertThat(ElectionDecision.withoutPrimary(1, ME, members, true, SETTLE, SETTLE, RETRY))
+        .isEqualTo(Decision.waiting(Action.WAIT_FOR_SUCCESSOR, RETRY, false));
+    assertThat(ElectionDecision.needsMembers(ME, false, 0, SETTLE)).as("is the successor alive?").isTrue();
+  }
+
+  @Test
+  void aDeadDesignatedSuccessorIsIgnoredAndTheElectionGoesOnNormally() {
+    List<MemberInfo> members = List.of(member(1, Role.REPLICA, 1, 1, 1), member(ME, Role.REPLICA, 4, 4, 4));
+    int dead = 7;
+    assertThat(elect(dead, members, true, 0)).isEqualTo(Decision.waiting(Action.WAIT_TO_SETTLE, SETTLE, true));
+    assertThat(elect(dead, members, true, SETTLE)).isEqualTo(new Decision(Action.CLAIM, false, 0, true));
+    assertThat(ElectionDecision.withoutPrimary(1, dead, members, true, SETTLE, SETTLE, RETRY))
+        .isEqualTo(Decision.waiting(Action.WAIT_FOR_BETTER_CANDIDATE, RETRY, true));
+    assertThat(elect(dead, members, false, SETTLE))
+        .as("manual failover: an operator must designate a live one").isEqualTo(Decision.waiting(Action.WAIT_FOR_OPERATOR, RETRY, true));
+  }
+
+  @Test
+  void manualFailoverNeverClaimsByItselfHoweverLongItWaits() {
+    List<MemberInfo> alone = List.of(member(ME, Role.REPLICA, 9, 9, 9));
+    for (long waited : new long[] {0, SETTLE, 1_000 * SETTLE}) {
+      assertThat(elect(null, alone, false, waited)).isEqualTo(Decision.waiting(Action.WAIT_FOR_OPERATOR, RETRY, false));
+      assertThat(ElectionDecision.needsMembers(null, false, waited, SETTLE)).isFalse();
+    }
+  }
+
+  private static int best(MemberInfo... members) {
+    List<MemberInfo> list = new ArrayList<>(List.of(members));
+    int forward = ElectionDecision.best(list).orElseThrow().nodeId();
+    Collections.reverse(list);
+    assertThat(ElectionDecision.best(list).orElseThrow().nodeId()).as("order of members").isEqualTo(forward);
+    return forward;
+  }
+}
