@@ -1,5 +1,6 @@
 package io.nrtcluster.election;
 
+import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -15,6 +16,25 @@ public final class ClusterView {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterView.class);
 
   private ClusterView() {}
+
+  /**
+   * {@link #members(CuratorFramework, ZkLayout)} over {@code zk}, failing with the library's typed
+   * errors (denied access: {@link io.nrtcluster.common.ZooKeeperAccessException}; anything else:
+   * {@link io.nrtcluster.common.ConnectionException}).
+   */
+  public static List<MemberInfo> members(ZooKeeperSession zk, ZkLayout layout) throws NrtClusterException {
+    return ZkCalls.call(zk.auth(), "reading the members of " + layout.indexPath(), () -> members(zk.curator(), layout));
+  }
+
+  /** {@link #primary(CuratorFramework, ZkLayout)} over {@code zk}, failing as {@link #members(ZooKeeperSession, ZkLayout)}. */
+  public static Optional<PrimaryInfo> primary(ZooKeeperSession zk, ZkLayout layout) throws NrtClusterException {
+    return ZkCalls.call(zk.auth(), "reading the primary of " + layout.indexPath(), () -> primary(zk.curator(), layout));
+  }
+
+  /** {@link #indexes(CuratorFramework, String)} over {@code zk}, failing as {@link #members(ZooKeeperSession, ZkLayout)}. */
+  public static Optional<List<String>> indexes(ZooKeeperSession zk, String cluster) throws NrtClusterException {
+    return ZkCalls.call(zk.auth(), "listing the indexes of " + cluster, () -> indexes(zk.curator(), cluster));
+  }
 
   /** Every live member, sorted by node id; malformed entries are skipped with a warning. */
   public static List<MemberInfo> members(CuratorFramework client, ZkLayout layout) throws Exception {

@@ -39,6 +39,11 @@ public final class IndexElection implements Closeable {
   private final Elector elector;
   private final ElectionWatch watch;
 
+  /** An election over the shared {@code zk} session. */
+  public IndexElection(ZooKeeperSession zk, ElectionConfig config, MemberInfo initial, ElectionListener listener) {
+    this(zk.curator(), config, initial, listener);
+  }
+
   public IndexElection(CuratorFramework client, ElectionConfig config, MemberInfo initial, ElectionListener listener) {
     this.client = client;
     this.config = config;
