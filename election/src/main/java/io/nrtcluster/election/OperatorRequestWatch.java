@@ -6,8 +6,6 @@ import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
 import java.io.Closeable;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.curator.framework.CuratorFramework;
@@ -27,11 +25,17 @@ import org.apache.zookeeper.KeeperException;
  * <p>Connection-state handling: the cache re-reads after a reconnect, so a request written while
  * this node was disconnected is still seen. Each request is acted on at most once per node: a
  * command whose ack exists is not run again (not even after a restart), and a hand-off is only
- * picked up in status REQUESTED and moved on with versioned writes.
+ * picked up in status REQUESTED and moved on with versioned writes. What a node remembers of the
+ * requests it took on is bounded ({@link SeenRequests}): it does not grow with the commands
+ * operators send over the node's lifetime.
+ *
+ * <p>The cache calls its listeners on one thread, so the checks made there need no lock.
  */
 public final class OperatorRequestWatch implements Closeable {
   static final String COMMAND_PREFIX = "cmd-";
   static final String ACK_PREFIX = "ack-";
+  /** Commands remembered at most (see {@link SeenRequests}); far more than operators send at once. */
+  static final int SEEN_CAPACITY = 1024;
 
   private final CuratorFramework client;
   private final ZkLayout layout;
@@ -39,10 +43,17 @@ public final class OperatorRequestWatch implements Closeable {
   private final OperatorHandler handler;
   private final NodeLog log;
   private final ExecutorService worker;
-  private final Set<String> seen = ConcurrentHashMap.newKeySet();
+  private final SeenRequests seenCommands;
+  /** The hand-off request last taken on: only one hand-off znode exists at a time, and ids are never reused. */
+  private volatile String seenHandoff;
   private volatile CuratorCache cache;
 
   public OperatorRequestWatch(ZooKeeperSession zk, ZkLayout layout, int nodeId, OperatorHandler handler, NodeLog log) {
+    this(zk, layout, nodeId, handler, log, SEEN_CAPACITY);
+  }
+
+  OperatorRequestWatch(ZooKeeperSession zk, ZkLayout layout, int nodeId, OperatorHandler handler, NodeLog log, int seenCapacity) {
+    this.seenCommands = new SeenRequests(seenCapacity);
     this.client = zk.curator();
     this.layout = layout;
     this.nodeId = nodeId;
@@ -73,6 +84,7 @@ public final class OperatorRequestWatch implements Closeable {
     cache = c;
     c.listenable().addListener(CuratorCacheListener.builder()
         .forCreatesAndChanges((before, after) -> onChange(after))
+        .forDeletes(this::onDelete)
         .forInitialized(() -> c.stream().forEach(this::onChange))
         .build());
     c.start();
@@ -95,9 +107,10 @@ public final class OperatorRequestWatch implements Closeable {
       log.warn("ignoring {}", e.getMessage());
       return;
     }
-    if (request.status() != Handoff.Status.REQUESTED || !handler.acceptsHandoff(request) || !seen.add("handoff-" + request.requestId())) {
+    if (request.status() != Handoff.Status.REQUESTED || request.requestId().equals(seenHandoff) || !handler.acceptsHandoff(request)) {
       return;
     }
+    seenHandoff = request.requestId();
     worker.execute(() -> runHandoff(request, data.getStat().getVersion()));
   }
 
@@ -126,10 +139,22 @@ public final class OperatorRequestWatch implements Closeable {
       log.warn("ignoring command {}: {}", name, e.getMessage());
       return;
     }
-    if (!command.addresses(nodeId) || !seen.add(name)) {
+    if (!command.addresses(nodeId) || !seenCommands.firstTime(name)) {
       return;
     }
     worker.execute(() -> runCommand(name, data.getPath(), command));
+  }
+
+  /** A withdrawn command is forgotten: what this node remembers stays as small as what ZooKeeper holds. */
+  private void onDelete(ChildData data) {
+    if (layout.commands().equals(ZKPaths.getPathAndNode(data.getPath()).getPath())) {
+      seenCommands.forget(ZKPaths.getNodeFromPath(data.getPath()));
+    }
+  }
+
+  /** How many commands this node remembers having taken on (for tests). */
+  int rememberedCommands() {
+    return seenCommands.size();
   }
 
   private void runCommand(String name, String path, OperatorCommand command) {

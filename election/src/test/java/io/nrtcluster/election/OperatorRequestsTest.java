@@ -77,8 +77,12 @@ class OperatorRequestsTest {
   }
 
   private OperatorRequestWatch node(int nodeId, Recorder handler) throws Exception {
+    return node(nodeId, handler, OperatorRequestWatch.SEEN_CAPACITY);
+  }
+
+  private OperatorRequestWatch node(int nodeId, Recorder handler, int seenCapacity) throws Exception {
     NodeLog log = new NodeLog(LoggerFactory.getLogger(OperatorRequestsTest.class), "N" + nodeId, () -> -1);
-    OperatorRequestWatch w = new OperatorRequestWatch(session(), LAYOUT, nodeId, handler, log);
+    OperatorRequestWatch w = new OperatorRequestWatch(session(), LAYOUT, nodeId, handler, log, seenCapacity);
     w.start();
     open.add(w);
     return w;
@@ -179,5 +183,42 @@ class OperatorRequestsTest {
     tool.designateSuccessor(3);
     tool.designateSuccessor(4);
     await().atMost(WAIT).until(() -> new String(s.curator().getData().forPath(LAYOUT.successor())).equals("4"));
+  }
+
+  @Test
+  void aNodeForgetsTheCommandsOperatorsWithdrew() throws Exception {
+    Recorder n1 = new Recorder();
+    OperatorRequestWatch w = node(1, n1);
+    OperatorRequests tool = new OperatorRequests(session(), LAYOUT);
+    for (int i = 0; i < 30; i++) {
+      String id = tool.send(i % 2 == 0 ? OperatorCommand.commitAll() : OperatorCommand.commit(1));
+      assertThat(tool.awaitAcks(id, List.of(1), WAIT)).containsOnlyKeys(1);
+      tool.withdraw(id);
+    }
+    assertThat(n1.done).hasSize(30);
+    await().atMost(WAIT).untilAsserted(() -> assertThat(w.rememberedCommands()).isZero());
+  }
+
+  @Test
+  void whatANodeRemembersIsBoundedAndForgettingNeverRunsACommandTwice() throws Exception {
+    Recorder n1 = new Recorder();
+    OperatorRequestWatch w = node(1, n1, 4);
+    OperatorRequests tool = new OperatorRequests(session(), LAYOUT);
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      String id = tool.send(OperatorCommand.commit(1));
+      ids.add(id);
+      assertThat(tool.awaitAcks(id, List.of(1), WAIT)).containsOnlyKeys(1);
+      assertThat(w.rememberedCommands()).isLessThanOrEqualTo(4);
+    }
+    // A new session re-reads every command, forgotten ones included: they are answered, so not run again.
+    Recorder again = new Recorder();
+    w.close();
+    OperatorRequestWatch restarted = node(1, again, 4);
+    String marker = tool.send(OperatorCommand.commit(1));
+    assertThat(tool.awaitAcks(marker, List.of(1), WAIT)).containsOnlyKeys(1);
+    assertThat(again.done).containsExactly("COMMIT 1");
+    assertThat(n1.done).hasSize(12);
+    assertThat(restarted.rememberedCommands()).isLessThanOrEqualTo(4);
   }
 }
