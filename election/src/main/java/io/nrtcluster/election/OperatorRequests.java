@@ -8,8 +8,12 @@ import io.nrtcluster.common.ProtocolException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
@@ -18,13 +22,12 @@ import org.apache.zookeeper.KeeperException;
 /**
  * The operator's side of the requests an {@link OperatorRequestWatch} delivers to the nodes of one
  * index: writing a hand-off request or a command, waiting for how it ends, and withdrawing it.
- * Also the designation a forced promotion makes. Every failure is a typed {@link
+ * Also the designation a forced promotion makes. Waits are watches on the znodes concerned, never
+ * polls, and end at their timeout. Every failure is a typed {@link
  * NrtClusterException}: {@link io.nrtcluster.common.ZooKeeperAccessException} when ZooKeeper denies
  * the session's credentials, {@link ConnectionException} when it cannot be reached.
  */
 public final class OperatorRequests {
-  private static final long POLL_MILLIS = 50;
-
   private final CuratorFramework client;
   private final ZooKeeperAuth auth;
   private final ZkLayout layout;
@@ -56,23 +59,17 @@ public final class OperatorRequests {
    * ErrorCode#PROMOTION_FAILED} when the request was withdrawn or replaced meanwhile.
    */
   public Handoff awaitHandoff(String requestId, Duration timeout) throws NrtClusterException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
-      Handoff state = ZkCalls.call(auth, "reading the hand-off request", () -> {
-        try {
-          return Handoff.decode(client.getData().forPath(layout.handoff()));
-        } catch (KeeperException.NoNodeException e) {
-          return null;
-        }
-      });
-      if (state == null || !state.requestId().equals(requestId)) {
-        throw new AdminException(ErrorCode.PROMOTION_FAILED, "the hand-off request " + requestId + " was withdrawn");
+    Handoff state = ZkCalls.call(auth, "waiting for the hand-off request", () -> WatchedWait.until(client, timeout, (c, watcher) -> {
+      try {
+        return Handoff.decode(c.getData().usingWatcher(watcher).forPath(layout.handoff()));
+      } catch (KeeperException.NoNodeException e) {
+        return null;
       }
-      if (ended(state) || System.nanoTime() > deadline) {
-        return state;
-      }
-      pause();
+    }, h -> h == null || !h.requestId().equals(requestId) || ended(h)));
+    if (state == null || !state.requestId().equals(requestId)) {
+      throw new AdminException(ErrorCode.PROMOTION_FAILED, "the hand-off request " + requestId + " was withdrawn");
     }
+    return state;
   }
 
   private static boolean ended(Handoff state) {
@@ -104,28 +101,45 @@ public final class OperatorRequests {
    */
   public Map<Integer, CommandAck> awaitAcks(String commandId, Collection<Integer> nodes, Duration timeout) throws NrtClusterException {
     String path = commandPath(commandId);
+    Set<Integer> wanted = new HashSet<>(nodes);
     Map<Integer, CommandAck> answers = new LinkedHashMap<>();
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (answers.size() < nodes.size() && System.nanoTime() < deadline) {
-      pause();
-      for (int id : nodes) {
-        if (!answers.containsKey(id)) {
-          CommandAck ack = ZkCalls.call(auth, "reading command acknowledgements", () -> {
-            try {
-              return CommandAck.decode(client.getData().forPath(ZKPaths.makePath(path, OperatorRequestWatch.ACK_PREFIX + id)));
-            } catch (KeeperException.NoNodeException e) {
-              return null;
-            } catch (ProtocolException e) {
-              return CommandAck.failed(e.getMessage());
-            }
-          });
-          if (ack != null) {
-            answers.put(id, ack);
-          }
+    AtomicBoolean withdrawn = new AtomicBoolean();
+    ZkCalls.call(auth, "waiting for command acknowledgements", () -> WatchedWait.until(client, timeout, (c, watcher) -> {
+      List<String> children;
+      try {
+        children = c.getChildren().usingWatcher(watcher).forPath(path);
+      } catch (KeeperException.NoNodeException e) {
+        withdrawn.set(true);
+        return answers;
+      }
+      for (String child : children) {
+        Integer id = ackNodeId(child);
+        if (id != null && wanted.contains(id) && !answers.containsKey(id)) {
+          answers.put(id, readAck(c, ZKPaths.makePath(path, child)));
         }
       }
-    }
+      return answers;
+    }, a -> withdrawn.get() || a.keySet().containsAll(wanted)));
     return answers;
+  }
+
+  private static Integer ackNodeId(String child) {
+    if (!child.startsWith(OperatorRequestWatch.ACK_PREFIX)) {
+      return null;
+    }
+    try {
+      return Integer.valueOf(child.substring(OperatorRequestWatch.ACK_PREFIX.length()));
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  private static CommandAck readAck(CuratorFramework c, String path) throws Exception {
+    try {
+      return CommandAck.decode(c.getData().forPath(path));
+    } catch (ProtocolException e) {
+      return CommandAck.failed(e.getMessage());
+    }
   }
 
   /** Deletes command {@code commandId} and its answers; nodes that did not act on it yet never will. */
@@ -163,12 +177,4 @@ public final class OperatorRequests {
     });
   }
 
-  private static void pause() throws ConnectionException {
-    try {
-      Thread.sleep(POLL_MILLIS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ConnectionException("interrupted", e);
-    }
-  }
 }

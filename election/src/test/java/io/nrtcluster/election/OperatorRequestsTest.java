@@ -7,11 +7,19 @@ import static org.awaitility.Awaitility.await;
 import io.nrtcluster.common.AdminException;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.NrtClusterException;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -220,5 +228,57 @@ class OperatorRequestsTest {
     assertThat(again.done).containsExactly("COMMIT 1");
     assertThat(n1.done).hasSize(12);
     assertThat(restarted.rememberedCommands()).isLessThanOrEqualTo(4);
+  }
+
+  /**
+   * Requests the server received from {@code s}'s connection so far (its pings included), as
+   * ZooKeeper's own per-connection MBean counts them: failed reads count too.
+   */
+  private long requestsFrom(ZooKeeperSession s) throws Exception {
+    String session = "0x" + Long.toHexString(s.curator().getZookeeperClient().getZooKeeper().getSessionId());
+    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+    for (ObjectName name : server.queryNames(new ObjectName("org.apache.ZooKeeperService:*"), null)) {
+      if (session.equals(name.getKeyProperty("name3")) && ("StandaloneServer_port" + zk.getPort()).equals(name.getKeyProperty("name0"))) {
+        return ((Number) server.getAttribute(name, "PacketsReceived")).longValue();
+      }
+    }
+    throw new AssertionError("no connection MBean for session " + session);
+  }
+
+  @Test
+  void waitingForAnswersReadsZooKeeperWhenSomethingChangedNotOnAClock() throws Exception {
+    node(1, new Recorder());
+    ZooKeeperSession s = session();
+    OperatorRequests tool = new OperatorRequests(s, LAYOUT);
+    String id = tool.send(OperatorCommand.commitAll());
+    long before = requestsFrom(s);
+    Map<Integer, CommandAck> acks = tool.awaitAcks(id, List.of(1, 9), Duration.ofSeconds(2));
+    assertThat(acks).containsOnlyKeys(1);
+    // A 50 ms poll sends about 40 reads in 2 s; a watch reads once per change (node 1's ack), plus
+    // the session's pings (one every ~1.3 s at a 4 s session timeout).
+    assertThat(requestsFrom(s) - before).as("requests while waiting").isLessThanOrEqualTo(10);
+    tool.withdraw(id);
+  }
+
+  @Test
+  void waitingForAPrimaryWatchesItsZnode() throws Exception {
+    ZooKeeperSession s = session();
+    s.curator().create().creatingParentsIfNeeded().forPath(LAYOUT.indexPath());
+    long before = requestsFrom(s);
+    assertThat(ClusterView.awaitPrimary(s, LAYOUT, p -> true, Duration.ofSeconds(2))).isEmpty();
+    assertThat(requestsFrom(s) - before).as("requests while waiting for no primary").isLessThanOrEqualTo(10);
+
+    ZooKeeperSession other = session();
+    CompletableFuture<Optional<PrimaryInfo>> waiting = CompletableFuture.supplyAsync(() -> {
+      try {
+        return ClusterView.awaitPrimary(s, LAYOUT, p -> p.primaryGen() == 2, WAIT);
+      } catch (NrtClusterException e) {
+        throw new CompletionException(e);
+      }
+    });
+    other.curator().create().forPath(LAYOUT.primary(), new PrimaryInfo(1, "127.0.0.1:9001", 1).encode());
+    other.curator().setData().forPath(LAYOUT.primary(), new PrimaryInfo(2, "127.0.0.1:9002", 2).encode());
+    assertThat(waiting.get(30, TimeUnit.SECONDS)).contains(new PrimaryInfo(2, "127.0.0.1:9002", 2));
+    assertThat(ClusterView.awaitPrimary(s, LAYOUT, p -> p.nodeId() == 1, Duration.ofMillis(300))).isEmpty();
   }
 }

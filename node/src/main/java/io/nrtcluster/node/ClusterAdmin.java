@@ -37,6 +37,8 @@ import java.util.UUID;
  * ClusterMismatchException}), unknown node or refused request ({@link AdminException}), unreachable
  * ZooKeeper ({@link ConnectionException}), missing or wrong credentials for a cluster protected by
  * ZooKeeper ACLs ({@link ZooKeeperAccessException}). A failed promotion leaves the old primary in charge.
+ * Waiting for the outcome of a request (a promotion, a commit, a new primary) is a ZooKeeper watch on
+ * the znodes concerned, bounded by the request's timeout, never a poll.
  */
 public final class ClusterAdmin implements Closeable {
   private final ZooKeeperSession zk;
@@ -237,18 +239,13 @@ public final class ClusterAdmin implements Closeable {
     return answers;
   }
 
+  /** Waits (a watch, not a poll) until {@code nodeId} leads {@code index} in a generation above {@code oldGen}. */
   private IndexStatus awaitPrimary(String cluster, String index, int nodeId, long oldGen, Duration timeout) throws NrtClusterException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
-      IndexStatus s = status(cluster, index);
-      if (s.primaryNodeId() == nodeId && s.primaryGen() > oldGen) {
-        return s;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AdminException(ErrorCode.PROMOTION_FAILED, "node " + nodeId + " did not become primary of " + index + " within " + Durations.format(timeout));
-      }
-      pause();
+    ZkLayout layout = layout(cluster, index);
+    if (ClusterView.awaitPrimary(zk, layout, p -> p.nodeId() == nodeId && p.primaryGen() > oldGen, timeout).isEmpty()) {
+      throw new AdminException(ErrorCode.PROMOTION_FAILED, "node " + nodeId + " did not become primary of " + index + " within " + Durations.format(timeout));
     }
+    return status(cluster, index);
   }
 
   private MemberStatus requireMember(IndexStatus status, int nodeId) throws AdminException {
@@ -264,15 +261,6 @@ public final class ClusterAdmin implements Closeable {
           + "' (it has " + indexes + ")");
     }
     return ZkLayout.of(cluster, index);
-  }
-
-  private static void pause() throws ConnectionException {
-    try {
-      Thread.sleep(50);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ConnectionException("interrupted", e);
-    }
   }
 
   @Override
