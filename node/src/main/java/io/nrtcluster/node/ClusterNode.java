@@ -75,6 +75,7 @@ public final class ClusterNode implements Closeable {
         .retryInterval(host.config().electionSettle())
         .zkTimeout(host.config().connectionTimeout())
         .automatic(host.config().automaticFailover())
+        .memberMetadata(host.memberMetadata())
         .build();
     IndexElection election = new IndexElection(host.zooKeeper(), ec, progress.memberInfo(), roles);
     roles.attach(election);

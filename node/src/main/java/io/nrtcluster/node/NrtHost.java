@@ -4,6 +4,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.election.EmbeddedZooKeeper;
+import io.nrtcluster.election.IndexElection;
+import io.nrtcluster.election.MemberMetadata;
 import io.nrtcluster.election.ZkLayout;
 import io.nrtcluster.election.ZooKeeperAccess;
 import io.nrtcluster.election.ZooKeeperSession;
@@ -34,6 +36,7 @@ public final class NrtHost implements Closeable {
   private final NodeAddress address;
   private final MeterRegistry registry;
   private final Map<String, ClusterNode> indexes = new ConcurrentHashMap<>();
+  private volatile Map<String, String> memberMetadata;
 
   private NrtHost(HostConfig config, EmbeddedZooKeeper embedded, Transport transport, ZooKeeperSession zk, NodeAddress address,
       MeterRegistry registry) {
@@ -43,6 +46,7 @@ public final class NrtHost implements Closeable {
     this.transport = transport;
     this.zk = zk;
     this.address = address;
+    this.memberMetadata = config.memberMetadata();
   }
 
   /**
@@ -119,7 +123,35 @@ public final class NrtHost implements Closeable {
     }
     ClusterNode node = ClusterNode.open(this, settings, listeners);
     indexes.put(settings.name(), node);
+    // A setMemberMetadata that ran while the index opened may not have seen it in the map: the
+    // volatile write there comes before its look at the map, the put here before this read.
+    IndexElection election = node.election();
+    if (election != null) {
+      election.setMemberMetadata(memberMetadata);
+    }
     return node;
+  }
+
+  /** The application metadata this host publishes with its membership of every index. */
+  public Map<String, String> memberMetadata() {
+    return memberMetadata;
+  }
+
+  /**
+   * Replaces the application metadata every index of this host publishes with its membership
+   * (indexes opened later start with it too), at once and without waiting for ZooKeeper; peers see
+   * it in {@link ClusterNode#members()}. An {@link IllegalArgumentException} naming the bad entry,
+   * and nothing changes, when it is out of the bounds of {@link MemberMetadata}.
+   */
+  public void setMemberMetadata(Map<String, String> metadata) {
+    Map<String, String> checked = MemberMetadata.checked("memberMetadata", metadata);
+    memberMetadata = checked;
+    for (ClusterNode node : indexes.values()) {
+      IndexElection election = node.election();
+      if (election != null) {
+        election.setMemberMetadata(checked);
+      }
+    }
   }
 
   /** The open index {@code name}, or null. */
