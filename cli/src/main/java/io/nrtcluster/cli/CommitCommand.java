@@ -1,5 +1,6 @@
 package io.nrtcluster.cli;
 
+import io.nrtcluster.election.CommandAck;
 import io.nrtcluster.node.ClusterAdmin;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -35,11 +36,11 @@ final class CommitCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     try (ClusterAdmin a = admin.connect()) {
-      Map<Integer, String> answers = a.commit(admin.cluster, index, node, timeout);
+      Map<Integer, CommandAck> answers = a.commit(admin.cluster, index, node, timeout);
       boolean allOk = true;
-      for (Map.Entry<Integer, String> e : answers.entrySet()) {
+      for (Map.Entry<Integer, CommandAck> e : answers.entrySet()) {
         out.printf("node %d: %s%n", e.getKey(), e.getValue());
-        allOk &= e.getValue().startsWith("ok");
+        allOk &= e.getValue().isOk();
       }
       out.flush();
       return allOk ? 0 : Main.EXIT_FAILED;

@@ -1,12 +1,16 @@
 package io.nrtcluster.election;
 
+import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,6 +19,51 @@ public final class ClusterView {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterView.class);
 
   private ClusterView() {}
+
+  /**
+   * {@link #members(CuratorFramework, ZkLayout)} over {@code zk}, failing with the library's typed
+   * errors (denied access: {@link io.nrtcluster.common.ZooKeeperAccessException}; anything else:
+   * {@link io.nrtcluster.common.ConnectionException}).
+   */
+  public static List<MemberInfo> members(ZooKeeperSession zk, ZkLayout layout) throws NrtClusterException {
+    return ZkCalls.call(zk.auth(), "reading the members of " + layout.indexPath(), () -> members(zk.curator(), layout));
+  }
+
+  /** {@link #primary(CuratorFramework, ZkLayout)} over {@code zk}, failing as {@link #members(ZooKeeperSession, ZkLayout)}. */
+  public static Optional<PrimaryInfo> primary(ZooKeeperSession zk, ZkLayout layout) throws NrtClusterException {
+    return ZkCalls.call(zk.auth(), "reading the primary of " + layout.indexPath(), () -> primary(zk.curator(), layout));
+  }
+
+  /** {@link #indexes(CuratorFramework, String)} over {@code zk}, failing as {@link #members(ZooKeeperSession, ZkLayout)}. */
+  public static Optional<List<String>> indexes(ZooKeeperSession zk, String cluster) throws NrtClusterException {
+    return ZkCalls.call(zk.auth(), "listing the indexes of " + cluster, () -> indexes(zk.curator(), cluster));
+  }
+
+  /**
+   * Waits, with a watch on the primary znode, at most {@code timeout} until the primary satisfies
+   * {@code wanted}; returns it then, or empty when it did not in time. Fails as {@link
+   * #members(ZooKeeperSession, ZkLayout)}.
+   */
+  public static Optional<PrimaryInfo> awaitPrimary(ZooKeeperSession zk, ZkLayout layout, Predicate<PrimaryInfo> wanted,
+      Duration timeout) throws NrtClusterException {
+    Optional<PrimaryInfo> last = ZkCalls.call(zk.auth(), "waiting for the primary of " + layout.indexPath(),
+        () -> WatchedWait.until(zk.curator(), timeout, (c, watcher) -> watchPrimary(c, watcher, layout),
+            p -> p.isPresent() && wanted.test(p.get())));
+    return last.filter(wanted);
+  }
+
+  private static Optional<PrimaryInfo> watchPrimary(CuratorFramework c, Watcher watcher, ZkLayout layout) throws Exception {
+    while (true) {
+      try {
+        return Optional.of(PrimaryInfo.decode(c.getData().usingWatcher(watcher).forPath(layout.primary())));
+      } catch (KeeperException.NoNodeException e) {
+        // No primary: watch for one to be created (read again if it was, meanwhile).
+        if (c.checkExists().usingWatcher(watcher).forPath(layout.primary()) == null) {
+          return Optional.empty();
+        }
+      }
+    }
+  }
 
   /** Every live member, sorted by node id; malformed entries are skipped with a warning. */
   public static List<MemberInfo> members(CuratorFramework client, ZkLayout layout) throws Exception {

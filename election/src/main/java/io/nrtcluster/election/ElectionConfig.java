@@ -2,6 +2,7 @@ package io.nrtcluster.election;
 
 import io.nrtcluster.common.Checks;
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * Settings of one index's election on one node. Built with {@link #builder()}, which validates
@@ -17,10 +18,12 @@ import java.time.Duration;
  * @param zkTimeout bound of each ZooKeeper operation the election waits for
  * @param automatic whether a node claims the primary role by itself when there is none; when false
  *     only a node an operator designated (a forced promotion) ever claims
+ * @param memberMetadata the application metadata this node's member record starts with ({@link
+ *     MemberInfo#metadata()}; bounds in {@link MemberMetadata}); empty by default
  */
 public record ElectionConfig(
     ZkLayout layout, int nodeId, String address, Duration settleTime, Duration retryInterval, Duration zkTimeout,
-    boolean automatic) {
+    boolean automatic, Map<String, String> memberMetadata) {
   public ElectionConfig {
     Checks.notNull("layout", layout);
     Checks.inRange("nodeId", nodeId, 0, 65535);
@@ -28,6 +31,7 @@ public record ElectionConfig(
     Checks.positive("settleTime", settleTime);
     Checks.positive("retryInterval", retryInterval);
     Checks.positive("zkTimeout", zkTimeout);
+    memberMetadata = MemberMetadata.checked("memberMetadata", memberMetadata);
   }
 
   public static Builder builder() {
@@ -43,6 +47,12 @@ public record ElectionConfig(
     private Duration retryInterval = Duration.ofSeconds(1);
     private Duration zkTimeout = Duration.ofSeconds(10);
     private boolean automatic = true;
+    private Map<String, String> memberMetadata = Map.of();
+
+    public Builder memberMetadata(Map<String, String> v) {
+      memberMetadata = v;
+      return this;
+    }
 
     public Builder automatic(boolean v) {
       automatic = v;
@@ -80,7 +90,7 @@ public record ElectionConfig(
     }
 
     public ElectionConfig build() {
-      return new ElectionConfig(layout, nodeId, address, settleTime, retryInterval, zkTimeout, automatic);
+      return new ElectionConfig(layout, nodeId, address, settleTime, retryInterval, zkTimeout, automatic, memberMetadata);
     }
   }
 }

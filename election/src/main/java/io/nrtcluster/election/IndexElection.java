@@ -7,6 +7,7 @@ import io.nrtcluster.common.NotPrimaryException;
 import io.nrtcluster.common.NrtClusterException;
 import java.io.Closeable;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -38,6 +39,14 @@ public final class IndexElection implements Closeable {
   private final MemberRegistration membership;
   private final Elector elector;
   private final ElectionWatch watch;
+  /** Orders metadata changes with progress updates, so an older metadata map never overwrites a newer one. */
+  private final Object memberLock = new Object();
+  private volatile Map<String, String> metadata;
+
+  /** An election over the shared {@code zk} session. */
+  public IndexElection(ZooKeeperSession zk, ElectionConfig config, MemberInfo initial, ElectionListener listener) {
+    this(zk.curator(), config, initial, listener);
+  }
 
   public IndexElection(CuratorFramework client, ElectionConfig config, MemberInfo initial, ElectionListener listener) {
     this.client = client;
@@ -45,7 +54,8 @@ public final class IndexElection implements Closeable {
     this.layout = config.layout();
     this.log = new NodeLog(LoggerFactory.getLogger(IndexElection.class), "N" + config.nodeId() + "/" + layout.index(), this::epoch);
     this.publisher = new FencedVersionWriter(client, layout);
-    this.membership = new MemberRegistration(client, config, initial, log);
+    this.metadata = config.memberMetadata();
+    this.membership = new MemberRegistration(client, config, initial.withMetadata(metadata), log);
     this.elector = new Elector(client, config, listener, log);
     this.watch = new ElectionWatch(client, layout, () -> elector.scheduleEvaluate(0), elector::onConnectionState);
   }
@@ -97,9 +107,36 @@ public final class IndexElection implements Closeable {
     return elector.epoch();
   }
 
-  /** Publishes this node's latest progress in its member znode (role is filled in here). */
+  /**
+   * Publishes this node's latest progress in its member znode (role and application metadata are
+   * filled in here). Does not wait for ZooKeeper.
+   */
   public void update(MemberInfo info) {
-    membership.update(info.withRole(elector.role()), elector.isClosed());
+    synchronized (memberLock) {
+      membership.update(info.withRole(elector.role()).withMetadata(metadata), elector.isClosed());
+    }
+  }
+
+  /**
+   * Replaces the application metadata of this node's member record ({@link MemberInfo#metadata()})
+   * and publishes it at once; an {@link IllegalArgumentException} (nothing changes) when it is out
+   * of the bounds of {@link MemberMetadata}. Does not wait for ZooKeeper; a record not written now
+   * is written with the next progress update, or recreated with it after a session loss.
+   */
+  public void setMemberMetadata(Map<String, String> newMetadata) {
+    Map<String, String> checked = MemberMetadata.checked("memberMetadata", newMetadata);
+    synchronized (memberLock) {
+      if (checked.equals(metadata)) {
+        return;
+      }
+      metadata = checked;
+      membership.update(membership.current().withRole(elector.role()).withMetadata(checked), elector.isClosed());
+    }
+  }
+
+  /** The application metadata of this node's member record. */
+  public Map<String, String> memberMetadata() {
+    return metadata;
   }
 
   /** Every live member as ZooKeeper has them now. */

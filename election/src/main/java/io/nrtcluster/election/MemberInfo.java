@@ -2,11 +2,18 @@ package io.nrtcluster.election;
 
 import io.nrtcluster.common.PropertiesCodec;
 import io.nrtcluster.common.ProtocolException;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Properties;
 
 /**
  * What a node publishes about itself for one index, in its ephemeral member znode: where it listens,
- * its role, and how far its replication has come. The election ranks candidates by {@link #rank}.
+ * its role, how far its replication has come, and a small map of application metadata (for
+ * example the address of the application's own API). The election ranks candidates by {@link
+ * #rank}; metadata plays no part in it.
+ *
+ * <p>Records written before metadata existed decode with an empty map, and readers that do not
+ * know metadata ignore it, so nodes of both kinds can share a cluster.
  *
  * @param nodeId the node's cluster-unique id
  * @param address {@code host:port} of the node's replication endpoint
@@ -16,6 +23,8 @@ import java.util.Properties;
  * @param commitVersion version of its last durable commit
  * @param copying whether an NRT copy is running
  * @param lastCopyMillis wall-clock millis of its last completed copy, 0 if none
+ * @param metadata the application's metadata, within the bounds of {@link MemberMetadata}; never
+ *     null (null in: empty), unmodifiable
  */
 public record MemberInfo(
     int nodeId,
@@ -25,7 +34,20 @@ public record MemberInfo(
     long searchingVersion,
     long commitVersion,
     boolean copying,
-    long lastCopyMillis) {
+    long lastCopyMillis,
+    Map<String, String> metadata) {
+  /** Prefix of the metadata keys in the encoded record: a key of its own can never collide with the fixed fields. */
+  private static final String METADATA_PREFIX = "meta.";
+
+  public MemberInfo {
+    metadata = MemberMetadata.checked("metadata", metadata);
+  }
+
+  /** A record without application metadata. */
+  public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
+      boolean copying, long lastCopyMillis) {
+    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, Map.of());
+  }
 
   /**
    * Election order: higher primary generation first, then higher searching version, then higher
@@ -46,7 +68,12 @@ public record MemberInfo(
   }
 
   public MemberInfo withRole(Role newRole) {
-    return new MemberInfo(nodeId, address, newRole, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis);
+    return new MemberInfo(nodeId, address, newRole, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata);
+  }
+
+  /** This record with {@code newMetadata} (checked as {@link MemberMetadata#checked} does) instead of its own. */
+  public MemberInfo withMetadata(Map<String, String> newMetadata) {
+    return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, newMetadata);
   }
 
   byte[] encode() {
@@ -59,12 +86,19 @@ public record MemberInfo(
     p.setProperty("commitVersion", Long.toString(commitVersion));
     p.setProperty("copying", Boolean.toString(copying));
     p.setProperty("lastCopyMillis", Long.toString(lastCopyMillis));
+    metadata.forEach((k, v) -> p.setProperty(METADATA_PREFIX + k, v));
     return PropertiesCodec.encode(p);
   }
 
   static MemberInfo decode(byte[] data) throws ProtocolException {
     Properties p = PropertiesCodec.decode(data);
     try {
+      Map<String, String> metadata = new HashMap<>();
+      for (String key : p.stringPropertyNames()) {
+        if (key.startsWith(METADATA_PREFIX)) {
+          metadata.put(key.substring(METADATA_PREFIX.length()), p.getProperty(key));
+        }
+      }
       return new MemberInfo(
           Integer.parseInt(p.getProperty("nodeId")),
           p.getProperty("address"),
@@ -73,7 +107,8 @@ public record MemberInfo(
           Long.parseLong(p.getProperty("searchingVersion")),
           Long.parseLong(p.getProperty("commitVersion")),
           Boolean.parseBoolean(p.getProperty("copying")),
-          Long.parseLong(p.getProperty("lastCopyMillis")));
+          Long.parseLong(p.getProperty("lastCopyMillis")),
+          metadata);
     } catch (RuntimeException e) {
       throw new ProtocolException("malformed member data: " + e);
     }

@@ -81,6 +81,11 @@ final class MemberRegistration {
     }
   }
 
+  /** The info last given (written, or kept while leaving). */
+  MemberInfo current() {
+    return self;
+  }
+
   /** Every live member as ZooKeeper has them now. */
   List<MemberInfo> read() throws NrtClusterException {
     try {

@@ -12,8 +12,8 @@ import org.apache.curator.utils.ZKPaths;
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/epoch            persistent, the last primary generation handed out
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/maxVersion       persistent, the highest version ever published
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/successor        persistent while set: the only node that may claim next
- * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/handoff          persistent while an operator's promotion runs
- * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/commands/cmd-N   operator commands (commit) and their acks
+ * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/handoff          persistent while an operator's promotion runs: {@link Handoff}
+ * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/commands/cmd-N   an {@link OperatorCommand}; its children ack-&lt;id&gt;: {@link CommandAck}
  * </pre>
  */
 public record ZkLayout(String root, String cluster, String index) {

@@ -1,5 +1,6 @@
 package io.nrtcluster.election;
 
+import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.ClusterMismatchException;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.ErrorCode;
@@ -34,6 +35,11 @@ public final class ZooKeeperAccess {
   private static final String SCHEME_PREFIX = ZooKeeperAuth.SCHEME + ":";
 
   private ZooKeeperAccess() {}
+
+  /** {@link #verify(CuratorFramework, String, ZooKeeperAuth)} for {@code zk} and its own credentials. */
+  public static void verify(ZooKeeperSession zk, String cluster) throws NrtClusterException {
+    verify(zk.curator(), cluster, zk.auth());
+  }
 
   /**
    * Fails with {@link ZooKeeperAccessException} unless {@code auth} (null: none) can use every
@@ -80,6 +86,14 @@ public final class ZooKeeperAccess {
     } catch (Exception e) {
       throw new ConnectionException("checking the ZooKeeper ACLs of " + clusterPath + " failed: " + e, e);
     }
+  }
+
+  /**
+   * {@link #secure(CuratorFramework, String, ZooKeeperAuth)} to the credentials of {@code zk} (it
+   * may also be authenticated as the previous ones: {@link ZooKeeperSession.Builder#alsoAuthenticatedAs}).
+   */
+  public static int secure(ZooKeeperSession zk, String cluster) throws NrtClusterException {
+    return secure(zk.curator(), cluster, Checks.notNull("auth", zk.auth()));
   }
 
   /**
@@ -193,6 +207,11 @@ public final class ZooKeeperAccess {
     s.append((p & ZooDefs.Perms.WRITE) != 0 ? 'w' : '-');
     s.append((p & ZooDefs.Perms.ADMIN) != 0 ? 'a' : '-');
     return s.toString();
+  }
+
+  /** {@link #sharedRootOpen(CuratorFramework)} over {@code zk}. */
+  public static boolean sharedRootOpen(ZooKeeperSession zk) throws NrtClusterException {
+    return sharedRootOpen(zk.curator());
   }
 
   /**

@@ -9,6 +9,7 @@ import io.nrtcluster.common.NotPrimaryException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -108,6 +109,38 @@ class IndexElectionTest {
     n2.publishVersion(20);
     assertThatThrownBy(() -> n1.publishVersion(21)).isInstanceOfSatisfying(NotPrimaryException.class,
         ex -> assertThat(ex.primaryAddress()).isEqualTo("127.0.0.1:9002"));
+  }
+
+  @Test
+  void theMemberRecordCarriesTheApplicationsMetadataThroughProgressUpdatesAndChanges() throws Exception {
+    ElectionConfig config = ElectionConfig.builder().layout(ZkLayout.of("c1", "docs")).nodeId(1).address("127.0.0.1:9001")
+        .settleTime(Duration.ofMillis(300)).retryInterval(Duration.ofMillis(200)).memberMetadata(Map.of("http", "http://a:1")).build();
+    IndexElection n1 = new IndexElection(client(), config, new MemberInfo(1, "127.0.0.1:9001", Role.JOINING, 0, 0, 0, false, 0), new Events());
+    n1.start();
+    elections.add(n1);
+    IndexElection n2 = join(client(), 2, 0, 0, new Events());
+    assertThat(metadataOf(n2, 1)).isEqualTo(Map.of("http", "http://a:1"));
+
+    n1.update(new MemberInfo(1, "127.0.0.1:9001", Role.REPLICA, 0, 5, 5, false, 0));
+    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(searching(n2, 1)).isEqualTo(5));
+    assertThat(metadataOf(n2, 1)).as("a progress update keeps the metadata").isEqualTo(Map.of("http", "http://a:1"));
+
+    n1.setMemberMetadata(Map.of("http", "http://b:2", "zone", "z1"));
+    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(metadataOf(n2, 1)).isEqualTo(Map.of("http", "http://b:2", "zone", "z1")));
+    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(n2.cachedMembers()).filteredOn(m -> m.nodeId() == 1)
+        .singleElement().extracting(MemberInfo::metadata).isEqualTo(Map.of("http", "http://b:2", "zone", "z1")));
+    assertThat(searching(n2, 1)).as("a metadata change keeps the progress").isEqualTo(5);
+    assertThatThrownBy(() -> n1.setMemberMetadata(Map.of("http", "a\nb"))).isInstanceOf(IllegalArgumentException.class);
+    assertThat(n1.memberMetadata()).isEqualTo(Map.of("http", "http://b:2", "zone", "z1"));
+    assertThat(metadataOf(n1, 2)).isEmpty();
+  }
+
+  private static Map<String, String> metadataOf(IndexElection viewer, int nodeId) throws Exception {
+    return viewer.members().stream().filter(m -> m.nodeId() == nodeId).findFirst().orElseThrow().metadata();
+  }
+
+  private static long searching(IndexElection viewer, int nodeId) throws Exception {
+    return viewer.members().stream().filter(m -> m.nodeId() == nodeId).findFirst().orElseThrow().searchingVersion();
   }
 
   @Test

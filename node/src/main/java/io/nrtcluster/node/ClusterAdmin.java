@@ -9,13 +9,17 @@ import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ZooKeeperAccessException;
 import io.nrtcluster.election.ClusterView;
+import io.nrtcluster.election.CommandAck;
+import io.nrtcluster.election.Handoff;
 import io.nrtcluster.election.MemberInfo;
+import io.nrtcluster.election.OperatorCommand;
+import io.nrtcluster.election.OperatorRequests;
 import io.nrtcluster.election.PrimaryInfo;
 import io.nrtcluster.election.ZkLayout;
 import io.nrtcluster.election.ZooKeeperAccess;
 import io.nrtcluster.election.ZooKeeperAuth;
+import io.nrtcluster.election.ZooKeeperSession;
 import java.io.Closeable;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,13 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 
 /**
  * An operator's view and levers of a cluster, over ZooKeeper only: status of every node, graceful
@@ -40,15 +37,17 @@ import org.apache.zookeeper.KeeperException;
  * ClusterMismatchException}), unknown node or refused request ({@link AdminException}), unreachable
  * ZooKeeper ({@link ConnectionException}), missing or wrong credentials for a cluster protected by
  * ZooKeeper ACLs ({@link ZooKeeperAccessException}). A failed promotion leaves the old primary in charge.
+ * Waiting for the outcome of a request (a promotion, a commit, a new primary) is a ZooKeeper watch on
+ * the znodes concerned, bounded by the request's timeout, never a poll.
  */
 public final class ClusterAdmin implements Closeable {
-  private final CuratorFramework client;
+  private final ZooKeeperSession zk;
   private final String connectString;
   private final Duration timeout;
   private final ZooKeeperAuth auth;
 
-  private ClusterAdmin(CuratorFramework client, String connectString, Duration timeout, ZooKeeperAuth auth) {
-    this.client = client;
+  private ClusterAdmin(ZooKeeperSession zk, String connectString, Duration timeout, ZooKeeperAuth auth) {
+    this.zk = zk;
     this.connectString = connectString;
     this.timeout = timeout;
     this.auth = auth;
@@ -69,28 +68,15 @@ public final class ClusterAdmin implements Closeable {
     return new ClusterAdmin(open(connectString, timeout, auth, null), connectString, timeout, auth);
   }
 
-  /** A started client authenticated as {@code auth} and, when not null, also as {@code previous}. */
-  private static CuratorFramework open(String connectString, Duration timeout, ZooKeeperAuth auth, ZooKeeperAuth previous)
+  /**
+   * A connected session authenticated as {@code auth} and, when not null, also as {@code previous}.
+   * Few quick retries: an operator's tool fails fast instead of waiting out a long outage.
+   */
+  private static ZooKeeperSession open(String connectString, Duration timeout, ZooKeeperAuth auth, ZooKeeperAuth previous)
       throws ConnectionException {
-    CuratorFrameworkFactory.Builder builder = ZooKeeperAuth.configure(CuratorFrameworkFactory.builder(), auth);
-    if (previous != null) {
-      builder.authorization(List.of(previous.authInfo(), auth.authInfo()));
-    }
-    CuratorFramework client = builder.connectString(connectString)
-        .sessionTimeoutMs((int) Math.max(timeout.toMillis(), 4000)).connectionTimeoutMs((int) timeout.toMillis())
-        .retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
-    client.start();
-    try {
-      if (!client.blockUntilConnected((int) timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        client.close();
-        throw new ConnectionException("ZooKeeper at " + connectString + " unreachable within " + Durations.format(timeout));
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      client.close();
-      throw new ConnectionException("interrupted connecting to ZooKeeper", e);
-    }
-    return client;
+    return ZooKeeperSession.builder().connectString(connectString).auth(auth).alsoAuthenticatedAs(previous)
+        .sessionTimeout(Duration.ofMillis(Math.max(timeout.toMillis(), 4000))).connectionTimeout(timeout)
+        .maxRetries(3).maxRetrySleep(Duration.ofSeconds(1)).connect();
   }
 
   /**
@@ -99,7 +85,7 @@ public final class ClusterAdmin implements Closeable {
    * ZooKeeperAccess#verify}).
    */
   public void verifyAccess(String cluster) throws NrtClusterException {
-    ZooKeeperAccess.verify(client, cluster, auth);
+    ZooKeeperAccess.verify(zk, cluster);
   }
 
   /**
@@ -110,7 +96,7 @@ public final class ClusterAdmin implements Closeable {
    */
   public int secure(String cluster) throws NrtClusterException {
     requireAuth(cluster);
-    return call(() -> ZooKeeperAccess.secure(client, cluster, auth));
+    return ZooKeeperAccess.secure(zk, cluster);
   }
 
   /**
@@ -122,11 +108,8 @@ public final class ClusterAdmin implements Closeable {
   public int secure(String cluster, ZooKeeperAuth previous) throws NrtClusterException {
     requireAuth(cluster);
     Checks.notNull("previous", previous);
-    CuratorFramework both = open(connectString, timeout, auth, previous);
-    try {
-      return call(() -> ZooKeeperAccess.secure(both, cluster, auth));
-    } finally {
-      both.close();
+    try (ZooKeeperSession both = open(connectString, timeout, auth, previous)) {
+      return ZooKeeperAccess.secure(both, cluster);
     }
   }
 
@@ -138,28 +121,26 @@ public final class ClusterAdmin implements Closeable {
 
   /** The indexes of {@code cluster}. */
   public List<String> indexes(String cluster) throws NrtClusterException {
-    return call(() -> ClusterView.indexes(client, cluster).orElseThrow(() -> new ClusterMismatchException(
-        ErrorCode.WRONG_CLUSTER, "no cluster named '" + cluster + "' in ZooKeeper at " + connectString)));
+    return ClusterView.indexes(zk, cluster).orElseThrow(() -> new ClusterMismatchException(
+        ErrorCode.WRONG_CLUSTER, "no cluster named '" + cluster + "' in ZooKeeper at " + connectString));
   }
 
   /** Status of every live member of {@code index}. */
   public IndexStatus status(String cluster, String index) throws NrtClusterException {
     ZkLayout layout = layout(cluster, index);
-    return call(() -> {
-      Optional<PrimaryInfo> primary = ClusterView.primary(client, layout);
-      List<MemberInfo> members = ClusterView.members(client, layout);
-      long primaryVersion = primary.flatMap(p -> members.stream().filter(m -> m.nodeId() == p.nodeId()).findFirst())
-          .map(MemberInfo::searchingVersion).orElse(-1L);
-      long now = System.currentTimeMillis();
-      List<MemberStatus> rows = new ArrayList<>();
-      for (MemberInfo m : members) {
-        long behind = primaryVersion < 0 ? -1 : Math.max(0, primaryVersion - m.searchingVersion());
-        rows.add(new MemberStatus(m.nodeId(), m.address(), m.role(), m.primaryGen(), m.searchingVersion(),
-            m.commitVersion(), behind, m.lastCopyMillis() == 0 ? -1 : Math.max(0, now - m.lastCopyMillis()), m.copying()));
-      }
-      return new IndexStatus(cluster, index, primary.map(PrimaryInfo::nodeId).orElse(-1),
-          primary.map(PrimaryInfo::primaryGen).orElse(-1L), rows);
-    });
+    Optional<PrimaryInfo> primary = ClusterView.primary(zk, layout);
+    List<MemberInfo> members = ClusterView.members(zk, layout);
+    long primaryVersion = primary.flatMap(p -> members.stream().filter(m -> m.nodeId() == p.nodeId()).findFirst())
+        .map(MemberInfo::searchingVersion).orElse(-1L);
+    long now = System.currentTimeMillis();
+    List<MemberStatus> rows = new ArrayList<>();
+    for (MemberInfo m : members) {
+      long behind = primaryVersion < 0 ? -1 : Math.max(0, primaryVersion - m.searchingVersion());
+      rows.add(new MemberStatus(m.nodeId(), m.address(), m.role(), m.primaryGen(), m.searchingVersion(),
+          m.commitVersion(), behind, m.lastCopyMillis() == 0 ? -1 : Math.max(0, now - m.lastCopyMillis()), m.copying()));
+    }
+    return new IndexStatus(cluster, index, primary.map(PrimaryInfo::nodeId).orElse(-1),
+        primary.map(PrimaryInfo::primaryGen).orElse(-1L), rows);
   }
 
   /**
@@ -178,38 +159,22 @@ public final class ClusterAdmin implements Closeable {
     if (before.primaryNodeId() == nodeId) {
       throw new AdminException(ErrorCode.REFUSED, "node " + nodeId + " already is the primary of " + index);
     }
+    OperatorRequests requests = new OperatorRequests(zk, layout);
     Handoff request = new Handoff(UUID.randomUUID().toString(), nodeId, timeout.toMillis(), Handoff.Status.REQUESTED, -1, "");
-    call(() -> {
-      try {
-        client.create().withMode(CreateMode.PERSISTENT).forPath(layout.handoff(), request.encode());
-      } catch (KeeperException.NodeExistsException e) {
-        throw new AdminException(ErrorCode.REFUSED, "another promotion of " + index + " is running (" + layout.handoff() + ")");
-      }
-      return null;
-    });
+    requests.requestHandoff(request);
     try {
-      long deadline = System.nanoTime() + timeout.plusSeconds(30).toNanos();
-      Handoff state = request;
-      while (state.status() != Handoff.Status.HANDED_OFF && state.status() != Handoff.Status.FAILED) {
-        if (System.nanoTime() > deadline) {
-          throw new AdminException(ErrorCode.PROMOTION_FAILED, "the primary did not act on the promotion within " + Durations.format(timeout.plusSeconds(30)));
+      Duration bound = timeout.plusSeconds(30);
+      Handoff state = requests.awaitHandoff(request.requestId(), bound);
+      switch (state.status()) {
+        case HANDED_OFF -> {
+          return awaitPrimary(cluster, index, nodeId, before.primaryGen(), Duration.ofSeconds(30));
         }
-        pause();
-        state = call(() -> Handoff.decode(client.getData().forPath(layout.handoff())));
+        case FAILED -> throw new AdminException(ErrorCode.PROMOTION_FAILED, state.message());
+        default -> throw new AdminException(ErrorCode.PROMOTION_FAILED, "the primary did not act on the promotion within "
+            + Durations.format(bound));
       }
-      if (state.status() == Handoff.Status.FAILED) {
-        throw new AdminException(ErrorCode.PROMOTION_FAILED, state.message());
-      }
-      return awaitPrimary(cluster, index, nodeId, before.primaryGen(), Duration.ofSeconds(30));
     } finally {
-      call(() -> {
-        try {
-          client.delete().forPath(layout.handoff());
-        } catch (KeeperException.NoNodeException e) {
-          // Already gone.
-        }
-        return null;
-      });
+      requests.withdrawHandoff();
     }
   }
 
@@ -240,23 +205,16 @@ public final class ClusterAdmin implements Closeable {
   public IndexStatus forcePromote(String cluster, String index, int nodeId, Duration timeout) throws NrtClusterException {
     ZkLayout layout = layout(cluster, index);
     planForcedPromotion(cluster, index, nodeId);
-    call(() -> {
-      byte[] data = Integer.toString(nodeId).getBytes(StandardCharsets.UTF_8);
-      try {
-        client.create().forPath(layout.successor(), data);
-      } catch (KeeperException.NodeExistsException e) {
-        client.setData().forPath(layout.successor(), data);
-      }
-      return null;
-    });
+    new OperatorRequests(zk, layout).designateSuccessor(nodeId);
     return awaitPrimary(cluster, index, nodeId, -1, timeout);
   }
 
   /**
-   * Asks {@code nodeId} (or every live member when null) to commit; returns each node's answer
-   * ({@code "ok <commitVersion>"} or {@code "error ..."}), waiting at most {@code timeout}.
+   * Asks {@code nodeId} (or every live member when null) to commit; returns each node's answer by
+   * node id, waiting at most {@code timeout} (a node that did not answer in time counts as
+   * {@link CommandAck.Status#FAILED}).
    */
-  public Map<Integer, String> commit(String cluster, String index, Integer nodeId, Duration timeout) throws NrtClusterException {
+  public Map<Integer, CommandAck> commit(String cluster, String index, Integer nodeId, Duration timeout) throws NrtClusterException {
     ZkLayout layout = layout(cluster, index);
     IndexStatus status = status(cluster, index);
     List<Integer> targets = new ArrayList<>();
@@ -266,53 +224,28 @@ public final class ClusterAdmin implements Closeable {
     } else {
       status.members().forEach(m -> targets.add(m.nodeId()));
     }
-    String target = nodeId == null ? "all" : nodeId.toString();
-    String path = call(() -> client.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
-        .forPath(ZKPaths.makePath(layout.commands(), "cmd-"), ("commit " + target).getBytes(StandardCharsets.UTF_8)));
-    Map<Integer, String> answers = new LinkedHashMap<>();
-    long deadline = System.nanoTime() + timeout.toNanos();
+    OperatorRequests requests = new OperatorRequests(zk, layout);
+    String command = requests.send(nodeId == null ? OperatorCommand.commitAll() : OperatorCommand.commit(nodeId));
+    Map<Integer, CommandAck> received;
     try {
-      while (answers.size() < targets.size() && System.nanoTime() < deadline) {
-        pause();
-        for (int id : targets) {
-          if (!answers.containsKey(id)) {
-            String ack = call(() -> {
-              try {
-                return new String(client.getData().forPath(ZKPaths.makePath(path, OperatorChannel.ACK_PREFIX + id)), StandardCharsets.UTF_8);
-              } catch (KeeperException.NoNodeException e) {
-                return null;
-              }
-            });
-            if (ack != null) {
-              answers.put(id, ack);
-            }
-          }
-        }
-      }
+      received = requests.awaitAcks(command, targets, timeout);
     } finally {
-      call(() -> {
-        client.delete().deletingChildrenIfNeeded().forPath(path);
-        return null;
-      });
+      requests.withdraw(command);
     }
+    Map<Integer, CommandAck> answers = new LinkedHashMap<>();
     for (int id : targets) {
-      answers.putIfAbsent(id, "error no answer within " + Durations.format(timeout));
+      answers.put(id, received.getOrDefault(id, CommandAck.failed("no answer within " + Durations.format(timeout))));
     }
     return answers;
   }
 
+  /** Waits (a watch, not a poll) until {@code nodeId} leads {@code index} in a generation above {@code oldGen}. */
   private IndexStatus awaitPrimary(String cluster, String index, int nodeId, long oldGen, Duration timeout) throws NrtClusterException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
-      IndexStatus s = status(cluster, index);
-      if (s.primaryNodeId() == nodeId && s.primaryGen() > oldGen) {
-        return s;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AdminException(ErrorCode.PROMOTION_FAILED, "node " + nodeId + " did not become primary of " + index + " within " + Durations.format(timeout));
-      }
-      pause();
+    ZkLayout layout = layout(cluster, index);
+    if (ClusterView.awaitPrimary(zk, layout, p -> p.nodeId() == nodeId && p.primaryGen() > oldGen, timeout).isEmpty()) {
+      throw new AdminException(ErrorCode.PROMOTION_FAILED, "node " + nodeId + " did not become primary of " + index + " within " + Durations.format(timeout));
     }
+    return status(cluster, index);
   }
 
   private MemberStatus requireMember(IndexStatus status, int nodeId) throws AdminException {
@@ -330,38 +263,9 @@ public final class ClusterAdmin implements Closeable {
     return ZkLayout.of(cluster, index);
   }
 
-  private static void pause() throws ConnectionException {
-    try {
-      Thread.sleep(50);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ConnectionException("interrupted", e);
-    }
-  }
-
-  @FunctionalInterface
-  private interface ZkCall<T> {
-    T run() throws Exception;
-  }
-
-  private <T> T call(ZkCall<T> op) throws NrtClusterException {
-    try {
-      return op.run();
-    } catch (NrtClusterException e) {
-      throw e;
-    } catch (KeeperException.NoAuthException e) {
-      throw ZooKeeperAccess.denied(e, auth);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ConnectionException("interrupted", e);
-    } catch (Exception e) {
-      throw new ConnectionException("ZooKeeper operation failed: " + e, e);
-    }
-  }
-
   @Override
   public void close() {
-    client.close();
+    zk.close();
   }
 
   /** Outcome preview of a forced promotion. */

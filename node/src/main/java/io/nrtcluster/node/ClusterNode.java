@@ -76,18 +76,13 @@ public final class ClusterNode implements Closeable {
         .retryInterval(host.config().electionSettle())
         .zkTimeout(host.config().connectionTimeout())
         .automatic(host.config().automaticFailover())
+        .memberMetadata(host.memberMetadata())
         .build();
-    IndexElection election = new IndexElection(host.curator(), ec, progress.memberInfo(), roles);
+    IndexElection election = new IndexElection(host.zooKeeper(), ec, progress.memberInfo(), roles);
     roles.attach(election);
     election.start();
-    operators = new OperatorChannel(host.curator(), ec.layout(), this, host.nodeId(), log);
-    try {
-      operators.start();
-    } catch (org.apache.zookeeper.KeeperException.NoAuthException e) {
-      throw io.nrtcluster.election.ZooKeeperAccess.denied(e);
-    } catch (Exception e) {
-      throw new io.nrtcluster.common.ConnectionException("watching operator requests failed: " + e, e);
-    }
+    operators = new OperatorChannel(host.zooKeeper(), ec.layout(), this, host.nodeId(), log);
+    operators.start();
     progress.start();
   }
 

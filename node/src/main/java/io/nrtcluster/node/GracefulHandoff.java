@@ -1,6 +1,7 @@
 package io.nrtcluster.node;
 
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.election.Handoff;
 import io.nrtcluster.election.MemberInfo;
 import io.nrtcluster.primary.Primary;
 import java.io.IOException;

@@ -1,10 +1,12 @@
 package io.nrtcluster.node;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.election.MemberMetadata;
 import io.nrtcluster.election.ZooKeeperAuth;
 import io.nrtcluster.transport.TransportConfig;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * Settings of one process's {@link NrtHost}. Built with {@link #builder()}, which validates every
@@ -28,6 +30,10 @@ import java.time.Duration;
  * @param zooKeeperAuth ZooKeeper digest credentials; every znode the cluster creates is then
  *     readable and writable by them only, and a tree still open to anyone is refused at start. Null
  *     (the default): no authentication, open ACLs
+ * @param memberMetadata application metadata every index of this host publishes with its
+ *     membership (for example the address of the application's own API), readable by every node
+ *     in {@code ClusterNode.members()}; bounded by {@link MemberMetadata}; changeable later with
+ *     {@link NrtHost#setMemberMetadata}. Empty by default
  */
 public record HostConfig(
     int nodeId,
@@ -42,7 +48,8 @@ public record HostConfig(
     Duration electionSettle,
     boolean automaticFailover,
     TransportConfig transport,
-    ZooKeeperAuth zooKeeperAuth) {
+    ZooKeeperAuth zooKeeperAuth,
+    Map<String, String> memberMetadata) {
 
   /** The {@link #zooKeeper} value that starts an in-process server. */
   public static final String EMBEDDED = "embedded";
@@ -59,6 +66,7 @@ public record HostConfig(
     Checks.positive("connectionTimeout", connectionTimeout);
     Checks.positive("electionSettle", electionSettle);
     Checks.notNull("transport", transport);
+    memberMetadata = MemberMetadata.checked("memberMetadata", memberMetadata);
   }
 
   public boolean embeddedZooKeeper() {
@@ -84,6 +92,13 @@ public record HostConfig(
     private TransportConfig transport = TransportConfig.defaults();
     private boolean automaticFailover = true;
     private ZooKeeperAuth zooKeeperAuth;
+    private Map<String, String> memberMetadata = Map.of();
+
+    /** Application metadata published with this host's membership of every index (see {@link HostConfig#memberMetadata}). */
+    public Builder memberMetadata(Map<String, String> v) {
+      memberMetadata = v;
+      return this;
+    }
 
     /** ZooKeeper credentials (null: none, open ACLs). */
     public Builder zooKeeperAuth(ZooKeeperAuth v) {
@@ -153,7 +168,7 @@ public record HostConfig(
 
     public HostConfig build() {
       return new HostConfig(nodeId, cluster, dataDir, zooKeeper, embeddedZooKeeperPort, bindHost, port,
-          sessionTimeout, connectionTimeout, electionSettle, automaticFailover, transport, zooKeeperAuth);
+          sessionTimeout, connectionTimeout, electionSettle, automaticFailover, transport, zooKeeperAuth, memberMetadata);
     }
   }
 }

@@ -2,11 +2,13 @@ package io.nrtcluster.node;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nrtcluster.common.ConnectionException;
-import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.election.EmbeddedZooKeeper;
+import io.nrtcluster.election.IndexElection;
+import io.nrtcluster.election.MemberMetadata;
 import io.nrtcluster.election.ZkLayout;
 import io.nrtcluster.election.ZooKeeperAccess;
-import io.nrtcluster.election.ZooKeeperAuth;
+import io.nrtcluster.election.ZooKeeperSession;
 import io.nrtcluster.transport.NodeAddress;
 import io.nrtcluster.transport.Transport;
 import java.io.Closeable;
@@ -15,10 +17,6 @@ import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.lucene.util.IOUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,19 +32,21 @@ public final class NrtHost implements Closeable {
   private final HostConfig config;
   private final EmbeddedZooKeeper embedded;
   private final Transport transport;
-  private final CuratorFramework curator;
+  private final ZooKeeperSession zk;
   private final NodeAddress address;
   private final MeterRegistry registry;
   private final Map<String, ClusterNode> indexes = new ConcurrentHashMap<>();
+  private volatile Map<String, String> memberMetadata;
 
-  private NrtHost(HostConfig config, EmbeddedZooKeeper embedded, Transport transport, CuratorFramework curator, NodeAddress address,
+  private NrtHost(HostConfig config, EmbeddedZooKeeper embedded, Transport transport, ZooKeeperSession zk, NodeAddress address,
       MeterRegistry registry) {
     this.config = config;
     this.registry = registry;
     this.embedded = embedded;
     this.transport = transport;
-    this.curator = curator;
+    this.zk = zk;
     this.address = address;
+    this.memberMetadata = config.memberMetadata();
   }
 
   /**
@@ -73,7 +73,7 @@ public final class NrtHost implements Closeable {
     Files.createDirectories(config.dataDir());
     EmbeddedZooKeeper embedded = null;
     Transport transport = null;
-    CuratorFramework curator = null;
+    ZooKeeperSession zk = null;
     try {
       String connect = config.zooKeeper();
       if (config.embeddedZooKeeper()) {
@@ -84,38 +84,26 @@ public final class NrtHost implements Closeable {
       }
       transport = Transport.create("N" + config.nodeId(), config.transport());
       NodeAddress address = transport.bind(config.bindHost(), config.port(), config.cluster()).localAddress();
-      curator = ZooKeeperAuth.configure(CuratorFrameworkFactory.builder(), config.zooKeeperAuth())
-          .connectString(connect)
-          .sessionTimeoutMs((int) config.sessionTimeout().toMillis())
-          .connectionTimeoutMs((int) Math.min(config.connectionTimeout().toMillis(), config.sessionTimeout().toMillis()))
-          .retryPolicy(new ExponentialBackoffRetry(100, 10, 2000))
-          .build();
-      curator.start();
-      if (!curator.blockUntilConnected((int) config.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new ConnectionException("ZooKeeper at " + connect + " unreachable within " + Durations.format(config.connectionTimeout()));
-      }
+      zk = ZooKeeperSession.builder().connectString(connect).auth(config.zooKeeperAuth())
+          .sessionTimeout(config.sessionTimeout()).connectionTimeout(config.connectionTimeout()).connect();
       // Wrong credentials are only found out by a denied operation: check them before anything runs.
-      ZooKeeperAccess.verify(curator, config.cluster(), config.zooKeeperAuth());
-      if (config.zooKeeperAuth() != null && ZooKeeperAccess.sharedRootOpen(curator)) {
+      ZooKeeperAccess.verify(zk, config.cluster());
+      if (config.zooKeeperAuth() != null && ZooKeeperAccess.sharedRootOpen(zk)) {
         LOG.warn("N{}: {} (shared by every cluster on this ZooKeeper) is open to anyone: anyone can list the cluster "
             + "names and add clusters there; this cluster's own znodes are protected (docs/operations.md)", config.nodeId(), ZkLayout.ROOT);
       }
       LOG.info("N{}: host of cluster {} at {} (ZooKeeper {}, {})", config.nodeId(), config.cluster(), address, connect,
           config.zooKeeperAuth() == null ? "no authentication, open ACLs" : "digest user " + config.zooKeeperAuth().user());
-      return new NrtHost(config, embedded, transport, curator, address, registry);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      close(curator, transport, embedded);
-      throw new ConnectionException("interrupted while connecting to ZooKeeper", e);
+      return new NrtHost(config, embedded, transport, zk, address, registry);
     } catch (IOException | RuntimeException e) {
-      close(curator, transport, embedded);
+      close(zk, transport, embedded);
       throw e;
     }
   }
 
-  private static void close(CuratorFramework curator, Transport transport, EmbeddedZooKeeper embedded) {
-    if (curator != null) {
-      curator.close();
+  private static void close(ZooKeeperSession zk, Transport transport, EmbeddedZooKeeper embedded) {
+    if (zk != null) {
+      zk.close();
     }
     if (transport != null) {
       transport.close();
@@ -135,7 +123,35 @@ public final class NrtHost implements Closeable {
     }
     ClusterNode node = ClusterNode.open(this, settings, listeners);
     indexes.put(settings.name(), node);
+    // A setMemberMetadata that ran while the index opened may not have seen it in the map: the
+    // volatile write there comes before its look at the map, the put here before this read.
+    IndexElection election = node.election();
+    if (election != null) {
+      election.setMemberMetadata(memberMetadata);
+    }
     return node;
+  }
+
+  /** The application metadata this host publishes with its membership of every index. */
+  public Map<String, String> memberMetadata() {
+    return memberMetadata;
+  }
+
+  /**
+   * Replaces the application metadata every index of this host publishes with its membership
+   * (indexes opened later start with it too), at once and without waiting for ZooKeeper; peers see
+   * it in {@link ClusterNode#members()}. An {@link IllegalArgumentException} naming the bad entry,
+   * and nothing changes, when it is out of the bounds of {@link MemberMetadata}.
+   */
+  public void setMemberMetadata(Map<String, String> metadata) {
+    Map<String, String> checked = MemberMetadata.checked("memberMetadata", metadata);
+    memberMetadata = checked;
+    for (ClusterNode node : indexes.values()) {
+      IndexElection election = node.election();
+      if (election != null) {
+        election.setMemberMetadata(checked);
+      }
+    }
   }
 
   /** The open index {@code name}, or null. */
@@ -157,8 +173,9 @@ public final class NrtHost implements Closeable {
     return transport;
   }
 
-  CuratorFramework curator() {
-    return curator;
+  /** The host's one ZooKeeper session, shared by all its indexes. */
+  ZooKeeperSession zooKeeper() {
+    return zk;
   }
 
   /** The replication address other nodes reach this one at. */
@@ -191,7 +208,7 @@ public final class NrtHost implements Closeable {
     for (ClusterNode node : nodes) {
       node.leaveElectionAbruptly();
     }
-    curator.close();
+    zk.close();
     transport.close();
     for (ClusterNode node : nodes) {
       node.halt();
@@ -207,7 +224,7 @@ public final class NrtHost implements Closeable {
     try {
       IOUtils.close(indexes.values());
     } finally {
-      close(curator, transport, embedded);
+      close(zk, transport, embedded);
     }
   }
 }

@@ -134,7 +134,7 @@ class FailoverTest {
       c.awaitAllAt(v);
       long oldGen = zombie.primaryGen();
 
-      c.host(p).curator().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+      c.host(p).zooKeeper().curator().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
       await().atMost(Duration.ofSeconds(10)).until(() -> !zombie.isWritablePrimary());
       assertThatThrownBy(() -> zombie.addDocument(c.doc(1000))).isInstanceOf(NotPrimaryException.class);
       assertThatThrownBy(zombie::refresh).isInstanceOf(NotPrimaryException.class);

@@ -9,6 +9,7 @@ import io.nrtcluster.common.ClusterMismatchException;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NotPrimaryException;
+import io.nrtcluster.election.CommandAck;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.transport.FaultInjection;
 import java.io.IOException;
@@ -179,8 +180,11 @@ class PromotionTest {
       c.addDocs(c.node(p), 50);
       long v = c.node(p).refresh();
       c.awaitAllAt(v);
-      Map<Integer, String> commits = admin.commit(ClusterHarness.CLUSTER, ClusterHarness.INDEX, null, Duration.ofSeconds(20));
-      assertThat(commits).hasSize(3).allSatisfy((id, answer) -> assertThat(answer).startsWith("ok"));
+      Map<Integer, CommandAck> commits = admin.commit(ClusterHarness.CLUSTER, ClusterHarness.INDEX, null, Duration.ofSeconds(20));
+      assertThat(commits).hasSize(3).allSatisfy((id, answer) -> {
+        assertThat(answer.status()).as("node %d: %s", id, answer).isEqualTo(CommandAck.Status.OK);
+        assertThat(answer.commitVersion()).isEqualTo(c.node(id - 1).status().commitVersion());
+      });
       await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
         IndexStatus status = admin.status(ClusterHarness.CLUSTER, ClusterHarness.INDEX);
         assertThat(status.primaryNodeId()).isEqualTo(p + 1);

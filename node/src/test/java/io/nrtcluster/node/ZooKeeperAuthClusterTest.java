@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.ZooKeeperAccessException;
+import io.nrtcluster.election.CommandAck;
 import io.nrtcluster.election.ZkLayout;
 import io.nrtcluster.election.ZooKeeperAccess;
 import io.nrtcluster.election.ZooKeeperAuth;
@@ -55,7 +56,7 @@ class ZooKeeperAuthClusterTest {
       c.addDocs(c.node(0), 100);
       c.awaitAllAt(c.node(0).refresh());
       assertThat(admin.commit(ClusterHarness.CLUSTER, ClusterHarness.INDEX, null, TIMEOUT).values())
-          .as("seed %d", seed).hasSize(3).allMatch(a -> a.startsWith("ok "));
+          .as("seed %d", seed).hasSize(3).allMatch(CommandAck::isOk);
 
       c.kill(0);
       int p = c.awaitPrimary();

@@ -1,87 +1,44 @@
 package io.nrtcluster.examples.search;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.nrtcluster.common.Checks;
-import io.nrtcluster.common.ConnectionException;
-import java.io.Closeable;
+import io.nrtcluster.election.MemberInfo;
+import io.nrtcluster.node.ClusterNode;
 import java.io.IOException;
 import java.net.URI;
-import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.framework.recipes.cache.ChildData;
-import org.apache.curator.framework.recipes.cache.CuratorCache;
-import org.apache.curator.framework.recipes.nodes.PersistentNode;
-import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.CreateMode;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * Where each node's HTTP API is, so a replica can forward a write to the primary's HTTP API: the
  * library names the primary by its replication address ({@code ClusterNode.primaryAddress()}), and
- * every node publishes the mapping from its replication address to its HTTP URL in an ephemeral
- * znode, {@code /nrtcluster-examples/search-service/<cluster>/http/n-<nodeId>}, holding
- * {@code {"nodeId":..,"replication":"host:port","http":"http://host:port"}}. The znode is
- * recreated after a session loss and disappears with the node; every node watches the others' in a
- * local cache, so a lookup costs no ZooKeeper round trip.
+ * every node publishes its HTTP URL with its membership, as the member metadata entry {@value
+ * #METADATA_KEY} ({@code HostConfig.memberMetadata}); it disappears with the node's membership. No
+ * ZooKeeper session of its own: peers' URLs come from {@link ClusterNode#members()}.
  *
- * <p>It uses its own ZooKeeper session (the host's client is the library's own): one more session
- * per node, which is fine for an example.
+ * <p>Lookups are served from a local map from replication address to URL, filled from the members
+ * of the hosted indexes when an address is not in it (so a lookup costs a ZooKeeper round trip only
+ * the first time a primary is looked up), and refreshed whenever members pass through {@link
+ * #httpOf(MemberInfo)} (the status page's do); {@link #forget} drops an entry that turned out to be wrong (a restarted node
+ * listening elsewhere).
  */
-final class HttpAddressBook implements Closeable {
-  static final String ROOT = "/nrtcluster-examples/search-service";
+final class HttpAddressBook {
+  /** The member metadata key under which a node publishes its HTTP URL. */
+  static final String METADATA_KEY = "http";
 
-  private final ObjectMapper json;
-  private final CuratorFramework curator;
-  private final PersistentNode own;
-  private final CuratorCache cache;
-  private final String path;
+  private final Supplier<Collection<ClusterNode>> indexes;
+  private final Map<String, URI> byReplicationAddress = new ConcurrentHashMap<>();
 
-  private HttpAddressBook(ObjectMapper json, CuratorFramework curator, PersistentNode own, CuratorCache cache, String path) {
-    this.json = json;
-    this.curator = curator;
-    this.own = own;
-    this.cache = cache;
-    this.path = path;
+  /** @param indexes the indexes this node hosts: their members are where peers' URLs are read */
+  HttpAddressBook(Supplier<Collection<ClusterNode>> indexes) {
+    this.indexes = indexes;
   }
 
-  /** Publishes this node's entry (waiting for it up to {@code timeout}) and starts watching the others. */
-  static HttpAddressBook start(String zooKeeper, String cluster, int nodeId, String replicationAddress, URI http,
-      Duration sessionTimeout, Duration timeout, ObjectMapper json) throws IOException {
-    Checks.safeName("cluster", cluster);
-    String parent = ZKPaths.makePath(ROOT, cluster, "http");
-    CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(zooKeeper)
-        .sessionTimeoutMs((int) sessionTimeout.toMillis())
-        .connectionTimeoutMs((int) Math.min(timeout.toMillis(), sessionTimeout.toMillis()))
-        .retryPolicy(new ExponentialBackoffRetry(100, 10, 2000)).build();
-    PersistentNode own = null;
-    CuratorCache cache = null;
-    try {
-      curator.start();
-      byte[] entry = json.writeValueAsBytes(Map.of("nodeId", nodeId, "replication", replicationAddress, "http", http.toString()));
-      own = new PersistentNode(curator, CreateMode.EPHEMERAL, false, ZKPaths.makePath(parent, "n-" + nodeId), entry);
-      own.start();
-      if (!own.waitForInitialCreate(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new ConnectionException("could not publish the HTTP address in ZooKeeper at " + zooKeeper + " within " + timeout);
-      }
-      cache = CuratorCache.build(curator, parent);
-      cache.start();
-      return new HttpAddressBook(json, curator, own, cache, parent);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      closeQuietly(own, cache, curator);
-      throw new ConnectionException("interrupted while publishing the HTTP address", e);
-    } catch (IOException | RuntimeException e) {
-      closeQuietly(own, cache, curator);
-      throw e;
-    } catch (Exception e) {
-      closeQuietly(own, cache, curator);
-      throw new ConnectionException("could not publish the HTTP address in ZooKeeper: " + e, e);
-    }
+  /** The metadata a node publishes so that peers find its HTTP API at {@code http}. */
+  static Map<String, String> metadata(URI http) {
+    return Map.of(METADATA_KEY, http.toString());
   }
 
   /** The HTTP URL of the node whose replication address is {@code replicationAddress}, if it published one. */
@@ -89,39 +46,47 @@ final class HttpAddressBook implements Closeable {
     if (replicationAddress == null) {
       return Optional.empty();
     }
-    return cache.stream()
-        .filter(d -> !d.getPath().equals(path) && d.getData() != null)
-        .map(this::parse)
-        .filter(n -> n != null && replicationAddress.equals(n.path("replication").asText(null)))
-        .map(n -> URI.create(n.path("http").asText()))
-        .findFirst();
+    URI known = byReplicationAddress.get(replicationAddress);
+    if (known != null) {
+      return Optional.of(known);
+    }
+    for (ClusterNode node : indexes.get()) {
+      try {
+        learn(node.members());
+      } catch (IOException | RuntimeException e) {
+        // This index's members are out of reach right now; another index may still know the node.
+      }
+      known = byReplicationAddress.get(replicationAddress);
+      if (known != null) {
+        return Optional.of(known);
+      }
+    }
+    return Optional.empty();
   }
 
-  private JsonNode parse(ChildData d) {
+  /** The HTTP URL {@code member} published, if any (and remembers it). */
+  Optional<URI> httpOf(MemberInfo member) {
+    String published = member.metadata().get(METADATA_KEY);
+    if (published == null) {
+      return Optional.empty();
+    }
     try {
-      return json.readTree(d.getData());
-    } catch (IOException e) {
-      return null;
+      URI http = URI.create(published);
+      byReplicationAddress.put(member.address(), http);
+      return Optional.of(http);
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
     }
   }
 
-  private static void closeQuietly(PersistentNode own, CuratorCache cache, CuratorFramework curator) {
-    try {
-      if (cache != null) {
-        cache.close();
-      }
-      if (own != null) {
-        own.close();
-      }
-    } catch (IOException | RuntimeException e) {
-      // Closing the client below ends the session and removes the ephemeral entry anyway.
-    } finally {
-      curator.close();
-    }
+  private void learn(List<MemberInfo> members) {
+    members.forEach(this::httpOf);
   }
 
-  @Override
-  public void close() {
-    closeQuietly(own, cache, curator);
+  /** Drops what is known of {@code replicationAddress}: the next lookup reads the members again. */
+  void forget(String replicationAddress) {
+    if (replicationAddress != null) {
+      byReplicationAddress.remove(replicationAddress);
+    }
   }
 }

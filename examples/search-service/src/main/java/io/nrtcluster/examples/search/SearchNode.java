@@ -45,13 +45,12 @@ public final class SearchNode implements Closeable {
   private final Map<String, HostedIndex> indexes;
   private final HttpServer server;
   private final ExecutorService httpPool;
-  private final HttpAddressBook addresses;
   private final WriteForwarder forwarder;
   private final ScheduledExecutorService background;
   private final URI http;
 
   private SearchNode(SearchServiceConfig config, NodeLog log, NrtHost host, Map<String, HostedIndex> indexes,
-      HttpServer server, ExecutorService httpPool, HttpAddressBook addresses, WriteForwarder forwarder,
+      HttpServer server, ExecutorService httpPool, WriteForwarder forwarder,
       ScheduledExecutorService background, URI http) {
     this.config = config;
     this.log = log;
@@ -59,15 +58,14 @@ public final class SearchNode implements Closeable {
     this.indexes = indexes;
     this.server = server;
     this.httpPool = httpPool;
-    this.addresses = addresses;
     this.forwarder = forwarder;
     this.background = background;
     this.http = http;
   }
 
   /**
-   * Starts the node: joins the cluster (the library's meters go to {@code registry}), opens every
-   * index, publishes its HTTP address and starts serving HTTP. Fails with the library's typed
+   * Starts the node: joins the cluster (the library's meters go to {@code registry}) with its HTTP
+   * address as member metadata, opens every index and starts serving HTTP. Fails with the library's typed
    * errors (for example {@code ConnectionException} when ZooKeeper is unreachable) or an {@link
    * IOException} when the HTTP port cannot be bound; nothing is left running then. {@code
    * listeners} hear every role change of every index, the first included.
@@ -83,6 +81,10 @@ public final class SearchNode implements Closeable {
     try {
       NrtHost host = NrtHost.start(config.host(), registry);
       started.add(host);
+      // Bound before the indexes open, so that every membership carries the HTTP URL from the start.
+      server = HttpServer.create(new InetSocketAddress(config.httpHost(), config.httpPort()), 0);
+      URI http = httpUri(config.httpHost(), server.getAddress().getPort());
+      host.setMemberMetadata(HttpAddressBook.metadata(http));
       Map<String, HostedIndex> indexes = new LinkedHashMap<>();
       for (String name : config.indexes()) {
         ClusterNode node = host.openIndex(IndexSettings.standard(name), listeners);
@@ -99,11 +101,8 @@ public final class SearchNode implements Closeable {
       ClusterNode first = indexes.values().iterator().next().node();
       NodeLog log = new NodeLog(LoggerFactory.getLogger(SearchNode.class), "N" + nodeId + "/http", first::primaryGen);
 
-      server = HttpServer.create(new InetSocketAddress(config.httpHost(), config.httpPort()), 0);
-      URI http = httpUri(config.httpHost(), server.getAddress().getPort());
-      HttpAddressBook addresses = HttpAddressBook.start(host.zooKeeperConnectString(), config.host().cluster(), nodeId,
-          host.address().toString(), http, config.host().sessionTimeout(), config.host().connectionTimeout(), json);
-      started.add(addresses);
+      List<ClusterNode> nodes = indexes.values().stream().map(HostedIndex::node).toList();
+      HttpAddressBook addresses = new HttpAddressBook(() -> nodes);
       WriteForwarder forwarder = new WriteForwarder(addresses, nodeId, config.forwardTimeout());
       started.add(forwarder::close);
 
@@ -118,7 +117,7 @@ public final class SearchNode implements Closeable {
       server.setExecutor(httpPool);
 
       background = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("nrt-service-" + nodeId));
-      SearchNode node = new SearchNode(config, log, host, indexes, server, httpPool, addresses, forwarder, background, http);
+      SearchNode node = new SearchNode(config, log, host, indexes, server, httpPool, forwarder, background, http);
       long poll = config.pollInterval().toMillis();
       background.scheduleWithFixedDelay(node::pollSearchers, 0, Math.max(1, poll), TimeUnit.MILLISECONDS);
       long refresh = config.refreshInterval().toMillis();
@@ -200,7 +199,6 @@ public final class SearchNode implements Closeable {
     background.shutdownNow();
     httpPool.shutdownNow();
     forwarder.close();
-    addresses.close();
     for (HostedIndex index : indexes.values()) {
       IOUtils.closeWhileHandlingException(index.searchers());
     }

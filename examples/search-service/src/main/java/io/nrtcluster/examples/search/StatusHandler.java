@@ -69,7 +69,7 @@ final class StatusHandler implements Router.Route {
         row.put("role", mi.role().name());
         row.put("searchingVersion", mi.searchingVersion());
         row.put("replication", mi.address());
-        row.put("http", addresses.httpOf(mi.address()).map(URI::toString).orElse(null));
+        row.put("http", addresses.httpOf(mi).map(URI::toString).orElse(null));
         members.add(row);
       }
       m.put("members", members);

@@ -56,6 +56,8 @@ final class WriteForwarder implements AutoCloseable {
       return new Relayed(response.statusCode(), response.headers().firstValue("Content-Type").orElse(Exchanges.JSON),
           response.body(), http);
     } catch (IOException e) {
+      // Perhaps a restarted primary that listens elsewhere now: look its address up again next time.
+      addresses.forget(primaryAddress);
       throw new ApiException(ApiError.NO_PRIMARY, "the primary of index " + index + " at " + http
           + " did not answer (" + e.getClass().getSimpleName() + "): retry; the batch may or may not have been applied,"
           + " and retrying it is safe (documents are replaced by id)", details(primaryAddress, http), e);

@@ -1,4 +1,4 @@
-package io.nrtcluster.node;
+package io.nrtcluster.election;
 
 import io.nrtcluster.common.PropertiesCodec;
 import io.nrtcluster.common.ProtocolException;
@@ -28,7 +28,8 @@ public record Handoff(String requestId, int target, long timeoutMillis, Status s
     FAILED
   }
 
-  Handoff with(Status newStatus, long version, String why) {
+  /** The same request at {@code newStatus}, with the final version and why it failed (null: none). */
+  public Handoff with(Status newStatus, long version, String why) {
     return new Handoff(requestId, target, timeoutMillis, newStatus, version, why == null ? "" : why);
   }
 

@@ -1,4 +1,4 @@
-package io.nrtcluster.node;
+package io.nrtcluster.election;
 
 import io.nrtcluster.common.ConnectionException;
 import java.io.Closeable;
@@ -12,8 +12,9 @@ import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
 /**
  * A real single ZooKeeper server inside this JVM, for trying a cluster on one host. It is a single
  * point of failure: production uses a ZooKeeper ensemble and passes its connect string instead.
+ * It listens on the loopback address only.
  */
-final class EmbeddedZooKeeper implements Closeable {
+public final class EmbeddedZooKeeper implements Closeable {
   private final ZooKeeperServerEmbedded server;
   private final String connectString;
 
@@ -23,7 +24,7 @@ final class EmbeddedZooKeeper implements Closeable {
   }
 
   /** Starts a server with its data in {@code dir}, on {@code port} (0: a free one). */
-  static EmbeddedZooKeeper start(Path dir, int port) throws ConnectionException {
+  public static EmbeddedZooKeeper start(Path dir, int port) throws ConnectionException {
     try {
       Files.createDirectories(dir);
       int clientPort = port == 0 ? freePort() : port;
@@ -61,7 +62,8 @@ final class EmbeddedZooKeeper implements Closeable {
     }
   }
 
-  String connectString() {
+  /** {@code 127.0.0.1:<port>}. */
+  public String connectString() {
     return connectString;
   }
 

@@ -1,0 +1,92 @@
+package io.nrtcluster.election;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nrtcluster.common.ProtocolException;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The member record and its application metadata, without ZooKeeper. */
+class MemberInfoTest {
+  private static final MemberInfo BASE = new MemberInfo(3, "10.0.0.3:7000", Role.REPLICA, 4, 120, 110, true, 1_700_000_000_000L);
+
+  @Test
+  void aRecordRoundTripsWithAndWithoutMetadata() throws Exception {
+    assertThat(MemberInfo.decode(BASE.encode())).isEqualTo(BASE);
+    assertThat(BASE.metadata()).isEmpty();
+    MemberInfo with = BASE.withMetadata(Map.of("http", "http://10.0.0.3:8080", "zone", "eu-1", "nodeId", "not the node id"));
+    MemberInfo decoded = MemberInfo.decode(with.encode());
+    assertThat(decoded).isEqualTo(with);
+    assertThat(decoded.nodeId()).as("a metadata key never shadows a field").isEqualTo(3);
+    assertThat(decoded.withRole(Role.PRIMARY).metadata()).isEqualTo(with.metadata());
+    assertThat(MemberInfo.rank(with, BASE)).as("metadata plays no part in the ranking").isZero();
+  }
+
+  @Test
+  void aRecordWrittenBeforeMetadataExistedDecodesWithNone() throws Exception {
+    String old = "nodeId=3\naddress=10.0.0.3\\:7000\nrole=REPLICA\nprimaryGen=4\nsearchingVersion=120\n"
+        + "commitVersion=110\ncopying=true\nlastCopyMillis=1700000000000\n";
+    assertThat(MemberInfo.decode(old.getBytes(StandardCharsets.UTF_8))).isEqualTo(BASE);
+  }
+
+  @Test
+  void metadataIsUnmodifiableAndACopy() {
+    Map<String, String> source = new HashMap<>(Map.of("http", "http://a:1"));
+    MemberInfo m = BASE.withMetadata(source);
+    source.put("http", "changed");
+    assertThat(m.metadata()).containsExactly(Map.entry("http", "http://a:1"));
+    assertThatThrownBy(() -> m.metadata().put("x", "y")).isInstanceOf(UnsupportedOperationException.class);
+    assertThat(BASE.withMetadata(null).metadata()).isEmpty();
+  }
+
+  @Test
+  void metadataOutOfBoundsIsRefusedNamingTheEntry() {
+    Map<String, String> many = new HashMap<>();
+    for (int i = 0; i <= MemberMetadata.MAX_ENTRIES; i++) {
+      many.put("k" + i, "v");
+    }
+    assertThatThrownBy(() -> BASE.withMetadata(many)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 16 entries");
+    assertThatThrownBy(() -> BASE.withMetadata(Map.of("bad key", "v"))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'bad key'");
+    assertThatThrownBy(() -> BASE.withMetadata(Map.of("k".repeat(65), "v"))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keys must be");
+    assertThatThrownBy(() -> BASE.withMetadata(Map.of("http", "x".repeat(1025)))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("metadata.http");
+    assertThatThrownBy(() -> BASE.withMetadata(Map.of("http", "a\nb"))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("control characters");
+    assertThatThrownBy(() -> BASE.withMetadata(Map.of("http", "a\uD800b"))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("surrogates");
+    Map<String, String> big = new HashMap<>();
+    for (int i = 0; i < 5; i++) {
+      big.put("k" + i, "v".repeat(1000));
+    }
+    assertThatThrownBy(() -> BASE.withMetadata(big)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("total at most 4096");
+    assertThat(BASE.withMetadata(Map.of("emoji", "\uD83D\uDE00 ok")).metadata()).containsKey("emoji");
+  }
+
+  @Test
+  void aRecordWithMetadataOutOfBoundsIsAProtocolError() {
+    String bad = "nodeId=3\naddress=a\\:1\nrole=REPLICA\nprimaryGen=4\nsearchingVersion=1\ncommitVersion=1\ncopying=false\n"
+        + "lastCopyMillis=0\nmeta.http=" + "x".repeat(2000) + "\n";
+    assertThatThrownBy(() -> MemberInfo.decode(bad.getBytes(StandardCharsets.UTF_8))).isInstanceOf(ProtocolException.class);
+  }
+
+  @Test
+  void randomMetadataWithinBoundsRoundTrips() throws Exception {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    for (int round = 0; round < 200; round++) {
+      Map<String, String> m = new HashMap<>();
+      int entries = random.nextInt(MemberMetadata.MAX_ENTRIES + 1);
+      for (int i = 0; i < entries; i++) {
+        StringBuilder value = new StringBuilder();
+        for (int c = random.nextInt(200); c > 0; c--) {
+          char ch = (char) (0x20 + random.nextInt(0xD000 - 0x20));
+          value.append(Character.isISOControl(ch) ? 'x' : ch);
+        }
+        m.put("k" + i + "." + random.nextInt(1000), value.toString());
+      }
+      MemberInfo with = BASE.withMetadata(m);
+      assertThat(MemberInfo.decode(with.encode())).as("seed %d", seed).isEqualTo(with);
+    }
+  }
+}
