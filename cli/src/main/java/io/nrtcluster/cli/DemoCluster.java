@@ -5,6 +5,7 @@ import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.HostConfig;
 import io.nrtcluster.node.IndexSettings;
 import io.nrtcluster.node.NrtHost;
+import io.nrtcluster.node.WritablePrimary;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -13,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.function.IntPredicate;
 import org.apache.lucene.index.FilterLeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.MultiTerms;
@@ -37,6 +37,7 @@ final class DemoCluster implements Closeable {
   static final int ZK_HOST = 0;
   static final Duration SESSION_TIMEOUT = Duration.ofSeconds(3);
   static final Duration ELECTION_SETTLE = Duration.ofMillis(300);
+  private static final Duration POLL = Duration.ofMillis(1);
 
   private final Path root;
   private final AtomicReferenceArray<NrtHost> hosts = new AtomicReferenceArray<>(NODES);
@@ -126,28 +127,31 @@ final class DemoCluster implements Closeable {
     return node(i) != null;
   }
 
-  /** The node that accepts writes now, or -1. */
-  int writablePrimary() {
+  /** Every node's index by position, null for a node that is down (a snapshot). */
+  List<ClusterNode> nodes() {
+    List<ClusterNode> out = new ArrayList<>(NODES);
     for (int i = 0; i < NODES; i++) {
-      ClusterNode n = node(i);
-      if (n != null && n.isWritablePrimary()) {
-        return i;
-      }
+      out.add(node(i));
     }
-    return -1;
+    return out;
   }
 
-  /** Polls (every millisecond) until a node among {@code candidates} is a writable primary. */
-  int awaitPrimary(IntPredicate candidates, Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    do {
-      int p = writablePrimary();
-      if (p >= 0 && candidates.test(p)) {
-        return p;
-      }
-      Thread.sleep(1);
-    } while (System.nanoTime() < deadline && !closed);
-    throw new CliException("no primary elected within " + Units.human(timeout));
+  /** The node that accepts writes now ({@link WritablePrimary}), or -1. */
+  int writablePrimary() {
+    return WritablePrimary.find(nodes());
+  }
+
+  /**
+   * Waits (polling every millisecond: the demo reports election times in milliseconds) until one
+   * node is the writable primary; returns it.
+   */
+  int awaitPrimary(Duration timeout) throws InterruptedException {
+    int p = WritablePrimary.await(this::nodes, timeout, POLL);
+    if (p < 0) {
+      throw new CliException("no primary elected within " + Units.human(timeout) + " (" + WritablePrimary.describe(nodes())
+          + ")");
+    }
+    return p;
   }
 
   /** Documents node {@code i} searches. */

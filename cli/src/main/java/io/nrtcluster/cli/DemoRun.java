@@ -79,7 +79,7 @@ final class DemoRun {
     for (int i = 1; i < DemoCluster.NODES; i++) {
       cluster.start(i);
     }
-    int p = cluster.awaitPrimary(i -> true, Ingest.ELECTION_TIMEOUT);
+    int p = cluster.awaitPrimary(Ingest.ELECTION_TIMEOUT);
     long electedMs = Units.millis(System.nanoTime() - start);
     cluster.start(DemoCluster.ZK_HOST);
     table.println(String.format(Locale.ROOT,

@@ -85,7 +85,7 @@ final class Ingest {
    * position (everything since {@code sinceNanos} counts as the election).
    */
   Takeover follow(long sinceNanos) throws IOException, InterruptedException {
-    int p = cluster.awaitPrimary(i -> true, ELECTION_TIMEOUT);
+    int p = cluster.awaitPrimary(ELECTION_TIMEOUT);
     long elected = System.nanoTime() - sinceNanos;
     ClusterNode node = cluster.node(p);
     String position = node.replayPosition();

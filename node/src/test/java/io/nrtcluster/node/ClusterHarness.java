@@ -3,33 +3,57 @@ package io.nrtcluster.node;
 import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.nrtcluster.election.Role;
 import io.nrtcluster.election.ZooKeeperAuth;
 import io.nrtcluster.transport.TransportConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.apache.curator.test.TestingServer;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.MatchAllDocsQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.TermQuery;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
- * Real cluster nodes in one JVM against a real ZooKeeper: each "host" is an {@link NrtHost} with its
- * own data directory, replication server and ZooKeeper session. Scenario tests read like the
- * scenario: start, index, kill the primary, restart a node, compare.
+ * The in-JVM test cluster: real cluster nodes in one JVM against a real ZooKeeper (curator-test's
+ * {@link TestingServer}, or a connect string the test brings). Each "host" is an {@link NrtHost} with
+ * its own data directory ({@code root/n<id>}), replication server and ZooKeeper session; node
+ * {@code i} (0-based) has node id {@code i + 1}. Scenario tests read like the scenario: start,
+ * {@link #awaitPrimary()}, index, refresh, kill the primary, restart a node, compare hits.
+ *
+ * <p>This is the one harness for in-JVM cluster scenarios: node's tests use it directly, other
+ * modules' tests through node's test-jar ({@code <type>test-jar</type>}, test scope). Waiting for a
+ * primary goes through {@link WritablePrimary}, the definition {@code nrt demo} uses too. Below the
+ * election, replica's tests drive a {@code Primary} and its {@code Replica}s without ZooKeeper with
+ * {@code io.nrtcluster.replica.MiniCluster}, which uses the same names for the same things
+ * ({@code start}, {@code primary}, {@code replicas}, {@code addDocs}, {@code refresh},
+ * {@code awaitAllAt}, {@code view}); it cannot be this class because replica is below node.
+ *
+ * <p>Every wait is bounded; a failed wait names what each node was doing.
  */
-final class ClusterHarness implements AutoCloseable {
-  static final String CLUSTER = "it";
-  static final String INDEX = "docs";
-  static final String[] WORDS = {"alpha", "beta", "gamma", "delta", "epsilon"};
+public final class ClusterHarness implements AutoCloseable {
+  public static final String CLUSTER = "it";
+  public static final String INDEX = "docs";
+  public static final String[] WORDS = {"alpha", "beta", "gamma", "delta", "epsilon"};
+  /** The queries {@link #view} counts hits of: all documents, and two words of {@link #WORDS}. */
+  public static final List<Query> QUERIES = List.of(
+      MatchAllDocsQuery.INSTANCE, new TermQuery(new Term("body", "alpha")), new TermQuery(new Term("body", "epsilon")));
+  /** How long {@link #awaitPrimary()} and {@link #awaitAllAt(long)} wait by default. */
+  public static final Duration TIMEOUT = Duration.ofSeconds(30);
+  private static final Duration POLL = Duration.ofMillis(20);
 
   final Path root;
   final String zk;
@@ -37,6 +61,7 @@ final class ClusterHarness implements AutoCloseable {
   private final List<NrtHost> hosts = new ArrayList<>();
   private final List<TransportConfig> transports = new ArrayList<>();
   private final List<MeterRegistry> registries = new ArrayList<>();
+  private final long seed;
   private final Random random;
   private final List<String> indexes;
   private int nextId;
@@ -44,12 +69,20 @@ final class ClusterHarness implements AutoCloseable {
   private Duration sessionTimeout = Duration.ofSeconds(4);
   private ZooKeeperAuth zooKeeperAuth;
 
-  ClusterHarness(Path root, long seed, int nodes, List<String> indexes) throws Exception {
+  /** {@code nodes} nodes (none started yet) of the one index {@link #INDEX}, with their own ZooKeeper. */
+  public ClusterHarness(Path root, long seed, int nodes) throws Exception {
+    this(root, seed, nodes, List.of(INDEX));
+  }
+
+  /** {@code nodes} nodes (none started yet), each opening every one of {@code indexes}, with their own ZooKeeper. */
+  public ClusterHarness(Path root, long seed, int nodes, List<String> indexes) throws Exception {
     this(root, seed, nodes, indexes, null);
   }
 
-  ClusterHarness(Path root, long seed, int nodes, List<String> indexes, String connectString) throws Exception {
+  /** As above, against the ZooKeeper at {@code connectString} (null: start one, closed with the harness). */
+  public ClusterHarness(Path root, long seed, int nodes, List<String> indexes, String connectString) throws Exception {
     this.root = root;
+    this.seed = seed;
     this.random = new Random(seed);
     this.indexes = indexes;
     if (connectString == null) {
@@ -66,46 +99,68 @@ final class ClusterHarness implements AutoCloseable {
     }
   }
 
-  static TransportConfig transport() {
+  /** The transport settings every node starts with unless {@link #transport(int, TransportConfig)} says otherwise. */
+  public static TransportConfig transport() {
     return TransportConfig.builder().ioThreads(2).requestThreads(8)
         .readTimeout(Duration.ofSeconds(10)).requestTimeout(Duration.ofSeconds(10)).build();
   }
 
-  ClusterHarness sessionTimeout(Duration timeout) {
+  public ClusterHarness sessionTimeout(Duration timeout) {
     sessionTimeout = timeout;
     return this;
   }
 
   /** Every node started from now on authenticates with {@code auth} (null: none). */
-  ClusterHarness zooKeeperAuth(ZooKeeperAuth auth) {
+  public ClusterHarness zooKeeperAuth(ZooKeeperAuth auth) {
     zooKeeperAuth = auth;
     return this;
   }
 
-  ClusterHarness manualFailover() {
+  public ClusterHarness manualFailover() {
     automaticFailover = false;
     return this;
   }
 
-  ClusterHarness transport(int node, TransportConfig config) {
+  public ClusterHarness transport(int node, TransportConfig config) {
     transports.set(node, config);
     return this;
   }
 
   /** Node {@code node} starts (and restarts) with {@code registry} for its meters. */
-  ClusterHarness meters(int node, MeterRegistry registry) {
+  public ClusterHarness meters(int node, MeterRegistry registry) {
     registries.set(node, registry);
     return this;
   }
 
-  HostConfig hostConfig(int i) {
+  public HostConfig hostConfig(int i) {
     return HostConfig.builder().nodeId(i + 1).cluster(CLUSTER).dataDir(root.resolve("n" + (i + 1))).zooKeeper(zk)
         .sessionTimeout(sessionTimeout).connectionTimeout(Duration.ofSeconds(10))
         .electionSettle(Duration.ofMillis(300)).automaticFailover(automaticFailover).transport(transports.get(i))
         .zooKeeperAuth(zooKeeperAuth).build();
   }
 
-  ClusterHarness startAll() throws IOException {
+  /** The seed of this harness's documents (name it in assertion messages). */
+  public long seed() {
+    return seed;
+  }
+
+  /** The directory under which node {@code i} keeps {@code n<i + 1>}. */
+  public Path root() {
+    return root;
+  }
+
+  /** The ZooKeeper connect string every node uses. */
+  public String zooKeeper() {
+    return zk;
+  }
+
+  /** How many nodes the harness has, up or down. */
+  public int size() {
+    return hosts.size();
+  }
+
+  /** Starts every node at once: which one becomes primary is the election's choice. */
+  public ClusterHarness startAll() throws IOException {
     for (int i = 0; i < hosts.size(); i++) {
       start(i);
     }
@@ -113,7 +168,7 @@ final class ClusterHarness implements AutoCloseable {
   }
 
   /** Starts node 1 alone so it becomes primary, then the others as its replicas. */
-  ClusterHarness startWithFirstAsPrimary() throws IOException {
+  public ClusterHarness startWithFirstAsPrimary() throws IOException {
     start(0);
     if (awaitPrimary() != 0) {
       throw new IllegalStateException("node 1 did not become primary");
@@ -124,7 +179,8 @@ final class ClusterHarness implements AutoCloseable {
     return this;
   }
 
-  NrtHost start(int i) throws IOException {
+  /** Starts node {@code i} on its directory (again, after a kill or a stop) and opens every index. */
+  public NrtHost start(int i) throws IOException {
     MeterRegistry registry = registries.get(i);
     NrtHost h = registry == null ? NrtHost.start(hostConfig(i)) : NrtHost.start(hostConfig(i), registry);
     for (String index : indexes) {
@@ -134,78 +190,142 @@ final class ClusterHarness implements AutoCloseable {
     return h;
   }
 
-  NrtHost host(int i) {
+  /** Node {@code i}'s host, or null while it is down. */
+  public NrtHost host(int i) {
     return hosts.get(i);
   }
 
-  ClusterNode node(int i) {
+  /** Node {@code i}'s {@link #INDEX}, or null while it is down. */
+  public ClusterNode node(int i) {
     return node(i, INDEX);
   }
 
-  ClusterNode node(int i, String index) {
+  /** Node {@code i}'s {@code index}, or null while it is down. */
+  public ClusterNode node(int i, String index) {
     NrtHost h = hosts.get(i);
     return h == null ? null : h.index(index);
   }
 
+  /** Every node's {@code index} by position, null for a node that is down (a snapshot). */
+  public List<ClusterNode> nodes(String index) {
+    List<ClusterNode> out = new ArrayList<>(hosts.size());
+    for (int i = 0; i < hosts.size(); i++) {
+      out.add(node(i, index));
+    }
+    return out;
+  }
+
+  public boolean isUp(int i) {
+    return hosts.get(i) != null;
+  }
+
   /** Abrupt stop: ZooKeeper session and connections end, nothing committed or resigned. */
-  void kill(int i) {
+  public void kill(int i) {
     NrtHost h = hosts.set(i, null);
     if (h != null) {
       h.halt();
     }
   }
 
+  /** The same as {@link #kill}, under the library's name ({@link NrtHost#halt()}). */
+  public void halt(int i) {
+    kill(i);
+  }
+
   /** Graceful stop: commit and resign. */
-  void stop(int i) throws IOException {
+  public void stop(int i) throws IOException {
     NrtHost h = hosts.set(i, null);
     if (h != null) {
       h.close();
     }
   }
 
-  /** Waits until exactly one live node is writable primary of {@code index}; returns its number. */
-  int awaitPrimary(String index, Duration timeout) {
-    int[] found = {-1};
-    await("a single primary of " + index).atMost(timeout).pollInterval(Duration.ofMillis(20)).until(() -> {
-      int count = 0;
-      for (int i = 0; i < hosts.size(); i++) {
-        ClusterNode n = node(i, index);
-        if (n != null && n.role() == Role.PRIMARY && n.isWritablePrimary()) {
-          count++;
-          found[0] = i;
-        }
-      }
-      return count == 1;
-    });
-    return found[0];
+  /** Graceful stop, then a start on the same directory. */
+  public NrtHost restart(int i) throws IOException {
+    stop(i);
+    return start(i);
   }
 
-  int awaitPrimary() {
-    return awaitPrimary(INDEX, Duration.ofSeconds(30));
+  /**
+   * Waits until exactly one live node is writable primary of {@code index} ({@link WritablePrimary});
+   * returns its number. Fails (Awaitility's {@link ConditionTimeoutException}) naming every node's role.
+   */
+  public int awaitPrimary(String index, Duration timeout) {
+    int p;
+    try {
+      p = WritablePrimary.await(() -> nodes(index), timeout, POLL);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for a primary of " + index, e);
+    }
+    if (p < 0) {
+      throw new ConditionTimeoutException("no single writable primary of " + index + " within " + timeout + " (seed "
+          + seed + "): " + WritablePrimary.describe(nodes(index)));
+    }
+    return p;
+  }
+
+  public int awaitPrimary() {
+    return awaitPrimary(INDEX, TIMEOUT);
+  }
+
+  /** The primary of {@link #INDEX}, waiting (bounded) until there is exactly one. */
+  public ClusterNode primary() {
+    return node(awaitPrimary());
+  }
+
+  /** The live nodes of {@link #INDEX} other than its primary (waited for, bounded), by position. */
+  public List<ClusterNode> replicas() {
+    int p = awaitPrimary();
+    List<ClusterNode> out = new ArrayList<>();
+    for (int i = 0; i < hosts.size(); i++) {
+      ClusterNode n = node(i);
+      if (i != p && n != null) {
+        out.add(n);
+      }
+    }
+    return out;
   }
 
   /** Waits until every live node of {@code index} searches at least {@code version}. */
-  void awaitAllAt(String index, long version, Duration timeout) {
+  public void awaitAllAt(String index, long version, Duration timeout) {
     for (int i = 0; i < hosts.size(); i++) {
       ClusterNode n = node(i, index);
       if (n != null) {
-        await("N" + (i + 1) + " at " + version).atMost(timeout).pollInterval(Duration.ofMillis(20))
+        await("N" + (i + 1) + " at " + version + " (seed " + seed + ")").atMost(timeout).pollInterval(POLL)
             .until(() -> n.searchingVersion() >= version);
       }
     }
   }
 
-  void awaitAllAt(long version) {
-    awaitAllAt(INDEX, version, Duration.ofSeconds(30));
+  public void awaitAllAt(long version) {
+    awaitAllAt(INDEX, version, TIMEOUT);
   }
 
-  void addDocs(ClusterNode primary, int n) throws IOException {
+  /** Adds {@code n} new documents on {@code primary}. */
+  public void addDocs(ClusterNode primary, int n) throws IOException {
     for (int i = 0; i < n; i++) {
       primary.addDocument(doc(nextId++));
     }
   }
 
-  Document doc(int id) {
+  /** Adds {@code n} new documents on the primary of {@link #INDEX} (waited for, bounded). */
+  public void addDocs(int n) throws IOException {
+    addDocs(primary(), n);
+  }
+
+  /** Refreshes the primary of {@link #INDEX} (waited for, bounded); returns the new version. */
+  public long refresh() throws IOException {
+    return primary().refresh();
+  }
+
+  /** As {@link #refresh()}, recording the application's {@code sourcePosition} with the version. */
+  public long refresh(String sourcePosition) throws IOException {
+    return primary().refresh(sourcePosition);
+  }
+
+  /** A document with id {@code id} and twenty random {@link #WORDS} in its body (from the harness's seed). */
+  public Document doc(int id) {
     Document d = new Document();
     d.add(new StringField("id", Integer.toString(id), Field.Store.YES));
     StringBuilder body = new StringBuilder();
@@ -216,17 +336,64 @@ final class ClusterHarness implements AutoCloseable {
     return d;
   }
 
-  static Term idTerm(int id) {
+  public static Term idTerm(int id) {
     return new Term("id", Integer.toString(id));
   }
 
-  static long count(ClusterNode node) throws IOException {
+  /** Documents {@code node} searches now. */
+  public static long count(ClusterNode node) throws IOException {
     IndexSearcher s = node.acquireSearcher();
     try {
       return s.count(MatchAllDocsQuery.INSTANCE);
     } finally {
       node.releaseSearcher(s);
     }
+  }
+
+  /** Hit counts of {@link #QUERIES} on {@code s}. */
+  public static List<Long> counts(IndexSearcher s) throws IOException {
+    List<Long> out = new ArrayList<>();
+    for (Query q : QUERIES) {
+      out.add((long) s.count(q));
+    }
+    return out;
+  }
+
+  /** What a node searches now: version and hit counts of {@link #QUERIES}, from one searcher. */
+  public record View(long version, List<Long> counts) {}
+
+  /** What {@code node} searches now. */
+  public static View view(ClusterNode node) throws IOException {
+    IndexSearcher s = node.acquireSearcher();
+    try {
+      return new View(((DirectoryReader) s.getIndexReader()).getVersion(), counts(s));
+    } finally {
+      node.releaseSearcher(s);
+    }
+  }
+
+  /** What node {@code i} searches now in {@link #INDEX} (it must be up). */
+  public View view(int i) throws IOException {
+    return view(node(i));
+  }
+
+  /**
+   * Compares hits: waits until every live node searches at least {@code version}, then checks that
+   * they all search the same version with the same hit counts; fails naming each node's view.
+   */
+  public View assertSameHits(long version) throws IOException {
+    awaitAllAt(version);
+    Map<Integer, View> views = new LinkedHashMap<>();
+    for (int i = 0; i < hosts.size(); i++) {
+      if (node(i) != null) {
+        views.put(i + 1, view(i));
+      }
+    }
+    if (views.isEmpty() || new HashSet<>(views.values()).size() != 1) {
+      throw new AssertionError("the nodes do not search the same hits at " + version + " (seed " + seed + "): N=view "
+          + views);
+    }
+    return views.values().iterator().next();
   }
 
   @Override

@@ -32,6 +32,15 @@ import org.apache.lucene.util.IOUtils;
  * Real nodes in one JVM: one primary and N replicas on loopback, each in its own data directory,
  * each with its own transport. Scenario tests read like the scenario: index, refresh, restart a
  * replica, inject faults, and compare what every node searches.
+ *
+ * <p>This is the layer below the election of the one in-JVM scenario harness, node's
+ * {@code io.nrtcluster.node.ClusterHarness} (published in node's test-jar): there, nodes elect their
+ * primary through ZooKeeper; here, the test names the {@link Primary} and points each {@link Replica}
+ * at it. It cannot be that class (node depends on replica, so replica's tests cannot use node's
+ * test-jar), so it uses the same names for the same things: {@link #primary()}, {@link #replicas()},
+ * {@link #addDocs(int)} (on the primary), {@link #refresh()} (the primary's new version),
+ * {@link #awaitAllAt(long)} (every node searches that version or newer, bounded by {@link #TIMEOUT}),
+ * {@link View} and {@link #view} (version and hit counts of {@link #QUERIES} from one searcher).
  */
 final class MiniCluster implements AutoCloseable {
   static final String CLUSTER = "mini";
@@ -39,6 +48,8 @@ final class MiniCluster implements AutoCloseable {
   static final String[] WORDS = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"};
   static final List<Query> QUERIES = List.of(
       MatchAllDocsQuery.INSTANCE, new TermQuery(new Term("body", "alpha")), new TermQuery(new Term("body", "kappa")));
+  /** How long {@link #awaitAllAt(long)} waits. */
+  static final Duration TIMEOUT = Duration.ofSeconds(30);
 
   private final Path root;
   private final Random random;
@@ -233,6 +244,11 @@ final class MiniCluster implements AutoCloseable {
   /** Primary's hit counts at {@code version}, or null if the primary never published it. */
   List<Long> expected(long version) {
     return expectedCounts.get(version);
+  }
+
+  /** Waits until every replica searches at least {@code version} (the primary published it). */
+  void awaitAllAt(long version) {
+    awaitReplicasAt(version, TIMEOUT);
   }
 
   void awaitReplicasAt(long version, Duration timeout) {

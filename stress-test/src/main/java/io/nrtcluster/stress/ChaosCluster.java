@@ -13,8 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The system under test: a three-server ZooKeeper ensemble and the node processes of one index, plus
- * an operator's {@link ClusterAdmin} for asking ZooKeeper who leads and for promotions.
+ * The system under test: a three-server ZooKeeper ensemble and the node processes of one index (a
+ * {@link ProcessCluster}, which finds the primary as ZooKeeper names it), plus an operator's
+ * {@link ClusterAdmin} for asking ZooKeeper who leads and for promotions.
  */
 final class ChaosCluster implements Closeable {
   static final String CLUSTER = "chaos";
@@ -23,13 +24,13 @@ final class ChaosCluster implements Closeable {
   private static final long START_TIMEOUT_MS = 90_000;
 
   private final ZkEnsemble zk;
-  private final List<NodeProcess> nodes;
+  private final ProcessCluster processes;
   private final ClusterAdmin admin;
 
   private ChaosCluster(ZkEnsemble zk, List<NodeProcess> nodes, ClusterAdmin admin) {
     this.zk = zk;
-    this.nodes = nodes;
     this.admin = admin;
+    this.processes = new ProcessCluster(nodes, Duration.ofMillis(START_TIMEOUT_MS)).primaryLocator(c -> zooKeepersPrimary());
   }
 
   /** Starts the ensemble and every node (node ids 1..n), each in {@code dir/node-<id>}. */
@@ -47,8 +48,7 @@ final class ChaosCluster implements Closeable {
       }
       ChaosCluster cluster = new ChaosCluster(zk, List.copyOf(nodes), admin);
       // The first node alone, so it is the first primary; the rest together.
-      nodes.get(0).start(START_TIMEOUT_MS);
-      cluster.startAll();
+      cluster.processes.startWithFirstAsPrimary();
       return cluster;
     } catch (Exception e) {
       for (NodeProcess n : nodes) {
@@ -63,11 +63,16 @@ final class ChaosCluster implements Closeable {
   }
 
   List<NodeProcess> nodes() {
-    return nodes;
+    return processes.nodes();
   }
 
   NodeProcess node(int id) {
-    return nodes.get(id - 1);
+    return processes.node(id);
+  }
+
+  /** The node processes, for waiting on them. */
+  ProcessCluster processes() {
+    return processes;
   }
 
   ZkEnsemble zooKeeper() {
@@ -80,15 +85,18 @@ final class ChaosCluster implements Closeable {
 
   /** Starts every node that is down, in parallel. */
   void startAll() throws IOException {
-    List<NodeProcess> down = nodes.stream().filter(n -> n.state() == NodeProcess.State.DOWN).toList();
-    Parallel.forEach(down, "chaos-start", n -> n.start(START_TIMEOUT_MS));
+    processes.startAll();
   }
 
-  /** The primary ZooKeeper names now, or null (none, or ZooKeeper unreachable). */
+  /** The primary ZooKeeper names now, if it is up; or null (none, or ZooKeeper unreachable). */
   NodeProcess primary() {
+    return processes.primary();
+  }
+
+  private NodeProcess zooKeepersPrimary() {
     try {
       IndexStatus s = admin.status(CLUSTER, INDEX);
-      return s.primaryNodeId() > 0 && s.primaryNodeId() <= nodes.size() ? node(s.primaryNodeId()) : null;
+      return s.primaryNodeId() > 0 && s.primaryNodeId() <= nodes().size() ? node(s.primaryNodeId()) : null;
     } catch (NrtClusterException e) {
       LOG.debug("no primary known: {}", e.toString());
       return null;
@@ -97,27 +105,17 @@ final class ChaosCluster implements Closeable {
 
   /** Nodes that are up and not the given primary. */
   List<NodeProcess> replicasOf(NodeProcess primary) {
-    List<NodeProcess> out = new ArrayList<>();
-    for (NodeProcess n : nodes) {
-      if (n != primary && n.state() == NodeProcess.State.UP) {
-        out.add(n);
-      }
-    }
-    return out;
+    return processes.replicasOf(primary);
   }
 
   /** Kills every node process at once (SIGKILL). */
   void killAll() {
-    try {
-      Parallel.forEach(nodes, "chaos-kill", NodeProcess::kill);
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
+    processes.killAll();
   }
 
   @Override
   public void close() throws IOException {
-    for (NodeProcess n : nodes) {
+    for (NodeProcess n : processes.nodes()) {
       if (n.alive()) {
         n.kill();
       }

@@ -172,15 +172,7 @@ final class FaultRunner {
 
   /** The primary ZooKeeper names, waiting (bounded) for one. */
   private NodeProcess requirePrimary() throws IOException {
-    long deadline = System.nanoTime() + config.recoveryTimeout().toNanos();
-    while (System.nanoTime() < deadline) {
-      NodeProcess p = cluster.primary();
-      if (p != null && p.state() == NodeProcess.State.UP) {
-        return p;
-      }
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
-    }
-    throw new IOException("no primary within " + config.recoveryTimeout());
+    return cluster.processes().awaitPrimary(config.recoveryTimeout());
   }
 
   /** A replica: number {@code pick} of the live ones, or (aimed) one that is copying right now. */

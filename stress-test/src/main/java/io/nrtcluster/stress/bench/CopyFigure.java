@@ -1,5 +1,6 @@
 package io.nrtcluster.stress.bench;
 
+import io.nrtcluster.election.Role;
 import io.nrtcluster.stress.NodeProcess;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -79,7 +80,7 @@ final class CopyFigure {
     table.row("pre-copy to 1 replica / min(loopback, disk)", one / (1 << 20), floor1 / (1 << 20), "MiB/s", ">= 0.9");
     table.row("pre-copy to 2 replicas / same, two at once", two / (1 << 20), floor2 / (1 << 20), "MiB/s", ">= 0.9");
     BenchNodes.start(second);
-    BenchNodes.awaitRole(second, "REPLICA");
+    BenchNodes.awaitRole(second, Role.REPLICA);
     p.deleteAll();
     return fig;
   }

@@ -1,5 +1,6 @@
 package io.nrtcluster.stress.bench;
 
+import io.nrtcluster.election.Role;
 import io.nrtcluster.stress.AgentException;
 import io.nrtcluster.stress.NodeProcess;
 import java.io.IOException;
@@ -67,7 +68,7 @@ final class FailoverFigure {
       toWrite.add(written - t0);
       toReplicas.add(all < 0 ? deadline - t0 : all - t0);
       BenchNodes.start(old);
-      BenchNodes.awaitRole(old, "REPLICA");
+      BenchNodes.awaitRole(old, Role.REPLICA);
       nodes.awaitVersion(firstVersion);
     }
     Dist w = Dist.ofNanos(toWrite);
