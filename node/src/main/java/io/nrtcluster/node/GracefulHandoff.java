@@ -71,7 +71,9 @@ final class GracefulHandoff {
   }
 
   private boolean targetSearches(int target, long gen, long version) throws IOException {
-    for (MemberInfo m : node.election().members()) {
+    // The cache, not a round trip: a ZooKeeper blip must not end the wait (values only grow, so a
+    // stale cache only delays the hand-off, never lets it go early).
+    for (MemberInfo m : node.election().cachedMembers()) {
       if (m.nodeId() == target) {
         return m.primaryGen() == gen && m.searchingVersion() >= version;
       }

@@ -155,6 +155,17 @@ public final class ClusterHarness implements AutoCloseable {
   }
 
   /** How many nodes the harness has, up or down. */
+  /**
+   * Stops the in-process ZooKeeper server and starts it again on the same port and data: every
+   * session sees SUSPENDED then RECONNECTED (sessions survive a restart shorter than their timeout).
+   */
+  public void restartZooKeeper() throws Exception {
+    if (server == null) {
+      throw new IllegalStateException("ZooKeeper is external: " + zk);
+    }
+    server.restart();
+  }
+
   public int size() {
     return hosts.size();
   }
