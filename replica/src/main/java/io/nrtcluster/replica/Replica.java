@@ -200,6 +200,7 @@ public final class Replica implements Closeable {
   }
 
   private ReplicatingReplicaNode openNode(long primaryGen) throws IOException {
+    config.storageFaults().beforeIndexOpen(config.indexPath().toString());
     Directory dir = FaultInjectingDirectory.wrap(FSDirectory.open(config.indexPath()), config.storageFaults());
     ReplicatingReplicaNode n;
     try {

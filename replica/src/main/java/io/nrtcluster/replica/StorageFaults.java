@@ -5,7 +5,7 @@ import java.nio.file.FileSystemException;
 
 /**
  * Storage faults injected into a replica's index directory: a disk that fills up, a write that fails
- * with an I/O error, an fsync or a rename that fails. Off by default ({@link #NONE}) and switched on by
+ * with an I/O error, an fsync or a rename that fails, an index that cannot be opened. Off by default ({@link #NONE}) and switched on by
  * configuration only ({@link ReplicaConfig.Builder#storageFaults}), never by code changes.
  *
  * <p>A replica configured with a {@link #switchable()} instance writes every index file (copied
@@ -33,6 +33,8 @@ public final class StorageFaults {
   private long ioErrorIn = -1;
   private boolean failSyncs;
   private boolean failRenames;
+  private boolean failIndexOpens;
+  private long indexOpenFaults;
   private long diskFullFaults;
   private long ioErrors;
   private long syncFaults;
@@ -81,6 +83,15 @@ public final class StorageFaults {
     failRenames = fail;
   }
 
+  /**
+   * While on, opening the local index (at start-up or when a resync reopens it) fails with an I/O
+   * error, as on a disk that cannot be read.
+   */
+  public synchronized void failIndexOpens(boolean fail) {
+    requireSwitchable();
+    failIndexOpens = fail;
+  }
+
   /** Space returns and every fault stops. */
   public synchronized void clear() {
     requireSwitchable();
@@ -88,6 +99,7 @@ public final class StorageFaults {
     ioErrorIn = -1;
     failSyncs = false;
     failRenames = false;
+    failIndexOpens = false;
   }
 
   /** Writes refused because the disk was full. */
@@ -108,6 +120,11 @@ public final class StorageFaults {
   /** Renames failed by {@link #failRenames}. */
   public synchronized long renameFaults() {
     return renameFaults;
+  }
+
+  /** Index opens failed by {@link #failIndexOpens}. */
+  public synchronized long indexOpenFaults() {
+    return indexOpenFaults;
   }
 
   /**
@@ -169,6 +186,13 @@ public final class StorageFaults {
     }
   }
 
+  synchronized void beforeIndexOpen(String what) throws FileSystemException {
+    if (failIndexOpens) {
+      indexOpenFaults++;
+      throw new FileSystemException(what, null, IO_ERROR);
+    }
+  }
+
   private void requireSwitchable() {
     if (!switchable) {
       throw new IllegalStateException("StorageFaults.NONE cannot be switched; configure StorageFaults.switchable()");
@@ -179,7 +203,7 @@ public final class StorageFaults {
   public synchronized String toString() {
     return switchable
         ? "StorageFaults(freeBytes=" + freeBytes + ", ioErrorIn=" + ioErrorIn + ", failSyncs=" + failSyncs
-            + ", failRenames=" + failRenames + ")"
+            + ", failRenames=" + failRenames + ", failIndexOpens=" + failIndexOpens + ")"
         : "StorageFaults.NONE";
   }
 }

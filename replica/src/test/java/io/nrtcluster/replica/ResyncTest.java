@@ -1,0 +1,96 @@
+package io.nrtcluster.replica;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.MatchAllDocsQuery;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A replica that must drop its local index for a new primary's (same file names, other contents):
+ * a reopen that fails is retried until it works, the last good searcher serves meanwhile, and
+ * closing the replica during the resync leaves no node open holding the index's write lock.
+ */
+@Timeout(120)
+class ResyncTest {
+  private static final Duration CONVERGE = Duration.ofSeconds(60);
+
+  @TempDir Path dir;
+
+  /** R1 follows primary A (generation 1) and commits; then primary B of generation 2, another index, takes over. */
+  private static long resyncToAnotherPrimary(MiniCluster cluster, Path root, StorageFaults disk) throws IOException {
+    Replica r = cluster.replica(0);
+    cluster.addDocs(200);
+    cluster.awaitAllAt(cluster.refresh());
+    r.commit();
+    long searched = r.searchingVersion();
+    cluster.primary().close();
+    disk.failIndexOpens(true);
+    cluster.startPrimary(cluster.primaryConfig().dataDir(root.resolve("p-other")).primaryGen(2)
+        .forcePrimaryVersion(searched + 1).build());
+    cluster.addDocs(150);
+    return cluster.refresh();
+  }
+
+  private static long count(Replica r) throws IOException {
+    IndexSearcher s = r.acquireSearcher();
+    try {
+      return s.count(MatchAllDocsQuery.INSTANCE);
+    } finally {
+      r.releaseSearcher(s);
+    }
+  }
+
+  @Test
+  void aResyncWhoseReopenFailsIsRetriedAndConvergesWhileTheLastSearcherServes() throws Exception {
+    long seed = TestSeeds.seed();
+    StorageFaults disk = StorageFaults.switchable();
+    try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), MiniCluster.fastTransport())
+        .replicaStorage(0, disk).start()) {
+      Replica r = cluster.replica(0);
+      long target = resyncToAnotherPrimary(cluster, dir, disk);
+
+      await("R1 resyncs and its reopen keeps failing").atMost(CONVERGE).until(() -> r.state() == Replica.State.RESYNCING);
+      // Both attempts of the first reopen fail; more failures mean the replica keeps trying.
+      await("R1 retries the reopen").atMost(CONVERGE).until(() -> disk.indexOpenFaults() >= 5);
+      assertThat(r.state()).isEqualTo(Replica.State.RESYNCING);
+      // The last point installed: A's, or B's first (empty) one, which shares no file with A's commit.
+      assertThat(count(r)).as("seed %d: the last good searcher serves", seed).isIn(0L, 200L);
+
+      disk.failIndexOpens(false);
+      cluster.awaitReplicasAt(target, CONVERGE);
+      assertThat(r.state()).isEqualTo(Replica.State.RUNNING);
+      assertThat(r.primaryGen()).isEqualTo(2);
+      assertThat(count(r)).as("seed %d: B's documents only", seed).isEqualTo(150);
+      assertThat(r.stats().resyncs()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void closingDuringAResyncLeavesNothingOpenAndTheDirectoryOpensAgain() throws Exception {
+    long seed = TestSeeds.seed();
+    StorageFaults disk = StorageFaults.switchable();
+    try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), MiniCluster.fastTransport())
+        .replicaStorage(0, disk).start()) {
+      Replica r = cluster.replica(0);
+      long target = resyncToAnotherPrimary(cluster, dir, disk);
+      await().atMost(CONVERGE).until(() -> r.state() == Replica.State.RESYNCING && disk.indexOpenFaults() >= 2);
+
+      // The reopen may now succeed at any moment: close races with it, and must win cleanly either way.
+      disk.failIndexOpens(false);
+      r.close();
+      assertThat(r.state()).isEqualTo(Replica.State.CLOSED);
+
+      cluster.reopenReplica(0);
+      Replica again = cluster.replica(0);
+      cluster.awaitReplicasAt(target, CONVERGE);
+      assertThat(count(again)).as("seed %d", seed).isEqualTo(150);
+    }
+  }
+}
