@@ -194,6 +194,11 @@ class MergePreCopierTest {
     // The merge thread is released (the rolled-back writer may fail the merge: either way it ends).
     await().atMost(MERGE_BOUND).until(merge::isDone);
     assertThat(p.preCopiesRunning()).isZero();
-    assertThat(p.lastPreCopy().outcomes()).containsExactly(new ReplicaOutcome(slow.nodeId, Outcome.ABANDONED));
+    // Closing abandons the pre-copy and drops the replica's connection: whichever the pre-copy sees
+    // first ends it, never a copy that counts as done.
+    assertThat(p.lastPreCopy().outcomes()).singleElement().satisfies(o -> {
+      assertThat(o.replicaId()).isEqualTo(slow.nodeId);
+      assertThat(o.outcome()).isIn(Outcome.ABANDONED, Outcome.DISCONNECTED);
+    });
   }
 }
