@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 import org.jfree.chart.ChartUtils;
@@ -58,7 +59,7 @@ final class TimelineChart {
     XYSeriesCollection roles = new XYSeriesCollection();
     Map<String, XYSeries> byRole = new LinkedHashMap<>();
     for (String role : ROLE_COLORS.keySet()) {
-      XYSeries series = new XYSeries(role.toLowerCase(java.util.Locale.ROOT), false, true);
+      XYSeries series = new XYSeries(role.toLowerCase(Locale.ROOT), false, true);
       byRole.put(role, series);
       roles.addSeries(series);
     }

@@ -9,9 +9,13 @@ import io.nrtcluster.stress.agent.JsonHttp;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.lucene.document.Document;
@@ -83,7 +87,7 @@ final class BenchAgent implements AutoCloseable {
     return new BenchAgent(id, null, BenchIndex.standalone(path, config), stop);
   }
 
-  private final java.util.Set<Object> watched = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+  private final Set<Object> watched = Collections.newSetFromMap(new IdentityHashMap<>());
 
   /** Records when this node (as a replica) starts searching each version, exactly. */
   private synchronized void watchVersions() {
@@ -103,7 +107,7 @@ final class BenchAgent implements AutoCloseable {
 
   private void load(HttpExchange ex) throws Exception {
     String mode = JsonHttp.query(ex, "mode");
-    BenchApi.LoadReply r = LoadRunner.run(index, mode == null ? LoadRunner.Mode.NRT : LoadRunner.Mode.valueOf(mode.toUpperCase(java.util.Locale.ROOT)),
+    BenchApi.LoadReply r = LoadRunner.run(index, mode == null ? LoadRunner.Mode.NRT : LoadRunner.Mode.valueOf(mode.toUpperCase(Locale.ROOT)),
         (int) JsonHttp.number(ex, "docsPerSec", 1000), JsonHttp.number(ex, "refreshMs", 1000),
         JsonHttp.number(ex, "warmupSec", 2), JsonHttp.number(ex, "seconds", 10));
     JsonHttp.reply(ex, 200, r);

@@ -2,9 +2,11 @@ package io.nrtcluster.stress.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.sun.management.OperatingSystemMXBean;
 import io.nrtcluster.stress.AgentException;
 import io.nrtcluster.stress.NodeProcess;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -78,7 +80,7 @@ public final class BenchRun {
   private static Map<String, Object> machine() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("cores", Runtime.getRuntime().availableProcessors());
-    var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    var os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     m.put("memoryBytes", os.getTotalMemorySize());
     m.put("jdk", Runtime.version().toString() + " (" + System.getProperty("java.vendor") + ")");
     m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
