@@ -123,7 +123,7 @@ public final class Main implements Callable<Integer> {
       return EXIT_FAILED;
     }
     return switch (n.code()) {
-      case CONNECTION, TIMEOUT -> 3;
+      case CONNECTION, TIMEOUT, NOT_PUBLISHED -> 3;
       case WRONG_CLUSTER, UNKNOWN_INDEX, UNKNOWN_NODE -> 4;
       case REFUSED, NOT_PRIMARY -> 5;
       case PROMOTION_FAILED -> 6;

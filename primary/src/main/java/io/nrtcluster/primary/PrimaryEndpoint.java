@@ -4,7 +4,7 @@ import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.FileNotServableException;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
-import io.nrtcluster.common.NotPrimaryException;
+import io.nrtcluster.common.NotPublishedException;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.PeerFileNames;
 import io.nrtcluster.common.ProtocolException;
@@ -101,8 +101,8 @@ final class PrimaryEndpoint implements Endpoint {
           // A refresh whose publication is under way or failed (lost epoch): the cluster may give this
           // version number other contents, so no replica may copy it from here. The replica retries.
           copyStates.release(lease.id());
-          throw new NotPrimaryException("primary " + log.name() + " has not published version " + s.version()
-              + " (last published: " + published + ")", null);
+          throw new NotPublishedException("primary " + log.name() + " has not published version " + s.version()
+              + " (last published: " + published + ")");
         }
         c.reply(new Message.CopyStateReply(g.requestId(), lease.id(), s.primaryGen(), s.version(), s.gen(),
             s.infosBytes(), FileMetaEncoder.toWire(s.files()), s.completedMergeFiles(), positions.apply(s.version())));
