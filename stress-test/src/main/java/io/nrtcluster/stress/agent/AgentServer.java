@@ -135,7 +135,7 @@ final class AgentServer implements AutoCloseable {
     var s = node.status();
     Primary p = node.primary();
     long[] replica = replicaTotals.totals(node.replica());
-    JsonHttp.reply(ex, 200, new AgentApi.Status(host.nodeId(), s.role().name(), s.primaryGen(), node.searchingVersion(),
+    JsonHttp.reply(ex, 200, new AgentApi.Status(host.nodeId(), s.role(), s.primaryGen(), node.searchingVersion(),
         s.commitVersion(), s.replayPosition(), s.copying(), p == null ? 0 : p.preCopiesRunning(),
         host.transport().faultStats().bitFlipsInjected(), replica[0], replica[1], replica[2],
         JsonHttp.query(ex, "drain") != null ? clock.drain() : List.of()));

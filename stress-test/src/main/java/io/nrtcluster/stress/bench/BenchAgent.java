@@ -1,7 +1,6 @@
 package io.nrtcluster.stress.bench;
 
 import com.sun.net.httpserver.HttpExchange;
-import io.nrtcluster.election.Role;
 import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.NrtHost;
 import io.nrtcluster.primary.PreCopyResult;
@@ -209,11 +208,10 @@ final class BenchAgent implements AutoCloseable {
 
   private void status(HttpExchange ex) throws IOException {
     if (node == null) {
-      JsonHttp.reply(ex, 200, new BenchApi.StatusReply(nodeId, "STANDALONE", 0, 0));
+      JsonHttp.reply(ex, 200, new BenchApi.StatusReply(nodeId, null, 0, 0));
       return;
     }
-    Role role = node.role();
-    JsonHttp.reply(ex, 200, new BenchApi.StatusReply(nodeId, role.name(), node.primaryGen(), node.searchingVersion()));
+    JsonHttp.reply(ex, 200, new BenchApi.StatusReply(nodeId, node.role(), node.primaryGen(), node.searchingVersion()));
   }
 
   @Override
