@@ -2,6 +2,7 @@ package io.nrtcluster.cli;
 
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NotPrimaryException;
+import io.nrtcluster.common.NotPublishedException;
 import io.nrtcluster.node.ClusterNode;
 import java.io.IOException;
 import java.time.Duration;
@@ -10,8 +11,9 @@ import org.apache.lucene.store.AlreadyClosedException;
 /**
  * Writes the source to whichever node is primary, the way an application would: every entry is an
  * {@code updateDocument} on its id, every refresh records the source position; when the primary
- * refuses ({@link NotPrimaryException}) or is gone, it waits for the new primary and replays the
- * source from that primary's {@link ClusterNode#replayPosition()}.
+ * refuses ({@link NotPrimaryException}) or is gone, or a refresh could not be published ({@link
+ * NotPublishedException}), it waits for a primary and replays the source from that primary's {@link
+ * ClusterNode#replayPosition()}.
  */
 final class Ingest {
   static final Duration ELECTION_TIMEOUT = Duration.ofSeconds(30);
@@ -74,7 +76,8 @@ final class Ingest {
           throw new NodeClosedException(DemoCluster.name(primary) + " is down");
         }
         return p.refresh(source.position());
-      } catch (NotPrimaryException | NodeClosedException | AlreadyClosedException e) {
+      } catch (NotPrimaryException | NotPublishedException | NodeClosedException | AlreadyClosedException e) {
+        // NotPublished: ZooKeeper did not record the version; whoever leads after the wait replays and refreshes.
         follow(System.nanoTime());
       }
     }

@@ -10,6 +10,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -75,7 +77,7 @@ public final class Main implements Callable<Integer> {
   }
 
   /** Strong reference: java.util.logging keeps loggers weakly, and would forget the level set below. */
-  private static final java.util.logging.Logger LUCENE_JUL = java.util.logging.Logger.getLogger("org.apache.lucene");
+  private static final Logger LUCENE_JUL = Logger.getLogger("org.apache.lucene");
 
   /**
    * Lucene reports through java.util.logging (e.g. one INFO line about the vector API at startup);
@@ -84,7 +86,7 @@ public final class Main implements Callable<Integer> {
   static void quietJulLogging() {
     String level = System.getProperty("nrt.log.level", "WARN").toUpperCase(Locale.ROOT);
     if (!(debugging() || level.equals("INFO"))) {
-      LUCENE_JUL.setLevel(java.util.logging.Level.WARNING);
+      LUCENE_JUL.setLevel(Level.WARNING);
     }
   }
 
@@ -121,7 +123,7 @@ public final class Main implements Callable<Integer> {
       return EXIT_FAILED;
     }
     return switch (n.code()) {
-      case CONNECTION, TIMEOUT -> 3;
+      case CONNECTION, TIMEOUT, NOT_PUBLISHED -> 3;
       case WRONG_CLUSTER, UNKNOWN_INDEX, UNKNOWN_NODE -> 4;
       case REFUSED, NOT_PRIMARY -> 5;
       case PROMOTION_FAILED -> 6;

@@ -6,6 +6,7 @@ import io.nrtcluster.node.ClusterAdmin;
 import io.nrtcluster.node.IndexStatus;
 import io.nrtcluster.node.MemberStatus;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -63,7 +64,7 @@ final class StatusCommand implements Callable<Integer> {
     for (MemberStatus m : s.members()) {
       out.printf("  %4d  %-21s  %-8s  %4d  %10d  %10d  %7s  %10s  %7s%n", m.nodeId(), m.address(), m.role(), m.primaryGen(),
           m.searchingVersion(), m.commitVersion(), m.versionsBehind() < 0 ? "-" : Long.toString(m.versionsBehind()),
-          m.millisSinceLastCopy() < 0 ? "-" : Units.human(java.time.Duration.ofMillis(m.millisSinceLastCopy())) + " ago", m.copying() ? "yes" : "no");
+          m.millisSinceLastCopy() < 0 ? "-" : Units.human(Duration.ofMillis(m.millisSinceLastCopy())) + " ago", m.copying() ? "yes" : "no");
     }
   }
 }

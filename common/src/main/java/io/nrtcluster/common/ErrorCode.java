@@ -61,7 +61,13 @@ public enum ErrorCode {
   /** A lifecycle or role transition the state table does not allow (a bug, never silently applied). */
   ILLEGAL_TRANSITION(30),
   /** The index has no searcher right now (a replica resyncing); retry. */
-  INDEX_UNAVAILABLE(31);
+  INDEX_UNAVAILABLE(31),
+  /**
+   * The primary could not publish a version (yet): its publication is under way, or failed because
+   * ZooKeeper could not record it. The node may well still be the primary (that is {@link
+   * #NOT_PRIMARY}); the version is not visible to anyone until it is published: retry.
+   */
+  NOT_PUBLISHED(32);
 
   private final int wire;
 

@@ -43,6 +43,7 @@ public class NrtClusterException extends IOException {
       case NODE_CLOSED -> new NodeClosedException(text);
       case CHECKSUM_MISMATCH -> new ChecksumMismatchException(text);
       case NOT_PRIMARY -> new NotPrimaryException(text, null);
+      case NOT_PUBLISHED -> new NotPublishedException(text);
       case ZOOKEEPER_ACCESS_DENIED, ZOOKEEPER_OPEN_ACL -> new ZooKeeperAccessException(code, text);
       default -> new RemoteException(code, text);
     };

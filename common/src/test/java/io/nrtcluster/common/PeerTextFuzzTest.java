@@ -7,7 +7,7 @@ import java.util.Properties;
 
 /**
  * The two parsers in {@code common} that read what another node (or ZooKeeper) sent: file names a
- * peer asks for ({@link IndexFileNames}) and the {@code key=value} records kept in ZooKeeper
+ * peer asks for ({@link PeerFileNames}) and the {@code key=value} records kept in ZooKeeper
  * ({@link PropertiesCodec}). The only failures allowed are the typed ones they declare; anything
  * else is a finding. Seed inputs are committed under {@code PeerTextFuzzTestInputs/}; {@code mvn
  * test} replays them and {@code JAZZER_FUZZ=1} fuzzes (see README "Fuzzing"). No {@code @Timeout} of
@@ -26,9 +26,9 @@ class PeerTextFuzzTest {
   void fileNames(byte[] data) {
     // As the transport reads a name: UTF-8, malformed sequences replaced.
     String name = new String(data, StandardCharsets.UTF_8);
-    boolean safe = IndexFileNames.isSafe(name);
+    boolean safe = PeerFileNames.isSafe(name);
     try {
-      IndexFileNames.requireSafe(name);
+      PeerFileNames.requireSafe(name);
       if (!safe) {
         throw new AssertionError("requireSafe accepted what isSafe refuses: " + name);
       }

@@ -2,6 +2,8 @@ package io.nrtcluster.election;
 
 import io.nrtcluster.common.ConnectionException;
 import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,9 +31,9 @@ public final class EmbeddedZooKeeper implements Closeable {
       Files.createDirectories(dir);
       int clientPort = port == 0 ? freePort() : port;
       if (port != 0) {
-        try (ServerSocket probe = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
           probe.setReuseAddress(true);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
           throw new ConnectionException("cannot start the embedded ZooKeeper: port " + port + " is in use");
         }
       }
@@ -56,7 +58,7 @@ public final class EmbeddedZooKeeper implements Closeable {
     }
   }
 
-  private static int freePort() throws java.io.IOException {
+  private static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     }

@@ -1,7 +1,7 @@
 package io.nrtcluster.election;
 
-import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.NotPrimaryException;
+import io.nrtcluster.common.NotPublishedException;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +13,9 @@ import org.apache.zookeeper.data.Stat;
 /**
  * Raises the index's {@code maxVersion} znode, but only in a transaction that also checks the
  * primary znode is still the one this session created: a primary whose session ended can never
- * record (and so never publish) a version.
+ * record (and so never publish) a version. A lost epoch is {@link NotPrimaryException}; ZooKeeper
+ * trouble that leaves the question open (unreachable, contention, interrupt) is {@link
+ * NotPublishedException}: the version is not published, and the caller may retry.
  */
 final class FencedVersionWriter {
   private static final int ATTEMPTS = 10;
@@ -59,16 +61,16 @@ final class FencedVersionWriter {
           // Either maxVersion moved (retry) or the primary znode is gone (the next check says so).
         }
       }
-      throw new ConnectionException("could not record version " + version + " after " + ATTEMPTS + " attempts");
+      throw new NotPublishedException("could not record version " + version + " after " + ATTEMPTS + " attempts");
     } catch (NrtClusterException e) {
       throw e;
     } catch (KeeperException.NoAuthException e) {
       throw ZooKeeperAccess.denied(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new ConnectionException("interrupted recording version " + version, e);
+      throw new NotPublishedException("interrupted recording version " + version, e);
     } catch (Exception e) {
-      throw new ConnectionException("recording version " + version + " in ZooKeeper failed: " + e, e);
+      throw new NotPublishedException("recording version " + version + " in ZooKeeper failed: " + e, e);
     }
   }
 

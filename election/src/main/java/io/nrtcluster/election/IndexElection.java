@@ -4,6 +4,7 @@ import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NotPrimaryException;
+import io.nrtcluster.common.NotPublishedException;
 import io.nrtcluster.common.NrtClusterException;
 import java.io.Closeable;
 import java.util.List;
@@ -155,8 +156,10 @@ public final class IndexElection implements Closeable {
 
   /**
    * Records {@code version} as published, only while this node still holds its epoch in ZooKeeper
-   * (checked in the same transaction). Call before telling replicas about the version; a {@link
-   * NotPrimaryException} means it must not be published.
+   * (checked in the same transaction). Call before telling replicas about the version; any failure
+   * means it must not be published: {@link NotPrimaryException} when this node is not (or no longer)
+   * the primary, {@link NotPublishedException} when ZooKeeper could not record it
+   * (the node may still lead; a later attempt may succeed).
    */
   public void publishVersion(long version) throws NrtClusterException {
     if (elector.role() != Role.PRIMARY) {

@@ -58,7 +58,7 @@ final class MergePreCopier {
       return;
     }
     long started = System.nanoTime();
-    PreCopy pc = new PreCopy(nextId.getAndIncrement(), WireFiles.toWire(files));
+    PreCopy pc = new PreCopy(nextId.getAndIncrement(), FileMetaEncoder.toWire(files));
     running.put(pc.id, pc);
     try {
       for (Connection c : replicas.get()) {

@@ -3,6 +3,8 @@ package io.nrtcluster.primary;
 import io.nrtcluster.common.GenerationStore;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.NotPrimaryException;
+import io.nrtcluster.common.NotPublishedException;
 import io.nrtcluster.common.ReplayPositions;
 import io.nrtcluster.transport.NodeAddress;
 import io.nrtcluster.transport.Transport;
@@ -214,7 +216,10 @@ public final class Primary implements Closeable {
 
   /**
    * Opens a new NRT point and tells every replica; returns the version now searchable here (the
-   * same as before when nothing changed).
+   * same as before when nothing changed). When the publish gate refuses the new point (for a cluster:
+   * {@link NotPrimaryException} once the epoch is lost, {@link NotPublishedException} when ZooKeeper
+   * could not record it), nothing is published and the exception is thrown; the next refresh tries to
+   * publish that point again, even without new writes.
    */
   public synchronized long refresh() throws IOException {
     return refresh(replayPosition);
@@ -236,7 +241,8 @@ public final class Primary implements Closeable {
     long version = node.getCopyStateVersion();
     replayPosition = sourcePosition;
     recordPosition(version, sourcePosition);
-    if (changed) {
+    // A point whose publication failed earlier is still pending: publishing it is what a retry is for.
+    if (changed || version > publishedVersion) {
       store.observeVersion(version);
       publishGate.beforePublish(version);
       publishSearcher();

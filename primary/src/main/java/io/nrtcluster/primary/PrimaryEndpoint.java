@@ -2,11 +2,11 @@ package io.nrtcluster.primary;
 
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.FileNotServableException;
-import io.nrtcluster.common.IndexFileNames;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
-import io.nrtcluster.common.NotPrimaryException;
+import io.nrtcluster.common.NotPublishedException;
 import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.common.PeerFileNames;
 import io.nrtcluster.common.ProtocolException;
 import io.nrtcluster.transport.Connection;
 import io.nrtcluster.transport.Endpoint;
@@ -101,11 +101,11 @@ final class PrimaryEndpoint implements Endpoint {
           // A refresh whose publication is under way or failed (lost epoch): the cluster may give this
           // version number other contents, so no replica may copy it from here. The replica retries.
           copyStates.release(lease.id());
-          throw new NotPrimaryException("primary " + log.name() + " has not published version " + s.version()
-              + " (last published: " + published + ")", null);
+          throw new NotPublishedException("primary " + log.name() + " has not published version " + s.version()
+              + " (last published: " + published + ")");
         }
         c.reply(new Message.CopyStateReply(g.requestId(), lease.id(), s.primaryGen(), s.version(), s.gen(),
-            s.infosBytes(), WireFiles.toWire(s.files()), s.completedMergeFiles(), positions.apply(s.version())));
+            s.infosBytes(), FileMetaEncoder.toWire(s.files()), s.completedMergeFiles(), positions.apply(s.version())));
       }
       case Message.ReleaseCopyState r -> {
         copyStates.release(r.copyStateId());
@@ -133,7 +133,7 @@ final class PrimaryEndpoint implements Endpoint {
   }
 
   private void serveFile(Connection c, Message.FetchFile f) throws NrtClusterException {
-    String name = IndexFileNames.requireSafe(f.name());
+    String name = PeerFileNames.requireSafe(f.name());
     switch (f.sourceKind()) {
       case COPY_STATE -> {
         CopyState s = copyStates.get(f.sourceId());

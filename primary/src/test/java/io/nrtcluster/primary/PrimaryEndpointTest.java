@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.FileNotServableException;
-import io.nrtcluster.common.NotPrimaryException;
+import io.nrtcluster.common.NotPublishedException;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.primary.FakeReplica.PreCopyAnswer;
 import io.nrtcluster.transport.Message;
@@ -152,7 +152,8 @@ class PrimaryEndpointTest {
     assertThat(p.version()).isEqualTo(published);
 
     FakeReplica r = replica(p, 7);
-    assertThatThrownBy(r::copyState).isInstanceOf(ExecutionException.class).cause().isInstanceOf(NotPrimaryException.class);
+    // "Not published", not "not the primary": the replica retries the same primary.
+    assertThatThrownBy(r::copyState).isInstanceOf(ExecutionException.class).cause().isInstanceOf(NotPublishedException.class);
     assertThat(p.copyStatesHeld()).as("the refused copy-state was released").isZero();
   }
 

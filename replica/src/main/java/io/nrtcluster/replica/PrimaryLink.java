@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The replica's connection to its primary: connects with a bounded wait, refuses a primary whose
@@ -116,7 +117,7 @@ final class PrimaryLink implements RequestHandler {
         log.debug("primary at {} unreachable: {}", address, String.valueOf(e.getCause()));
       }
       return null;
-    } catch (java.util.concurrent.TimeoutException e) {
+    } catch (TimeoutException e) {
       log.debug("primary at {} did not answer within {} ms", address, waitMillis);
       return null;
     } catch (InterruptedException e) {

@@ -382,7 +382,7 @@ public final class Replica implements Closeable {
         c.reply(new Message.PreCopyDone(m.requestId(), false));
         return;
       }
-      Map<String, FileMetaData> files = WireFiles.fromWire(m.files());
+      Map<String, FileMetaData> files = FileMetaValidator.fromWire(m.files());
       AtomicBoolean finished = new AtomicBoolean();
       CopyJob job = n.preCopyMerge(m.preCopyId(), m.primaryGen(), files, finished);
       PreCopyReporter.start(link.scheduler(), c, m.requestId(), job, finished, () -> state == State.CLOSED, ctx.stats(),

@@ -231,7 +231,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
       throw new NodeCommunicationException("asking the primary for its copy-state failed", e.getCause() == null ? e : e.getCause());
     }
-    FetchedCopyState fetched = new FetchedCopyState(c, new CopyState(WireFiles.fromWire(reply.files()), reply.version(),
+    FetchedCopyState fetched = new FetchedCopyState(c, new CopyState(FileMetaValidator.fromWire(reply.files()), reply.version(),
         reply.gen(), reply.infosBytes(), reply.completedMergeFiles(), reply.primaryGen(), null), reply.copyStateId());
     try {
       CopyState state = fetched.state();

@@ -3,10 +3,18 @@ package io.nrtcluster.replica;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NotPrimaryException;
+import io.nrtcluster.common.NotPublishedException;
 import io.nrtcluster.primary.Primary;
+import io.nrtcluster.transport.Connection;
+import io.nrtcluster.transport.Message;
+import io.nrtcluster.transport.PeerRole;
+import io.nrtcluster.transport.Transport;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.search.IndexSearcher;
@@ -15,8 +23,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A primary whose publication fails (it lost its epoch) never shows the refreshed version: not to its
- * own searches, not to a replica asking for a copy-state. Otherwise a zombie could serve a version
+ * A primary whose publication fails (it lost its epoch, or ZooKeeper did not record the version)
+ * never shows the refreshed version: not to its own searches, not to a replica asking for a
+ * copy-state (which is told {@link NotPublishedException}). Otherwise a zombie could serve a version
  * number that the new primary publishes with other contents.
  */
 @Timeout(120)
@@ -54,6 +63,9 @@ class PublishGateTest {
       // A replica starting now asks for the current copy-state: it must not get the unpublished one.
       Replica restarted = cluster.restartReplica(0);
       assertThat(restarted.searchingVersion()).isEqualTo(good);
+      // What it is told is "not published (yet)", not "not the primary": the primary is still the primary.
+      assertThat(getCopyState(p)).as("seed=%d", seed).isInstanceOfSatisfying(NotPublishedException.class,
+          e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_PUBLISHED));
 
       fenced.set(false);
       cluster.addDocs(1);
@@ -61,6 +73,58 @@ class PublishGateTest {
       assertThat(next).isGreaterThan(good);
       assertThat(searchedVersion(p)).isEqualTo(next);
       cluster.awaitReplicasAt(next, Duration.ofSeconds(30));
+    }
+  }
+
+  /**
+   * A failed publication that leaves the epoch in doubt (ZooKeeper did not record the version) is a
+   * {@link NotPublishedException}, and retrying the refresh publishes the pending version even when
+   * nothing was written since.
+   */
+  @Test
+  void aRefreshWhosePublicationFailedPublishesOnRetryWithoutNewWrites() throws Exception {
+    long seed = TestSeeds.seed();
+    try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), MiniCluster.fastTransport())) {
+      cluster.startPrimary();
+      cluster.startReplicas();
+      cluster.addDocs(100);
+      long good = cluster.refresh();
+      cluster.awaitReplicasAt(good, Duration.ofSeconds(30));
+      Primary p = cluster.primary();
+      AtomicBoolean zooKeeperDown = new AtomicBoolean(true);
+      p.setPublishGate(v -> {
+        if (zooKeeperDown.get()) {
+          throw new NotPublishedException("could not record version " + v + " (test)");
+        }
+      });
+
+      cluster.addDocs(50);
+      assertThatThrownBy(cluster::refresh).isInstanceOf(NotPublishedException.class);
+      assertThat(p.version()).as("seed=%d", seed).isEqualTo(good);
+      assertThat(getCopyState(p)).isInstanceOf(NotPublishedException.class);
+
+      zooKeeperDown.set(false);
+      long retried = p.refresh();
+      assertThat(retried).as("seed=%d", seed).isGreaterThan(good);
+      assertThat(p.version()).as("the retry published the pending version").isEqualTo(retried);
+      assertThat(searchedVersion(p)).isEqualTo(retried);
+      cluster.awaitReplicasAt(retried, Duration.ofSeconds(30));
+    }
+  }
+
+  /** What a replica asking {@code p} for its current copy-state gets: null when served, else the failure. */
+  private static Throwable getCopyState(Primary p) throws Exception {
+    try (Transport t = Transport.create("asker", MiniCluster.fastTransport())) {
+      Connection c = t.connect(p.address(), MiniCluster.CLUSTER, MiniCluster.INDEX, 98, PeerRole.REPLICA, (conn, m) -> {})
+          .get(10, TimeUnit.SECONDS);
+      try {
+        Message.CopyStateReply r = (Message.CopyStateReply) c.request(id -> new Message.GetCopyState(id, 98))
+            .get(10, TimeUnit.SECONDS);
+        c.request(id -> new Message.ReleaseCopyState(id, r.copyStateId())).get(10, TimeUnit.SECONDS);
+        return null;
+      } catch (ExecutionException e) {
+        return e.getCause();
+      }
     }
   }
 

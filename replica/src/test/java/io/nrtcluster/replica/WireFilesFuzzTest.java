@@ -2,8 +2,8 @@ package io.nrtcluster.replica;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.nrtcluster.common.IndexFileNames;
 import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.common.PeerFileNames;
 import io.nrtcluster.transport.FileMeta;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -11,7 +11,7 @@ import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.replicator.nrt.FileMetaData;
 
 /**
- * The replica's parser of the file list a primary advertises ({@link WireFiles#fromWire}), the last
+ * The replica's parser of the file list a primary advertises ({@link FileMetaValidator#fromWire}), the last
  * check before names and lengths reach the directory. Any file list either converts to Lucene's
  * metadata with only safe names and lengths that can hold a footer, or is refused with an {@link
  * NrtClusterException}; any other throwable is a finding. Seeds (random bytes the data provider
@@ -32,7 +32,7 @@ class WireFilesFuzzTest {
     }
     Map<String, FileMetaData> out;
     try {
-      out = WireFiles.fromWire(files);
+      out = FileMetaValidator.fromWire(files);
     } catch (NrtClusterException refused) {
       return;
     }
@@ -40,7 +40,7 @@ class WireFilesFuzzTest {
       throw new AssertionError("names changed: " + files.keySet() + " became " + out.keySet());
     }
     out.forEach((name, m) -> {
-      if (!IndexFileNames.isSafe(name) || m.length() < CodecUtil.footerLength()) {
+      if (!PeerFileNames.isSafe(name) || m.length() < CodecUtil.footerLength()) {
         throw new AssertionError("accepted " + name + " of length " + m.length());
       }
     });

@@ -85,7 +85,7 @@ public final class ChaosRun {
       problems.add("unexpected documents (first ones): " + outcome.unexpected().stream().limit(20).toList());
     }
     problems.addAll(ledger.examples());
-    Map<Long, long[]> refreshes = path.refreshes();
+    Map<Long, WritePath.Refresh> refreshes = path.refreshes();
     List<Long> lags = observer.lagMillis(refreshes);
     List<Long> failovers = path.failoverMillis();
     ChaosReport.Faults f = new ChaosReport.Faults(

@@ -1,5 +1,7 @@
 package io.nrtcluster.stress;
 
+import java.util.Arrays;
+
 /**
  * The faults the chaos harness injects, each switchable. The JSON key names the report's counter.
  */
@@ -39,7 +41,7 @@ public enum FaultKind {
         return k;
       }
     }
-    throw new IllegalArgumentException("unknown fault kind '" + s + "'; known: " + java.util.Arrays.stream(values())
+    throw new IllegalArgumentException("unknown fault kind '" + s + "'; known: " + Arrays.stream(values())
         .map(FaultKind::key).toList());
   }
 }

@@ -6,6 +6,7 @@ import io.nrtcluster.stress.agent.AgentApi;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -115,7 +116,7 @@ final class FaultRunner {
         double flip = 0.02 + random.nextDouble() * 0.18;
         long throttle = (1 + random.nextInt(8)) * 1024L * 1024;
         setWireFaults(flip, throttle);
-        timeline.fault(f.kind(), "all", String.format(java.util.Locale.ROOT,
+        timeline.fault(f.kind(), "all", String.format(Locale.ROOT,
             "bit flips p=%.2f per frame, throttle %d MiB/s, for %d ms", flip, throttle >> 20, f.holdMillis()));
         Thread.sleep(f.holdMillis());
         setWireFaults(0, 0);

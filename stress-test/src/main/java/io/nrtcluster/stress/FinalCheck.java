@@ -1,8 +1,10 @@
 package io.nrtcluster.stress;
 
 import io.nrtcluster.stress.agent.AgentApi;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.Set;
@@ -37,7 +39,7 @@ final class FinalCheck {
     }
     try {
       cluster.startAll();
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       problems.add("could not restart every node: " + e.getMessage());
     }
     for (NodeProcess n : cluster.nodes()) {
@@ -93,7 +95,7 @@ final class FinalCheck {
         converged = false;
       }
     }
-    out.accept(String.format(java.util.Locale.ROOT, "final check: version %d, %d documents expected, %d lost, %d unexpected",
+    out.accept(String.format(Locale.ROOT, "final check: version %d, %d documents expected, %d lost, %d unexpected",
         finalVersion, expected.size(), lost.size(), unexpected.size()));
     path.commitAll();
     observer.close();
@@ -129,7 +131,7 @@ final class FinalCheck {
           }
         }
       });
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       problems.add("stopping the nodes failed: " + e.getMessage());
     }
     List<IndexAudit.Result> audits = new ArrayList<>();

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -64,6 +65,6 @@ final class IndexAudit {
 
   private static String lastLines(String text, int n) {
     String[] lines = text.strip().split("\n");
-    return String.join(" | ", java.util.Arrays.asList(lines).subList(Math.max(0, lines.length - n), lines.length));
+    return String.join(" | ", Arrays.asList(lines).subList(Math.max(0, lines.length - n), lines.length));
   }
 }

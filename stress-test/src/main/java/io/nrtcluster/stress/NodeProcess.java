@@ -6,6 +6,7 @@ import io.nrtcluster.stress.agent.JsonHttp;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -101,8 +102,8 @@ public final class NodeProcess {
     Path ready = dir.resolve(AgentApi.Ready.FILE);
     Files.deleteIfExists(ready);
     Path log = dir.resolve("node.log");
-    Files.writeString(log, "---- start " + (incarnation + 1) + " ----\n", java.nio.file.StandardOpenOption.CREATE,
-        java.nio.file.StandardOpenOption.APPEND);
+    Files.writeString(log, "---- start " + (incarnation + 1) + " ----\n", StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND);
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     Process p = pb.start();

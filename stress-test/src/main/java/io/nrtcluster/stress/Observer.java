@@ -61,7 +61,7 @@ final class Observer implements AutoCloseable {
     for (NodeProcess n : cluster.nodes()) {
       NodeProcess.State state = n.state();
       if (state != NodeProcess.State.UP) {
-        timeline.sample(n.id(), state.name(), -1, -1);
+        timeline.silent(n.id(), state);
         continue;
       }
       int incarnation = n.incarnation();
@@ -78,7 +78,7 @@ final class Observer implements AutoCloseable {
               new long[] {s.bitFlipsInjected(), s.checksumMismatches(), s.bytesCopied(), s.filesCopied()});
         }
       } catch (AgentException e) {
-        timeline.sample(n.id(), "UNREACHABLE", -1, -1);
+        timeline.silent(n.id(), NodeProcess.State.UP);
       }
     }
   }
@@ -113,11 +113,11 @@ final class Observer implements AutoCloseable {
    * Replication lag samples: for each refresh (version, start millis, primary), how long until each
    * other node first searched that version. Versions a node skipped are not counted.
    */
-  synchronized List<Long> lagMillis(Map<Long, long[]> refreshes) {
+  synchronized List<Long> lagMillis(Map<Long, WritePath.Refresh> refreshes) {
     List<Long> lags = new ArrayList<>();
-    for (Map.Entry<Long, long[]> r : refreshes.entrySet()) {
-      long start = r.getValue()[0];
-      long primary = r.getValue()[1];
+    for (Map.Entry<Long, WritePath.Refresh> r : refreshes.entrySet()) {
+      long start = r.getValue().startMillis();
+      int primary = r.getValue().primaryId();
       for (Map.Entry<Integer, Map<Long, Long>> node : firstSeen.entrySet()) {
         if (node.getKey() == primary) {
           continue;

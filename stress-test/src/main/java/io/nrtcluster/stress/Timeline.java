@@ -1,5 +1,6 @@
 package io.nrtcluster.stress;
 
+import io.nrtcluster.election.Role;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -10,8 +11,12 @@ import java.util.Map;
  * version over time, and every fault injected. The report's chart and counters are made from it.
  */
 final class Timeline {
-  /** One observation of one node ({@code role} is PRIMARY, REPLICA, ..., or PAUSED / DOWN). */
-  record Sample(long atMillis, int nodeId, String role, long version, long gen) {}
+  /**
+   * One observation of one node: its process state, and its role when it answered ({@code role} is
+   * null when the process was not up, or was up and did not answer; {@code version} and {@code gen}
+   * are then -1).
+   */
+  record Sample(long atMillis, int nodeId, NodeProcess.State process, Role role, long version, long gen) {}
 
   /** One injected fault. */
   record Event(long atMillis, FaultKind kind, String target, String detail) {}
@@ -29,8 +34,14 @@ final class Timeline {
     return System.currentTimeMillis() - startMillis;
   }
 
-  synchronized void sample(int nodeId, String role, long version, long gen) {
-    samples.add(new Sample(now(), nodeId, role, version, gen));
+  /** A node that answered its status request. */
+  synchronized void sample(int nodeId, Role role, long version, long gen) {
+    samples.add(new Sample(now(), nodeId, NodeProcess.State.UP, role, version, gen));
+  }
+
+  /** A node that did not answer: its process was {@code process} (UP when it was up but unreachable). */
+  synchronized void silent(int nodeId, NodeProcess.State process) {
+    samples.add(new Sample(now(), nodeId, process, null, -1, -1));
   }
 
   synchronized void fault(FaultKind kind, String target, String detail) {

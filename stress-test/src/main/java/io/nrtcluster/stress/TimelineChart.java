@@ -1,13 +1,16 @@
 package io.nrtcluster.stress;
 
+import io.nrtcluster.election.Role;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.awt.geom.Rectangle2D;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 import org.jfree.chart.ChartUtils;
@@ -30,14 +33,35 @@ import org.jfree.data.xy.XYSeriesCollection;
  * lane per node coloured by role (primary, replica, paused, down); every fault a vertical marker.
  */
 final class TimelineChart {
-  private static final Map<String, Color> ROLE_COLORS = new LinkedHashMap<>();
+  /** The colour of a node's lane at one sample; the legend lists them in this order. */
+  enum Lane {
+    PRIMARY(new Color(0xD62728)),
+    REPLICA(new Color(0x1F77B4)),
+    /** Paused by the harness, or up but not answering (as good as paused to its peers). */
+    PAUSED(new Color(0xFF7F0E)),
+    DOWN(new Color(0x7F7F7F)),
+    /** Joining, fenced, closing. */
+    OTHER(new Color(0xBCBD22));
 
-  static {
-    ROLE_COLORS.put("PRIMARY", new Color(0xD62728));
-    ROLE_COLORS.put("REPLICA", new Color(0x1F77B4));
-    ROLE_COLORS.put("PAUSED", new Color(0xFF7F0E));
-    ROLE_COLORS.put("DOWN", new Color(0x7F7F7F));
-    ROLE_COLORS.put("OTHER", new Color(0xBCBD22));
+    final Color color;
+
+    Lane(Color color) {
+      this.color = color;
+    }
+
+    static Lane of(Timeline.Sample s) {
+      if (s.role() == Role.PRIMARY) {
+        return PRIMARY;
+      } else if (s.role() == Role.REPLICA) {
+        return REPLICA;
+      } else if (s.role() != null) {
+        return OTHER;
+      }
+      return switch (s.process()) {
+        case UP, PAUSED -> PAUSED;
+        case DOWN -> DOWN;
+      };
+    }
   }
 
   private TimelineChart() {}
@@ -56,17 +80,16 @@ final class TimelineChart {
       versions.addSeries(series);
     }
     XYSeriesCollection roles = new XYSeriesCollection();
-    Map<String, XYSeries> byRole = new LinkedHashMap<>();
-    for (String role : ROLE_COLORS.keySet()) {
-      XYSeries series = new XYSeries(role.toLowerCase(java.util.Locale.ROOT), false, true);
-      byRole.put(role, series);
+    Map<Lane, XYSeries> byLane = new EnumMap<>(Lane.class);
+    for (Lane lane : Lane.values()) {
+      XYSeries series = new XYSeries(lane.name().toLowerCase(Locale.ROOT), false, true);
+      byLane.put(lane, series);
       roles.addSeries(series);
     }
     for (Timeline.Sample s : samples) {
       double t = s.atMillis() / 1000.0;
       byNode.get(s.nodeId()).add(t, s.version() < 0 ? null : (Number) s.version());
-      String role = ROLE_COLORS.containsKey(s.role()) ? s.role() : "UNREACHABLE".equals(s.role()) ? "PAUSED" : "OTHER";
-      byRole.get(role).add(t, s.nodeId());
+      byLane.get(Lane.of(s)).add(t, s.nodeId());
     }
 
     NumberAxis versionAxis = new NumberAxis("searching version");
@@ -79,11 +102,9 @@ final class TimelineChart {
     laneAxis.setTickUnit(new NumberTickUnit(1));
     laneAxis.setRange(0.5, nodes.isEmpty() ? 1.5 : nodes.last() + 0.5);
     XYLineAndShapeRenderer laneRenderer = new XYLineAndShapeRenderer(false, true);
-    int i = 0;
-    for (Color c : ROLE_COLORS.values()) {
-      laneRenderer.setSeriesPaint(i, c);
-      laneRenderer.setSeriesShape(i, new Rectangle2D.Double(-2, -6, 4, 12));
-      i++;
+    for (Lane lane : Lane.values()) {
+      laneRenderer.setSeriesPaint(lane.ordinal(), lane.color);
+      laneRenderer.setSeriesShape(lane.ordinal(), new Rectangle2D.Double(-2, -6, 4, 12));
     }
     XYPlot lanePlot = new XYPlot(roles, null, laneAxis, laneRenderer);
 

@@ -1,9 +1,11 @@
 package io.nrtcluster.stress;
 
+import io.nrtcluster.election.Role;
 import io.nrtcluster.stress.agent.AgentApi;
 import io.nrtcluster.stress.agent.AgentApi.Op;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -30,6 +32,9 @@ final class WritePath {
   /** The primary writes go to, and the generation it leads. */
   record Target(NodeProcess node, long gen) {}
 
+  /** One acknowledged refresh: when the harness asked for it (wall-clock millis), and on which primary. */
+  record Refresh(long startMillis, int primaryId) {}
+
   private final ChaosCluster cluster;
   private final TxLog log;
   private final Timeline timeline;
@@ -40,7 +45,7 @@ final class WritePath {
   private final Object dirtySignal = new Object();
   private final AtomicLong firstFailureAt = new AtomicLong();
   private final List<Long> failoverMillis = new ArrayList<>();
-  private final ConcurrentHashMap<Long, long[]> refreshes = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Long, Refresh> refreshes = new ConcurrentHashMap<>();
   private final AtomicLong replayed = new AtomicLong();
   private final AtomicLong refreshFailures = new AtomicLong();
   private final AtomicLong commits = new AtomicLong();
@@ -151,7 +156,7 @@ final class WritePath {
       }
       try {
         AgentApi.Status s = p.client().status();
-        if (!"PRIMARY".equals(s.role())) {
+        if (s.role() != Role.PRIMARY) {
           return false;
         }
         long from = s.replayPosition() == null ? 0 : Long.parseLong(s.replayPosition());
@@ -208,7 +213,7 @@ final class WritePath {
     long start = System.currentTimeMillis();
     try {
       AgentApi.RefreshReply r = t.node().client().refresh(position);
-      refreshes.putIfAbsent(r.version(), new long[] {start, t.node().id()});
+      refreshes.putIfAbsent(r.version(), new Refresh(start, t.node().id()));
       return r.version();
     } catch (AgentException e) {
       refreshFailures.incrementAndGet();
@@ -244,9 +249,9 @@ final class WritePath {
     }
   }
 
-  /** version -> {refresh start millis, primary node id}. */
-  ConcurrentHashMap<Long, long[]> refreshes() {
-    return refreshes;
+  /** Every acknowledged refresh by the version it made (the first one, if a version was refreshed twice). */
+  Map<Long, Refresh> refreshes() {
+    return Map.copyOf(refreshes);
   }
 
   List<Long> failoverMillis() {

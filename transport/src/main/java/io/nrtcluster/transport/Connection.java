@@ -4,8 +4,9 @@ import io.netty.channel.Channel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.NrtClusterException;
-import io.nrtcluster.common.TimeoutException;
+import io.nrtcluster.common.RequestTimeoutException;
 import io.nrtcluster.common.TlsHandshakeException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
@@ -49,7 +51,7 @@ public final class Connection {
     channel.closeFuture().addListener(f -> {
       try {
         channel.eventLoop().execute(this::onChannelClosed);
-      } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+      } catch (RejectedExecutionException shuttingDown) {
         onChannelClosed();
       }
     });
@@ -118,7 +120,7 @@ public final class Connection {
   /**
    * Sends a request built with a fresh id and returns its single reply. An {@code ErrorReply}
    * completes the future exceptionally with the matching typed exception; no reply within the
-   * transport's request timeout fails it with {@link TimeoutException}.
+   * transport's request timeout fails it with {@link RequestTimeoutException}.
    */
   public CompletableFuture<Message> request(LongFunction<Message> build) {
     return request(build, transport.config().requestTimeout());
@@ -151,7 +153,7 @@ public final class Connection {
             .schedule(
                 () -> {
                   if (pending.remove(id, sink)) {
-                    sink.fail(new TimeoutException("no reply to request " + id + " within " + io.nrtcluster.common.Durations.format(timeout) + " from " + remoteAddress()));
+                    sink.fail(new RequestTimeoutException("no reply to request " + id + " within " + Durations.format(timeout) + " from " + remoteAddress()));
                   }
                 },
                 timeout.toMillis(),

@@ -9,6 +9,7 @@ import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
+import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
@@ -166,7 +167,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof IdleStateEvent idle) {
       if (idle.state() == IdleState.READER_IDLE) {
-        String timeout = io.nrtcluster.common.Durations.format(connection.transport().config().idleTimeout());
+        String timeout = Durations.format(connection.transport().config().idleTimeout());
         if (ctx.channel().isWritable()) {
           Transport.LOG.warn("{}: no frame received for {} (idle timeout); closing", connection, timeout);
         } else {

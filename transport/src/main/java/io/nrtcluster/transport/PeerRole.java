@@ -1,5 +1,7 @@
 package io.nrtcluster.transport;
 
+import io.nrtcluster.common.ProtocolException;
+
 /** What a connecting peer says it is during the handshake. */
 public enum PeerRole {
   PRIMARY(1),
@@ -13,12 +15,12 @@ public enum PeerRole {
     this.wire = (byte) wire;
   }
 
-  static PeerRole fromWire(byte b) throws io.nrtcluster.common.ProtocolException {
+  static PeerRole fromWire(byte b) throws ProtocolException {
     for (PeerRole r : values()) {
       if (r.wire == b) {
         return r;
       }
     }
-    throw new io.nrtcluster.common.ProtocolException("unknown peer role " + b);
+    throw new ProtocolException("unknown peer role " + b);
   }
 }

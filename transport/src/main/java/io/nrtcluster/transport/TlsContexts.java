@@ -11,9 +11,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.Collection;
+import java.util.Collections;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -84,7 +86,7 @@ final class TlsContexts {
 
   private static void requirePrivateKey(TlsConfig config, KeyStore keys) throws TlsConfigException {
     try {
-      for (String alias : java.util.Collections.list(keys.aliases())) {
+      for (String alias : Collections.list(keys.aliases())) {
         if (keys.isKeyEntry(alias)) {
           return;
         }
@@ -119,7 +121,7 @@ final class TlsContexts {
   }
 
   private static X509Certificate[] certificates(String field, Path file) throws TlsConfigException {
-    Collection<? extends java.security.cert.Certificate> certs;
+    Collection<? extends Certificate> certs;
     try (InputStream in = Files.newInputStream(file)) {
       certs = CertificateFactory.getInstance("X.509").generateCertificates(in);
     } catch (IOException | GeneralSecurityException | RuntimeException e) {

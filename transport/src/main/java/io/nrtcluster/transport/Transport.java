@@ -15,7 +15,8 @@ import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NrtClusterException;
-import io.nrtcluster.common.TimeoutException;
+import io.nrtcluster.common.ProtocolException;
+import io.nrtcluster.common.RequestTimeoutException;
 import io.nrtcluster.common.TlsConfigException;
 import io.nrtcluster.common.TlsHandshakeException;
 import java.io.Closeable;
@@ -151,7 +152,7 @@ public final class Transport implements Closeable {
   /**
    * Connects to {@code address} and performs the handshake for {@code cluster}/{@code index}.
    * Requests the peer starts on this connection go to {@code handler}. Fails with {@link
-   * ConnectionException} when unreachable within the connect timeout, with {@link TimeoutException}
+   * ConnectionException} when unreachable within the connect timeout, with {@link RequestTimeoutException}
    * when the handshake (TLS and then the application's) does not complete within the handshake
    * timeout, with {@link TlsHandshakeException} when either side refuses the other's TLS session, or
    * with the peer's typed refusal (for example {@link io.nrtcluster.common.ClusterMismatchException}).
@@ -189,7 +190,7 @@ public final class Transport implements Closeable {
         } else {
           ch.close();
           result.completeExceptionally(hf.cause() instanceof SslHandshakeTimeoutException
-              ? new TimeoutException("no TLS handshake with " + address + " within "
+              ? new RequestTimeoutException("no TLS handshake with " + address + " within "
                   + Durations.format(config.handshakeTimeout()), hf.cause())
               : new TlsHandshakeException("TLS handshake with " + address + " failed: " + hf.cause().getMessage(), hf.cause()));
         }
@@ -218,7 +219,7 @@ public final class Transport implements Closeable {
             result.complete(connection);
           } else {
             ch.close();
-            result.completeExceptionally(new io.nrtcluster.common.ProtocolException("unexpected handshake reply " + reply));
+            result.completeExceptionally(new ProtocolException("unexpected handshake reply " + reply));
           }
         });
   }

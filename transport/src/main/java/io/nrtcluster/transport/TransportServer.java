@@ -2,6 +2,7 @@ package io.nrtcluster.transport;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
@@ -42,7 +43,7 @@ public final class TransportServer {
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, TransportPipeline.waterMark(transport.config()))
         .childHandler(new ServerChannelInitializer(server));
-    io.netty.channel.ChannelFuture f = b.bind(host, port).awaitUninterruptibly();
+    ChannelFuture f = b.bind(host, port).awaitUninterruptibly();
     if (!f.isSuccess()) {
       throw new ConnectionException("cannot listen on " + host + ":" + port + ": " + f.cause().getMessage(), f.cause());
     }

@@ -8,7 +8,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NrtClusterException;
-import io.nrtcluster.common.TimeoutException;
+import io.nrtcluster.common.RequestTimeoutException;
 import io.nrtcluster.common.TlsConfigException;
 import io.nrtcluster.common.TlsHandshakeException;
 import java.io.IOException;
@@ -286,7 +286,7 @@ class TlsTransportTest {
         .tls(pem("client", ca).hostnameVerification(true).build()).build());
     Throwable t = failure(client.connect(new NodeAddress("127.0.0.1", silent.getLocalPort()), CLUSTER, INDEX, 1,
         PeerRole.REPLICA, new TransportLoopbackTest.RecordingHandler()));
-    assertThat(t).isInstanceOf(TimeoutException.class);
+    assertThat(t).isInstanceOf(RequestTimeoutException.class);
   }
 
   /** True once the peer closed the connection (end of stream or reset), reading whatever it sent. */

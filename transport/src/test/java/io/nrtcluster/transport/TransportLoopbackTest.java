@@ -13,7 +13,7 @@ import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
 import io.nrtcluster.common.RemoteException;
 import io.nrtcluster.common.StalePrimaryGenerationException;
-import io.nrtcluster.common.TimeoutException;
+import io.nrtcluster.common.RequestTimeoutException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -363,7 +363,7 @@ class TransportLoopbackTest {
     Transport client = client(config().handshakeTimeout(Duration.ofMillis(300)).build());
     Throwable t =
         failure(client.connect(new NodeAddress("127.0.0.1", silent.getLocalPort()), CLUSTER, INDEX, 1, PeerRole.REPLICA, clientHandler));
-    assertThat(t).isInstanceOf(TimeoutException.class);
+    assertThat(t).isInstanceOf(RequestTimeoutException.class);
   }
 
   @Test
@@ -592,11 +592,11 @@ class TransportLoopbackTest {
     endpoint.behaviour = (conn, r) -> {}; // never answers
 
     Throwable byConfig = failure(c.request(Message.Ping::new));
-    assertThat(byConfig).isInstanceOf(TimeoutException.class);
+    assertThat(byConfig).isInstanceOf(RequestTimeoutException.class);
     assertThat(((NrtClusterException) byConfig).code()).isEqualTo(ErrorCode.TIMEOUT);
 
     Throwable byArgument = failure(c.request(id -> new Message.GetCopyState(id, 1), Duration.ofMillis(100)));
-    assertThat(byArgument).isInstanceOf(TimeoutException.class);
+    assertThat(byArgument).isInstanceOf(RequestTimeoutException.class);
 
     endpoint.behaviour = null;
     assertThat(c.isOpen()).isTrue();

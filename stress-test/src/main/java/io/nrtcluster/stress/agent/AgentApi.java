@@ -1,5 +1,6 @@
 package io.nrtcluster.stress.agent;
 
+import io.nrtcluster.election.Role;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,11 +42,12 @@ public final class AgentApi {
   /**
    * One node's state and counters. Counters are totals of this process; {@code versionTimes} holds
    * the (version, first-seen wall-clock millis) pairs since the previous status request that
-   * asked for them ({@code ?drain}).
+   * asked for them ({@code ?drain}). {@code role} travels as the enum constant's name and is parsed
+   * back into {@link Role} when the harness reads the reply.
    */
   public record Status(
       int nodeId,
-      String role,
+      Role role,
       long gen,
       long version,
       long commitVersion,

@@ -13,7 +13,9 @@ import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.lucene.search.IndexSearcher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,7 +37,7 @@ final class AgentServer implements AutoCloseable {
   private final ReplicaTotals replicaTotals = new ReplicaTotals();
   /** Harness self-test: acknowledge but drop every Nth write (0: never). */
   private final int dropEveryNthWrite;
-  private final java.util.concurrent.atomic.AtomicLong writes = new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong writes = new AtomicLong();
   private final Map<Long, Fingerprint> fingerprints = new LinkedHashMap<>(16, 0.75f, true) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<Long, Fingerprint> eldest) {
@@ -133,10 +135,10 @@ final class AgentServer implements AutoCloseable {
     var s = node.status();
     Primary p = node.primary();
     long[] replica = replicaTotals.totals(node.replica());
-    JsonHttp.reply(ex, 200, new AgentApi.Status(host.nodeId(), s.role().name(), s.primaryGen(), node.searchingVersion(),
+    JsonHttp.reply(ex, 200, new AgentApi.Status(host.nodeId(), s.role(), s.primaryGen(), node.searchingVersion(),
         s.commitVersion(), s.replayPosition(), s.copying(), p == null ? 0 : p.preCopiesRunning(),
         host.transport().faultStats().bitFlipsInjected(), replica[0], replica[1], replica[2],
-        JsonHttp.query(ex, "drain") != null ? clock.drain() : java.util.List.of()));
+        JsonHttp.query(ex, "drain") != null ? clock.drain() : List.of()));
   }
 
   private void docs(HttpExchange ex) throws Exception {

@@ -1,7 +1,6 @@
 package io.nrtcluster.stress.bench;
 
 import com.sun.net.httpserver.HttpExchange;
-import io.nrtcluster.election.Role;
 import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.NrtHost;
 import io.nrtcluster.primary.PreCopyResult;
@@ -9,9 +8,13 @@ import io.nrtcluster.stress.agent.JsonHttp;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.lucene.document.Document;
@@ -83,7 +86,7 @@ final class BenchAgent implements AutoCloseable {
     return new BenchAgent(id, null, BenchIndex.standalone(path, config), stop);
   }
 
-  private final java.util.Set<Object> watched = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+  private final Set<Object> watched = Collections.newSetFromMap(new IdentityHashMap<>());
 
   /** Records when this node (as a replica) starts searching each version, exactly. */
   private synchronized void watchVersions() {
@@ -103,7 +106,7 @@ final class BenchAgent implements AutoCloseable {
 
   private void load(HttpExchange ex) throws Exception {
     String mode = JsonHttp.query(ex, "mode");
-    BenchApi.LoadReply r = LoadRunner.run(index, mode == null ? LoadRunner.Mode.NRT : LoadRunner.Mode.valueOf(mode.toUpperCase(java.util.Locale.ROOT)),
+    BenchApi.LoadReply r = LoadRunner.run(index, mode == null ? LoadRunner.Mode.NRT : LoadRunner.Mode.valueOf(mode.toUpperCase(Locale.ROOT)),
         (int) JsonHttp.number(ex, "docsPerSec", 1000), JsonHttp.number(ex, "refreshMs", 1000),
         JsonHttp.number(ex, "warmupSec", 2), JsonHttp.number(ex, "seconds", 10));
     JsonHttp.reply(ex, 200, r);
@@ -205,11 +208,10 @@ final class BenchAgent implements AutoCloseable {
 
   private void status(HttpExchange ex) throws IOException {
     if (node == null) {
-      JsonHttp.reply(ex, 200, new BenchApi.StatusReply(nodeId, "STANDALONE", 0, 0));
+      JsonHttp.reply(ex, 200, new BenchApi.StatusReply(nodeId, null, 0, 0));
       return;
     }
-    Role role = node.role();
-    JsonHttp.reply(ex, 200, new BenchApi.StatusReply(nodeId, role.name(), node.primaryGen(), node.searchingVersion()));
+    JsonHttp.reply(ex, 200, new BenchApi.StatusReply(nodeId, node.role(), node.primaryGen(), node.searchingVersion()));
   }
 
   @Override

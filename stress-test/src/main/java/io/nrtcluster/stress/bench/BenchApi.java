@@ -1,5 +1,6 @@
 package io.nrtcluster.stress.bench;
 
+import io.nrtcluster.election.Role;
 import java.util.List;
 
 /** The JSON messages between the benchmark harness and its node processes. Times are {@code System.nanoTime()}, which on Linux is one clock (CLOCK_MONOTONIC) for every process of the machine. */
@@ -26,5 +27,9 @@ public final class BenchApi {
   public record MergeReply(long mergeNanos, long preCopyBytes, long preCopyNanos, int replicas, int succeeded,
       List<String> files, long fromNanos, long toNanos) {}
 
-  public record StatusReply(int nodeId, String role, long gen, long version) {}
+  /**
+   * A node's role (on the wire the enum constant's name; null for a single-node baseline, which is in
+   * no cluster), the generation it leads or follows and the version it searches.
+   */
+  public record StatusReply(int nodeId, Role role, long gen, long version) {}
 }

@@ -1,10 +1,10 @@
 package io.nrtcluster.stress.bench;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import com.sun.management.OperatingSystemMXBean;
 import io.nrtcluster.stress.AgentException;
 import io.nrtcluster.stress.NodeProcess;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,8 +24,13 @@ import java.util.function.Consumer;
 public final class BenchRun {
   private final BenchConfig config;
   private final Consumer<String> out;
-  private final Map<String, Object> figures = new LinkedHashMap<>();
   private final BenchTable table = new BenchTable();
+  private BenchReport.VisibilityLag visibilityLag;
+  private BenchReport.CommitBased commitBased;
+  private BenchReport.ReplicaCpu replicaCpu;
+  private BenchReport.SearchWhileCopying searchWhileCopying;
+  private BenchReport.CopyThroughput copyThroughput;
+  private BenchReport.Failover failover;
   /** Per cell: label -> (local, nrt, commit) lag samples for the plots. */
   private final Map<String, List<List<Long>>> plotData = new LinkedHashMap<>();
 
@@ -34,13 +39,13 @@ public final class BenchRun {
     this.out = out;
   }
 
-  /** Runs every figure and writes the results; returns the bench.json tree. */
-  public static Map<String, Object> run(BenchConfig config, Consumer<String> out) throws Exception {
+  /** Runs every figure and writes the results; returns what it wrote to bench.json. */
+  public static BenchReport run(BenchConfig config, Consumer<String> out) throws Exception {
     Files.createDirectories(config.out());
     return new BenchRun(config, out).run();
   }
 
-  private Map<String, Object> run() throws Exception {
+  private BenchReport run() throws Exception {
     out.accept("bench: starting a ZooKeeper server, two single-node baselines and a 3-node cluster in " + config.out());
     try (BenchNodes nodes = new BenchNodes(config)) {
       if (config.runs(BenchFigure.GRID) || config.runs(BenchFigure.SEARCH)) {
@@ -53,20 +58,18 @@ public final class BenchRun {
         searchWhileCopying(nodes);
       }
       if (config.runs(BenchFigure.COPY)) {
-        figures.put("copyThroughput", CopyFigure.run(config, nodes, out, table));
+        copyThroughput = CopyFigure.run(config, nodes, out, table);
       }
       if (config.profile()) {
         dumpProfiles(nodes);
       }
       if (config.runs(BenchFigure.FAILOVER)) {
-        figures.put("failover", FailoverFigure.run(config, nodes, out, table));
+        failover = FailoverFigure.run(config, nodes, out, table);
       }
     }
-    Map<String, Object> result = new LinkedHashMap<>();
-    result.put("machine", machine());
-    result.put("config", config);
-    result.put("figures", figures);
-    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(config.out().resolve("bench.json").toFile(), result);
+    BenchReport result = new BenchReport(machine(), config, new BenchReport.Figures(visibilityLag, commitBased, replicaCpu,
+        searchWhileCopying, copyThroughput, failover));
+    result.writeTo(config.out().resolve("bench.json"));
     for (Map.Entry<String, List<List<Long>>> e : plotData.entrySet()) {
       LagChart.write(e.getKey(), e.getValue(), config.out().resolve("lag-" + e.getKey().replaceAll("[^0-9a-z]+", "-") + ".png"));
     }
@@ -75,14 +78,11 @@ public final class BenchRun {
     return result;
   }
 
-  private static Map<String, Object> machine() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("cores", Runtime.getRuntime().availableProcessors());
-    var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-    m.put("memoryBytes", os.getTotalMemorySize());
-    m.put("jdk", Runtime.version().toString() + " (" + System.getProperty("java.vendor") + ")");
-    m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
-    return m;
+  private static BenchReport.Machine machine() {
+    var os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    return new BenchReport.Machine(Runtime.getRuntime().availableProcessors(), os.getTotalMemorySize(),
+        Runtime.version().toString() + " (" + System.getProperty("java.vendor") + ")",
+        System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
   }
 
   /**
@@ -102,10 +102,10 @@ public final class BenchRun {
 
   /** Figures 1, 2 and 4 over the grid of rates and refresh intervals. */
   private void grid(BenchNodes nodes) throws Exception {
-    List<Map<String, Object>> lagCells = new ArrayList<>();
-    List<Map<String, Object>> commitCells = new ArrayList<>();
-    Map<String, Object> cpu = null;
-    List<Map<String, Object>> cpuCells = new ArrayList<>();
+    List<BenchReport.LagCellResult> lagCells = new ArrayList<>();
+    List<BenchReport.CommitCell> commitCells = new ArrayList<>();
+    BenchReport.CpuCell cpu = null;
+    List<BenchReport.CpuCell> cpuCells = new ArrayList<>();
     double worstP50 = 0;
     double worstP99 = 0;
     double worstCommitP50 = Double.MAX_VALUE;
@@ -135,35 +135,20 @@ public final class BenchRun {
           awaitLastRefresh(nodes, nrt);
           List<Long> nrtLags = VisibilityLag.lags(nrt.refreshes(), visible(nodes, primary));
           Dist nrtDist = Dist.ofNanos(nrtLags);
-          long replicaCpu = BenchNodes.client(cpuReplica).cpuNanos(nrt.fromNanos(), nrt.toNanos());
-          Map<String, Object> cpuCell = new LinkedHashMap<>();
-          cpuCell.put("docsPerSec", docsPerSec);
-          cpuCell.put("refreshMs", refreshMs);
-          cpuCell.put("primaryCpuSec", nrt.cpuNanos() / 1e9);
-          cpuCell.put("replicaCpuSec", replicaCpu / 1e9);
-          cpuCell.put("docReplicationNodeCpuSec", local.cpuNanos() / 1e9);
-          cpuCell.put("ratio", Dist.ratio(replicaCpu, nrt.cpuNanos()));
-          cpuCell.put("docReplicationRatio", Dist.ratio(replicaCpu, local.cpuNanos()));
+          long replicaCpuNanos = BenchNodes.client(cpuReplica).cpuNanos(nrt.fromNanos(), nrt.toNanos());
+          BenchReport.CpuCell cpuCell = new BenchReport.CpuCell(docsPerSec, refreshMs, nrt.cpuNanos() / 1e9,
+              replicaCpuNanos / 1e9, local.cpuNanos() / 1e9, Dist.ratio(replicaCpuNanos, nrt.cpuNanos()),
+              Dist.ratio(replicaCpuNanos, local.cpuNanos()));
           cpuCells.add(cpuCell);
-          if (cpu == null || (double) cpuCell.get("ratio") > (double) cpu.get("ratio")) {
+          if (cpu == null || cpuCell.ratio() > cpu.ratio()) {
             cpu = cpuCell;
           }
-          Map<String, Object> lagCell = new LinkedHashMap<>();
-          lagCell.put("docsPerSec", docsPerSec);
-          lagCell.put("refreshMs", refreshMs);
-          lagCell.put("docsIndexedLocal", local.docs());
-          lagCell.put("docsIndexedPrimary", nrt.docs());
-          lagCell.put("measuredSec", config.cellSec());
-          lagCell.put("localRefreshMs", localDist);
-          if (localWaitDist != null) {
-            lagCell.put("localRefreshMergeWait500Ms", localWaitDist);
-          }
-          lagCell.put("replicaLagMs", nrtDist);
-          lagCell.put("p50Ratio", Dist.ratio(nrtDist.p50(), localDist.p50()));
-          lagCell.put("p99Ratio", Dist.ratio(nrtDist.p99(), localDist.p99()));
+          BenchReport.LagCell lagCell = new BenchReport.LagCell(docsPerSec, refreshMs, local.docs(), nrt.docs(),
+              config.cellSec(), localDist, localWaitDist, nrtDist, Dist.ratio(nrtDist.p50(), localDist.p50()),
+              Dist.ratio(nrtDist.p99(), localDist.p99()));
           lagCells.add(lagCell);
-          worstP50 = Math.max(worstP50, (double) lagCell.get("p50Ratio"));
-          worstP99 = Math.max(worstP99, (double) lagCell.get("p99Ratio"));
+          worstP50 = Math.max(worstP50, lagCell.p50Ratio());
+          worstP99 = Math.max(worstP99, lagCell.p99Ratio());
           List<Long> commitLags = List.of();
           if (first || config.commitCells()) {
             out.accept("bench: " + cell + ": commit-based replication");
@@ -173,16 +158,11 @@ public final class BenchRun {
             awaitLastRefresh(nodes, commit);
             commitLags = VisibilityLag.lags(commit.refreshes(), visible(nodes, primary));
             Dist commitDist = Dist.ofNanos(commitLags);
-            Map<String, Object> c = new LinkedHashMap<>();
-            c.put("docsPerSec", docsPerSec);
-            c.put("refreshMs", refreshMs);
-            c.put("commitLagMs", commitDist);
-            c.put("nrtLagMs", nrtDist);
-            c.put("p50Ratio", Dist.ratio(commitDist.p50(), nrtDist.p50()));
-            c.put("p99Ratio", Dist.ratio(commitDist.p99(), nrtDist.p99()));
+            BenchReport.CommitCell c = new BenchReport.CommitCell(docsPerSec, refreshMs, commitDist, nrtDist,
+                Dist.ratio(commitDist.p50(), nrtDist.p50()), Dist.ratio(commitDist.p99(), nrtDist.p99()));
             commitCells.add(c);
-            worstCommitP50 = Math.min(worstCommitP50, (double) c.get("p50Ratio"));
-            worstCommitP99 = Math.min(worstCommitP99, (double) c.get("p99Ratio"));
+            worstCommitP50 = Math.min(worstCommitP50, c.p50Ratio());
+            worstCommitP99 = Math.min(worstCommitP99, c.p99Ratio());
             table.row("commit-based lag p50 / NRT p50 (" + cell + ")", commitDist.p50(), nrtDist.p50(), "ms", "> 1");
           }
           table.row("replica lag p50 / local refresh p50 (" + cell + ")", nrtDist.p50(), localDist.p50(), "ms", "<= 1.2");
@@ -195,11 +175,7 @@ public final class BenchRun {
           // One cell that overloads the machine (for example a primary losing its ZooKeeper session) must
           // not lose the others: record it, wait for a primary, go on.
           out.accept("bench: " + cell + " failed: " + e.getMessage());
-          Map<String, Object> failed = new LinkedHashMap<>();
-          failed.put("docsPerSec", docsPerSec);
-          failed.put("refreshMs", refreshMs);
-          failed.put("error", e.getMessage());
-          lagCells.add(failed);
+          lagCells.add(new BenchReport.FailedCell(docsPerSec, refreshMs, e.getMessage()));
           BenchNodes.awaitAll(nodes);
         }
       }
@@ -207,38 +183,25 @@ public final class BenchRun {
     if (cpu == null) {
       throw new IOException("no cell of the grid completed");
     }
-    Map<String, Object> lag = new LinkedHashMap<>();
-    lag.put("p50Ratio", worstP50);
-    lag.put("p99Ratio", worstP99);
-    lag.put("targetP50Ratio", 1.2);
-    lag.put("targetP99Ratio", 1.5);
-    lag.put("note", "top-level ratios are the worst cell's; baseline: the same load on a single-node application "
-        + "(DirectoryReader.openIfChanged(reader, writer)); primary default maxFullFlushMergeWaitMillis=0");
-    lag.put("cells", lagCells);
-    figures.put("visibilityLag", lag);
-    Map<String, Object> commit = new LinkedHashMap<>();
-    commit.put("p50Ratio", worstCommitP50);
-    commit.put("p99Ratio", worstCommitP99);
-    commit.put("note", "commit-based visibility lag over NRT visibility lag (how many times slower); top-level: the "
-        + "cell where NRT gains least");
-    commit.put("cells", commitCells);
-    figures.put("commitBased", commit);
-    Map<String, Object> cpuFigure = new LinkedHashMap<>();
-    cpuFigure.put("ratio", cpu.get("ratio"));
-    cpuFigure.put("docReplicationRatio", cpu.get("docReplicationRatio"));
-    cpuFigure.put("target", 0.15);
-    cpuFigure.put("worstCell", cpu.get("docsPerSec") + " docs/s, " + cpu.get("refreshMs") + " ms");
-    cpuFigure.put("note", "process CPU seconds over the measured part of each cell; ratio: a replica over the primary; "
+    visibilityLag = new BenchReport.VisibilityLag(worstP50, worstP99, 1.2, 1.5,
+        "top-level ratios are the worst cell's; baseline: the same load on a single-node application "
+        + "(DirectoryReader.openIfChanged(reader, writer)); primary default maxFullFlushMergeWaitMillis=0",
+        List.copyOf(lagCells));
+    commitBased = new BenchReport.CommitBased(worstCommitP50, worstCommitP99,
+        "commit-based visibility lag over NRT visibility lag (how many times slower); top-level: the "
+        + "cell where NRT gains least",
+        List.copyOf(commitCells));
+    replicaCpu = new BenchReport.ReplicaCpu(cpu.ratio(), cpu.docReplicationRatio(), 0.15,
+        cpu.docsPerSec() + " docs/s, " + cpu.refreshMs() + " ms",
+        "process CPU seconds over the measured part of each cell; ratio: a replica over the primary; "
         + "docReplicationRatio: a replica over a node indexing every document itself (the single-node baseline under "
-        + "the same load); top level: the cell with the highest ratio");
-    cpuFigure.put("cells", cpuCells);
-    figures.put("replicaCpu", cpuFigure);
-    for (Map<String, Object> c : cpuCells) {
-      String cell = c.get("docsPerSec") + " docs/s, " + c.get("refreshMs") + " ms";
-      table.row("replica CPU / primary CPU (" + cell + ")", (double) c.get("replicaCpuSec"), (double) c.get("primaryCpuSec"),
-          "s", "<= 0.15");
-      table.row("replica CPU / doc-replication node CPU (" + cell + ")", (double) c.get("replicaCpuSec"),
-          (double) c.get("docReplicationNodeCpuSec"), "s", "");
+        + "the same load); top level: the cell with the highest ratio",
+        List.copyOf(cpuCells));
+    for (BenchReport.CpuCell c : cpuCells) {
+      String cell = c.docsPerSec() + " docs/s, " + c.refreshMs() + " ms";
+      table.row("replica CPU / primary CPU (" + cell + ")", c.replicaCpuSec(), c.primaryCpuSec(), "s", "<= 0.15");
+      table.row("replica CPU / doc-replication node CPU (" + cell + ")", c.replicaCpuSec(), c.docReplicationNodeCpuSec(),
+          "s", "");
     }
   }
 
@@ -269,16 +232,9 @@ public final class BenchRun {
     drain(nodes);
     nodes.awaitVersion(BenchNodes.client(primary).status().version());
     BenchApi.SearchReply idle = BenchNodes.client(replica).search(seconds, 1);
-    Map<String, Object> search = new LinkedHashMap<>();
-    search.put("copyingQps", qps(copying));
-    search.put("idleQps", qps(idle));
-    search.put("ratio", Dist.ratio(qps(copying), qps(idle)));
-    search.put("replica", replica.id());
-    search.put("cell", cell);
-    search.put("docsIndexedMeanwhile", load.docs());
-    search.put("note", "one search thread of term queries on the replica; copying: while the primary indexes and "
-        + "refreshes; idle: right after, same index");
-    figures.put("searchWhileCopying", search);
+    searchWhileCopying = new BenchReport.SearchWhileCopying(qps(copying), qps(idle), Dist.ratio(qps(copying), qps(idle)),
+        replica.id(), cell, load.docs(), "one search thread of term queries on the replica; copying: while the primary "
+        + "indexes and refreshes; idle: right after, same index");
     table.row("replica qps while copying / idle", qps(copying), qps(idle), "q/s", "");
   }
 

@@ -5,9 +5,7 @@ import io.nrtcluster.stress.NodeProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -20,12 +18,13 @@ final class CopyFigure {
   private CopyFigure() {}
 
   /** Figure 3: a forced merge's pre-copy to two, then one replica, against raw loopback and disk. */
-  static Map<String, Object> run(BenchConfig config, BenchNodes nodes, Consumer<String> out, BenchTable table)
+  static BenchReport.CopyThroughput run(BenchConfig config, BenchNodes nodes, Consumer<String> out, BenchTable table)
       throws Exception {
     NodeProcess primary = nodes.primary();
     NodeProcess second = nodes.replicasOf(primary).get(1);
     BenchClient p = BenchNodes.client(primary);
-    Map<String, Object> fig = new LinkedHashMap<>();
+    BenchReport.PreCopyRun twoReplicas = null;
+    BenchReport.PreCopyRun oneReplica = null;
     List<Path> mergedFiles = List.of();
     for (int replicas = 2; replicas >= 1; replicas--) {
       if (replicas == 1) {
@@ -41,19 +40,20 @@ final class CopyFigure {
         throw new IOException("the forced merge did not pre-copy to " + replicas + " replica(s): " + merge);
       }
       double bytesPerSec = merge.preCopyBytes() / (merge.preCopyNanos() / 1e9);
-      Map<String, Object> r = new LinkedHashMap<>();
-      r.put("bytes", merge.preCopyBytes());
-      r.put("seconds", merge.preCopyNanos() / 1e9);
-      r.put("mibPerSecPerReplica", bytesPerSec / (1 << 20));
-      r.put("mergeSeconds", merge.mergeNanos() / 1e9);
       // CPU is steadier than wall time on a shared disk: what each replica spent on the copy.
       long cpu = 0;
       List<NodeProcess> copying = nodes.replicasOf(primary).subList(0, replicas);
       for (NodeProcess replica : copying) {
         cpu += BenchNodes.client(replica).cpuNanos(merge.fromNanos(), merge.toNanos());
       }
-      r.put("replicaCpuSecPerGiB", cpu / 1e9 / copying.size() / (merge.preCopyBytes() / (double) (1L << 30)));
-      fig.put(replicas == 2 ? "twoReplicas" : "oneReplica", r);
+      BenchReport.PreCopyRun r = new BenchReport.PreCopyRun(merge.preCopyBytes(), merge.preCopyNanos() / 1e9,
+          bytesPerSec / (1 << 20), merge.mergeNanos() / 1e9,
+          cpu / 1e9 / copying.size() / (merge.preCopyBytes() / (double) (1L << 30)));
+      if (replicas == 2) {
+        twoReplicas = r;
+      } else {
+        oneReplica = r;
+      }
       String segment = merge.files().get(0);
       try (Stream<Path> files = Files.list(primary.dir().resolve("bench").resolve("index"))) {
         mergedFiles = files.filter(f -> {
@@ -63,17 +63,18 @@ final class CopyFigure {
       }
     }
     out.accept("bench: copy throughput: raw loopback and disk baselines on the same bytes, one and two at once");
-    double one = (double) ((Map<?, ?>) fig.get("oneReplica")).get("mibPerSecPerReplica") * (1 << 20);
-    double two = (double) ((Map<?, ?>) fig.get("twoReplicas")).get("mibPerSecPerReplica") * (1 << 20);
-    double floor1 = baseline(fig, "", mergedFiles, 1, config.out().resolve("rawcopy"));
-    double floor2 = baseline(fig, "TwoAtOnce", mergedFiles, 2, config.out().resolve("rawcopy"));
-    fig.put("oneReplicaRatio", Dist.ratio(one, floor1));
-    fig.put("twoReplicasRatio", Dist.ratio(two, floor2));
-    // The earlier definition, kept for comparison with older runs: two replicas against one raw stream.
-    fig.put("twoReplicasVsOneStreamRatio", Dist.ratio(two, floor1));
-    fig.put("ratio", Math.min(Dist.ratio(one, floor1), Dist.ratio(two, floor2)));
-    fig.put("target", 0.9);
-    fig.put("note", "pre-copy bytes per second per replica (checksums verified) over the lower of raw loopback TCP "
+    double one = oneReplica.mibPerSecPerReplica() * (1 << 20);
+    double two = twoReplicas.mibPerSecPerReplica() * (1 << 20);
+    BenchReport.RawSpeeds raw1 = baseline(mergedFiles, 1, config.out().resolve("rawcopy"));
+    BenchReport.RawSpeeds raw2 = baseline(mergedFiles, 2, config.out().resolve("rawcopy"));
+    double floor1 = raw1.floor();
+    double floor2 = raw2.floor();
+    BenchReport.CopyThroughput fig = new BenchReport.CopyThroughput(twoReplicas, oneReplica, raw1, raw2,
+        Dist.ratio(one, floor1), Dist.ratio(two, floor2),
+        // The earlier definition, kept for comparison with older runs: two replicas against one raw stream.
+        Dist.ratio(two, floor1),
+        Math.min(Dist.ratio(one, floor1), Dist.ratio(two, floor2)), 0.9,
+        "pre-copy bytes per second per replica (checksums verified) over the lower of raw loopback TCP "
         + "and raw disk write (no fsync) of the same files, run as many at once as replicas copy (one host: they share "
         + "CPU, page cache and disk; two at once: the slower of the two), the disk writes starting, like the pre-copy, "
         + "while the merge's output is still dirty in the page cache");
@@ -86,12 +87,11 @@ final class CopyFigure {
   }
 
   /**
-   * The lower of raw loopback and raw disk speed of {@code streams} transfers of {@code files} at
-   * once, each phase after a page-cache flush, the disk writes onto a cache left as the merge leaves
-   * it ({@link RawSpeed#dirtyLikeAMerge}); records both under {@code loopbackMiBPerSec} +
-   * {@code suffix} and {@code diskWriteMiBPerSec} + {@code suffix}.
+   * Raw loopback and raw disk speed of {@code streams} transfers of {@code files} at once, each phase
+   * after a page-cache flush, the disk writes onto a cache left as the merge leaves it ({@link
+   * RawSpeed#dirtyLikeAMerge}).
    */
-  private static double baseline(Map<String, Object> fig, String suffix, List<Path> files, int streams, Path dir)
+  private static BenchReport.RawSpeeds baseline(List<Path> files, int streams, Path dir)
       throws IOException, InterruptedException {
     RawSpeed.flushPageCache();
     double loopback = RawSpeed.loopback(files, streams);
@@ -106,10 +106,8 @@ final class CopyFigure {
     for (Path f : files) {
       bytes += Files.size(f);
     }
-    fig.put("loopbackMiBPerSec" + suffix, loopback / (1 << 20));
-    fig.put("diskWriteMiBPerSec" + suffix, disk / (1 << 20));
     // For scale next to the replicas' CPU per GiB: a plain read-and-write copy of the same files.
-    fig.put("diskWriteCpuSecPerGiB" + suffix, cpu / 1e9 / streams / (bytes / (double) (1L << 30)));
-    return Math.min(loopback, disk);
+    return new BenchReport.RawSpeeds(loopback / (1 << 20), disk / (1 << 20),
+        cpu / 1e9 / streams / (bytes / (double) (1L << 30)));
   }
 }

@@ -5,9 +5,7 @@ import io.nrtcluster.stress.AgentException;
 import io.nrtcluster.stress.NodeProcess;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -20,7 +18,7 @@ final class FailoverFigure {
   private FailoverFigure() {}
 
   /** Figure 6: kill -9 of the primary, to the first write the new primary acknowledges and to every replica on its first version. */
-  static Map<String, Object> run(BenchConfig config, BenchNodes nodes, Consumer<String> out, BenchTable table)
+  static BenchReport.Failover run(BenchConfig config, BenchNodes nodes, Consumer<String> out, BenchTable table)
       throws Exception {
     List<Long> toWrite = new ArrayList<>();
     List<Long> toReplicas = new ArrayList<>();
@@ -73,15 +71,9 @@ final class FailoverFigure {
     }
     Dist w = Dist.ofNanos(toWrite);
     Dist r = Dist.ofNanos(toReplicas);
-    Map<String, Object> fig = new LinkedHashMap<>();
-    fig.put("p50Ms", w.p50());
-    fig.put("maxMs", w.max());
-    fig.put("allReplicasP50Ms", r.p50());
-    fig.put("allReplicasMaxMs", r.max());
-    fig.put("sessionTimeoutMs", config.sessionTimeoutMs());
-    fig.put("failovers", toWrite.size());
-    fig.put("p50OverSessionTimeout", Dist.ratio(w.p50(), config.sessionTimeoutMs()));
-    fig.put("note", "kill -9 of the primary to the first write acknowledged by the new primary (p50Ms, maxMs) and to "
+    BenchReport.Failover fig = new BenchReport.Failover(w.p50(), w.max(), r.p50(), r.max(), config.sessionTimeoutMs(),
+        toWrite.size(), Dist.ratio(w.p50(), config.sessionTimeoutMs()),
+        "kill -9 of the primary to the first write acknowledged by the new primary (p50Ms, maxMs) and to "
         + "every live replica searching the new primary's first version (allReplicas*)");
     table.row("failover to first write / session timeout", w.p50(), config.sessionTimeoutMs(), "ms", "");
     table.row("failover to all replicas on new version (p50)", r.p50(), config.sessionTimeoutMs(), "ms", "");

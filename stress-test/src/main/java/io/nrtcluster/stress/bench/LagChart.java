@@ -5,6 +5,7 @@ import java.awt.Color;
 import java.awt.Font;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
 import java.util.ArrayList;
 import java.util.List;
 import org.jfree.chart.ChartUtils;
@@ -43,7 +44,7 @@ final class LagChart {
     }
     LogAxis x = new LogAxis("milliseconds (log scale)");
     x.setSmallestValue(0.01);
-    x.setNumberFormatOverride(new java.text.DecimalFormat("0.##"));
+    x.setNumberFormatOverride(new DecimalFormat("0.##"));
     NumberAxis y = new NumberAxis("fraction of refreshes at or below");
     y.setRange(0, 1.0);
     XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, false);

@@ -19,7 +19,10 @@ public enum ApiError {
   PAYLOAD_TOO_LARGE(413, "payload_too_large"),
   /** No primary is known or reachable right now (e.g. during a failover): retry later. */
   NO_PRIMARY(503, "no_primary"),
-  /** This node is closing. */
+  /**
+   * This node is closing, cannot reach what it needs, or (as the primary) could not publish a refresh
+   * because ZooKeeper did not record it: retry.
+   */
   UNAVAILABLE(503, "unavailable"),
   /** A bounded wait ran out (e.g. {@code min_version} never became searchable here). */
   TIMEOUT(504, "timeout"),

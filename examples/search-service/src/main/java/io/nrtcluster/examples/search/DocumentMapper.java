@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.Iterator;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.apache.lucene.document.Document;
@@ -124,7 +125,7 @@ final class DocumentMapper {
   }
 
   private static String kind(JsonNode node) {
-    return node == null ? "nothing" : node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+    return node == null ? "nothing" : node.getNodeType().name().toLowerCase(Locale.ROOT);
   }
 
   private static ApiException bad(String message) {

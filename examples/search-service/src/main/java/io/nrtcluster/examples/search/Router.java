@@ -15,8 +15,8 @@ import org.apache.lucene.store.AlreadyClosedException;
 /**
  * The one {@link HttpHandler} of the server: finds the route of a request, runs it, and turns every
  * failure into a JSON error with the right status ({@link ApiError}): bad input is always a 4xx,
- * the cluster's own states (no primary, closing) a 503, and only a failure of the service itself a
- * 500. Times every request ({@code nrt.example.http.requests}, by route, method and status).
+ * the cluster's own states (no primary, closing, a refresh the primary could not publish) a 503, and
+ * only a failure of the service itself a 500. Times every request ({@code nrt.example.http.requests}, by route, method and status).
  */
 final class Router implements HttpHandler {
   /** A route under {@code /indexes/{name}/}. */
@@ -113,7 +113,7 @@ final class Router implements HttpHandler {
   private static ApiException translate(NrtClusterException e) {
     ApiError error = switch (e.code()) {
       case NOT_PRIMARY -> ApiError.NO_PRIMARY;
-      case NODE_CLOSED, CONNECTION -> ApiError.UNAVAILABLE;
+      case NODE_CLOSED, CONNECTION, NOT_PUBLISHED -> ApiError.UNAVAILABLE;
       case TIMEOUT -> ApiError.TIMEOUT;
       default -> ApiError.INTERNAL;
     };

@@ -17,6 +17,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -106,7 +107,7 @@ public final class SearchNode implements Closeable {
       WriteForwarder forwarder = new WriteForwarder(addresses, nodeId, config.forwardTimeout());
       started.add(forwarder::close);
 
-      Map<String, HostedIndex> hosted = java.util.Collections.unmodifiableMap(indexes);
+      Map<String, HostedIndex> hosted = Collections.unmodifiableMap(indexes);
       Router router = new Router(json, log, registry, hosted,
           new DocsHandler(json, forwarder, nodeId, config.maxBodyBytes(), registry),
           new SearchHandler(json, new SearchService(json, config.maxVersionWait()), nodeId, config.maxPageSize()),

@@ -3,12 +3,13 @@ package io.nrtcluster.common;
 /**
  * The only file names nrtcluster ever reads or writes on behalf of a peer: plain Lucene index file
  * names. Anything with a path separator, a parent reference, an absolute form, a control character
- * or an unusual character is refused before it can be joined to a directory.
+ * or an unusual character is refused before it can be joined to a directory. (Lucene's own {@code
+ * org.apache.lucene.index.IndexFileNames} builds names; this class only checks names a peer sent.)
  */
-public final class IndexFileNames {
+public final class PeerFileNames {
   private static final int MAX_LENGTH = 255;
 
-  private IndexFileNames() {}
+  private PeerFileNames() {}
 
   /** True when {@code name} is a plain file name of the kind Lucene writes. */
   public static boolean isSafe(String name) {

@@ -1,7 +1,7 @@
 package io.nrtcluster.replica;
 
-import io.nrtcluster.common.IndexFileNames;
 import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.common.PeerFileNames;
 import io.nrtcluster.common.ProtocolException;
 import io.nrtcluster.transport.FileMeta;
 import java.util.HashMap;
@@ -10,16 +10,17 @@ import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.replicator.nrt.FileMetaData;
 
 /**
- * The transport's file metadata in Lucene's terms (the replica only ever receives it). Every name
- * and length is checked here, so nothing unsafe reaches the directory.
+ * Validates a file list a primary advertised and turns it into Lucene's file metadata (the replica
+ * only ever receives file lists). Every name and length is checked here, so nothing unsafe reaches
+ * the directory; a bad entry fails the whole list.
  */
-final class WireFiles {
-  private WireFiles() {}
+final class FileMetaValidator {
+  private FileMetaValidator() {}
 
   static Map<String, FileMetaData> fromWire(Map<String, FileMeta> files) throws NrtClusterException {
     Map<String, FileMetaData> out = HashMap.newHashMap(files.size());
     for (Map.Entry<String, FileMeta> e : files.entrySet()) {
-      String name = IndexFileNames.requireSafe(e.getKey());
+      String name = PeerFileNames.requireSafe(e.getKey());
       FileMeta m = e.getValue();
       if (m.length() < CodecUtil.footerLength()) {
         throw new ProtocolException("file " + name + " is shorter (" + m.length() + ") than a Lucene footer");

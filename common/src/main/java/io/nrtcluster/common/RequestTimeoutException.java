@@ -1,0 +1,19 @@
+package io.nrtcluster.common;
+
+/**
+ * Raised when a peer does not answer within a bounded wait: a request that got no reply within its
+ * timeout, or a connection whose handshake (TLS or the application's) did not complete in time. Its
+ * code is {@link ErrorCode#TIMEOUT}. Named apart from {@link java.util.concurrent.TimeoutException},
+ * which is a checked wait on a future and not part of this hierarchy.
+ */
+public class RequestTimeoutException extends NrtClusterException {
+  private static final long serialVersionUID = 1L;
+
+  public RequestTimeoutException(String message) {
+    super(ErrorCode.TIMEOUT, message);
+  }
+
+  public RequestTimeoutException(String message, Throwable cause) {
+    super(ErrorCode.TIMEOUT, message, cause);
+  }
+}

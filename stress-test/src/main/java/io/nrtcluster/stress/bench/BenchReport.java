@@ -1,0 +1,108 @@
+package io.nrtcluster.stress.bench;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What a benchmark run measured, as written to {@code bench.json}: Jackson writes each record's
+ * components in declaration order under their names, so the order and names here are the file's
+ * format (scripts and the docs' tables read it). A figure that was not run is left out.
+ *
+ * @param machine where it ran
+ * @param config how it ran
+ * @param figures what it measured
+ */
+public record BenchReport(Machine machine, BenchConfig config, Figures figures) {
+  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  /** Writes this report as indented JSON to {@code file}. */
+  public void writeTo(Path file) throws IOException {
+    JSON.writeValue(file.toFile(), this);
+  }
+
+  /** The machine the run measured. */
+  public record Machine(int cores, long memoryBytes, String jdk, String os) {}
+
+  /** Each figure, null (and absent from the file) when the run did not include it. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record Figures(
+      VisibilityLag visibilityLag,
+      CommitBased commitBased,
+      ReplicaCpu replicaCpu,
+      SearchWhileCopying searchWhileCopying,
+      CopyThroughput copyThroughput,
+      Failover failover) {}
+
+  /** Figure 1: replica visibility lag over the single-node refresh time; top-level ratios are the worst cell's. */
+  public record VisibilityLag(double p50Ratio, double p99Ratio, double targetP50Ratio, double targetP99Ratio, String note,
+      List<LagCellResult> cells) {}
+
+  /** One cell of the grid in figure 1: measured, or failed. */
+  public sealed interface LagCellResult permits LagCell, FailedCell {}
+
+  /**
+   * One measured cell of figure 1.
+   *
+   * @param localRefreshMergeWait500Ms measured in the first cell only (null, and absent, in the others)
+   */
+  public record LagCell(int docsPerSec, int refreshMs, long docsIndexedLocal, long docsIndexedPrimary, int measuredSec,
+      Dist localRefreshMs, @JsonInclude(JsonInclude.Include.NON_NULL) Dist localRefreshMergeWait500Ms,
+      Dist replicaLagMs, double p50Ratio, double p99Ratio) implements LagCellResult {}
+
+  /** A cell that failed (for example a primary that lost its ZooKeeper session under the load). */
+  public record FailedCell(int docsPerSec, int refreshMs, String error) implements LagCellResult {}
+
+  /** Figure 2: commit-based visibility lag over NRT lag; top level: the cell where NRT gains least. */
+  public record CommitBased(double p50Ratio, double p99Ratio, String note, List<CommitCell> cells) {}
+
+  public record CommitCell(int docsPerSec, int refreshMs, Dist commitLagMs, Dist nrtLagMs, double p50Ratio,
+      double p99Ratio) {}
+
+  /** Figure 4: a replica's CPU over the primary's (and over a node indexing everything itself). */
+  public record ReplicaCpu(double ratio, double docReplicationRatio, double target, String worstCell, String note,
+      List<CpuCell> cells) {}
+
+  public record CpuCell(int docsPerSec, int refreshMs, double primaryCpuSec, double replicaCpuSec,
+      double docReplicationNodeCpuSec, double ratio, double docReplicationRatio) {}
+
+  /** Figure 5: a replica's search throughput while it copies over the same replica idle. */
+  public record SearchWhileCopying(double copyingQps, double idleQps, double ratio, int replica, String cell,
+      long docsIndexedMeanwhile, String note) {}
+
+  /**
+   * Figure 3: pre-copy throughput against raw loopback and disk speed of the same files; the raw
+   * speeds of one transfer and of two at once are written flat, the latter with the suffix {@code
+   * TwoAtOnce}.
+   */
+  public record CopyThroughput(
+      PreCopyRun twoReplicas,
+      PreCopyRun oneReplica,
+      @JsonUnwrapped RawSpeeds oneAtOnce,
+      @JsonUnwrapped(suffix = "TwoAtOnce") RawSpeeds twoAtOnce,
+      double oneReplicaRatio,
+      double twoReplicasRatio,
+      double twoReplicasVsOneStreamRatio,
+      double ratio,
+      double target,
+      String note) {}
+
+  /** One forced merge's pre-copy. */
+  public record PreCopyRun(long bytes, double seconds, double mibPerSecPerReplica, double mergeSeconds,
+      double replicaCpuSecPerGiB) {}
+
+  /** Raw speeds of the same files: loopback TCP, disk writes, and the CPU a plain copy spends per GiB. */
+  public record RawSpeeds(double loopbackMiBPerSec, double diskWriteMiBPerSec, double diskWriteCpuSecPerGiB) {
+    double floor() {
+      return Math.min(loopbackMiBPerSec, diskWriteMiBPerSec) * (1 << 20);
+    }
+  }
+
+  /** Figure 6: {@code kill -9} of the primary to the first acknowledged write and to every replica on the new version. */
+  public record Failover(double p50Ms, double maxMs, double allReplicasP50Ms, double allReplicasMaxMs, int sessionTimeoutMs,
+      int failovers, double p50OverSessionTimeout, String note) {}
+}
