@@ -1,5 +1,6 @@
 package io.nrtcluster.node;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -352,6 +354,22 @@ public final class ClusterHarness implements AutoCloseable {
   }
 
   /** Documents {@code node} searches now. */
+  /**
+   * Refreshes {@code primary} and checks that every document of {@code ids} (written with {@link
+   * #doc}) is searchable there exactly once: what "no acknowledged write lost" means in a scenario.
+   */
+  public void assertAllSearchable(ClusterNode primary, Collection<Integer> ids) throws IOException {
+    primary.refresh();
+    IndexSearcher s = primary.acquireSearcher();
+    try {
+      for (int id : ids) {
+        assertThat(s.count(new TermQuery(idTerm(id)))).as("seed %d: acknowledged doc %d", seed(), id).isEqualTo(1);
+      }
+    } finally {
+      primary.releaseSearcher(s);
+    }
+  }
+
   public static long count(ClusterNode node) throws IOException {
     IndexSearcher s = node.acquireSearcher();
     try {

@@ -16,9 +16,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.lucene.index.Term;
-import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.TermQuery;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -104,16 +101,7 @@ class HandoffReconnectTest {
       writer.join();
 
       assertThat(target.isWritablePrimary()).isTrue();
-      target.refresh();
-      IndexSearcher s = target.acquireSearcher();
-      try {
-        for (int id : acked) {
-          assertThat(s.count(new TermQuery(new Term("id", Integer.toString(id))))).as("seed %d: acknowledged doc %d", seed, id)
-              .isEqualTo(1);
-        }
-      } finally {
-        target.releaseSearcher(s);
-      }
+      c.assertAllSearchable(target, acked);
       await().atMost(Duration.ofSeconds(30)).until(() -> old.state() == IndexState.REPLICATING);
     }
   }

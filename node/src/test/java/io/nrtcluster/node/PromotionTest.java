@@ -21,9 +21,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.lucene.index.Term;
-import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.TermQuery;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -87,16 +84,7 @@ class PromotionTest {
 
       ClusterNode newPrimary = c.node(target);
       assertThat(newPrimary.isWritablePrimary()).isTrue();
-      newPrimary.refresh();
-      IndexSearcher s = newPrimary.acquireSearcher();
-      try {
-        for (int id : acked) {
-          assertThat(s.count(new TermQuery(new Term("id", Integer.toString(id))))).as("seed %d: acknowledged doc %d", seed, id)
-              .isEqualTo(1);
-        }
-      } finally {
-        newPrimary.releaseSearcher(s);
-      }
+      c.assertAllSearchable(newPrimary, acked);
       await().atMost(Duration.ofSeconds(30)).until(() -> c.node(p).role() == Role.REPLICA && c.node(p).primaryGen() == newPrimary.primaryGen());
     }
   }

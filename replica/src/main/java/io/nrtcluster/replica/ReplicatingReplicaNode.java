@@ -1,5 +1,6 @@
 package io.nrtcluster.replica;
 
+import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ReplayPositions;
@@ -21,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -188,7 +190,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     Connection c = link.current();
     if (c == null) {
       throw new NodeCommunicationException("no connection to the primary",
-          new io.nrtcluster.common.ConnectionException("not connected"));
+          new ConnectionException("not connected"));
     }
     if (files != null) {
       return StreamingCopyJob.forMerge(reason, this, files, onceDone, c, nextPreCopyId, ctx);
@@ -228,7 +230,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new NodeCommunicationException("interrupted asking for the copy-state", e);
-    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+    } catch (ExecutionException | TimeoutException e) {
       throw new NodeCommunicationException("asking the primary for its copy-state failed", e.getCause() == null ? e : e.getCause());
     }
     FetchedCopyState fetched = new FetchedCopyState(c, new CopyState(FileMetaValidator.fromWire(reply.files()), reply.version(),
