@@ -220,6 +220,10 @@ public final class Replica implements Closeable {
   }
 
   private CatchUpLoop.Outcome catchUpStep(long gen, long version) {
+    if (state == State.RESYNCING) {
+      // A newer primary may have come meanwhile: reopen at the newest generation announced.
+      resyncGen = Math.max(resyncGen, gen);
+    }
     if (state == State.RESYNCING && !reopen()) {
       // A failed reopen is retried with backoff: the replica never stops following.
       return CatchUpLoop.Outcome.RETRY;
@@ -318,9 +322,16 @@ public final class Replica implements Closeable {
     try {
       fresh = openNode(gen);
     } catch (IOException | RuntimeException e) {
-      log.warn("resync with generation {} failed; starting from what is left locally: {}", gen, e.toString());
       try {
-        fresh = openNode(commitGeneration());
+        // Lucene drops the starting commit before it syncs: with none left, "what is left locally"
+        // is an empty index, worse than the last searcher, which keeps serving until a retry works.
+        long local = commitGeneration();
+        if (local < 0) {
+          log.warn("resync with generation {} failed and no local commit is left; retrying: {}", gen, e.toString());
+          return false;
+        }
+        log.warn("resync with generation {} failed; starting from what is left locally: {}", gen, e.toString());
+        fresh = openNode(local);
       } catch (IOException | RuntimeException e2) {
         log.error("cannot reopen the local index; retrying: {}", e2.toString());
         return false;

@@ -37,6 +37,7 @@ import org.apache.lucene.replicator.nrt.CopyState;
 import org.apache.lucene.replicator.nrt.FileMetaData;
 import org.apache.lucene.replicator.nrt.NodeCommunicationException;
 import org.apache.lucene.replicator.nrt.ReplicaNode;
+import org.apache.lucene.search.ReferenceManager;
 import org.apache.lucene.search.SearcherFactory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
@@ -105,6 +106,44 @@ final class ReplicatingReplicaNode extends ReplicaNode {
 
   boolean isStarted() {
     return mgr != null;
+  }
+
+  /**
+   * Lucene's close, also for a node whose {@code start} failed: Lucene's close assumes a searcher
+   * manager and would stop before it releases the index's write lock, so every later open of the
+   * directory in this process failed with {@code LockObtainFailedException}.
+   */
+  @Override
+  public void close() throws IOException {
+    synchronized (this) {
+      if (mgr == null) {
+        mgr = new NeverStartedSearcherManager();
+      }
+    }
+    super.close();
+  }
+
+  /** Stands in for the searcher manager of a node that never started: holds nothing, closes as a no-op. */
+  private static final class NeverStartedSearcherManager extends ReferenceManager<IndexSearcher> {
+    @Override
+    protected void decRef(IndexSearcher reference) throws IOException {
+      reference.getIndexReader().decRef();
+    }
+
+    @Override
+    protected IndexSearcher refreshIfNeeded(IndexSearcher referenceToRefresh) {
+      return null;
+    }
+
+    @Override
+    protected boolean tryIncRef(IndexSearcher reference) {
+      return false;
+    }
+
+    @Override
+    protected int getRefCount(IndexSearcher reference) {
+      return 0;
+    }
   }
 
   /** True while an NRT point is being copied; never waits for the node's monitor. */

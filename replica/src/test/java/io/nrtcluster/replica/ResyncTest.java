@@ -3,9 +3,18 @@ package io.nrtcluster.replica;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.nrtcluster.primary.Primary;
+import io.nrtcluster.transport.FaultInjection;
+import io.nrtcluster.transport.TransportConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.MatchAllDocsQuery;
 import org.junit.jupiter.api.Test;
@@ -69,6 +78,51 @@ class ResyncTest {
       assertThat(r.primaryGen()).isEqualTo(2);
       assertThat(count(r)).as("seed %d: B's documents only", seed).isEqualTo(150);
       assertThat(r.stats().resyncs()).isEqualTo(1);
+    }
+  }
+
+  private static Primary openOtherPrimary(MiniCluster cluster, Path root, long forceVersion) throws IOException {
+    return Primary.open(cluster.primaryConfig().dataDir(root.resolve("p-other")).primaryGen(2).forcePrimaryVersion(forceVersion)
+        .build(), new IndexWriterConfig(new StandardAnalyzer()));
+  }
+
+  @Test
+  void aResyncWhosePrimaryDiesMidCopyKeepsServingAndConvergesOnceItIsBack() throws Exception {
+    long seed = TestSeeds.seed();
+    TransportConfig throttled = MiniCluster.faulty(FaultInjection.builder().switchable(true).seed(seed).build());
+    try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), throttled).start()) {
+      Replica r = cluster.replica(0);
+      cluster.addDocs(200);
+      cluster.awaitAllAt(cluster.refresh());
+      r.commit();
+      long searched = r.searchingVersion();
+      cluster.primary().close();
+      Primary b = openOtherPrimary(cluster, dir, searched + 1);
+      try {
+        for (int i = 0; i < 20_000; i++) {
+          Document d = new Document();
+          d.add(new StringField("id", "b" + i, Field.Store.YES));
+          d.add(new TextField("body", "other contents under the same file names " + i + " " + seed, Field.Store.YES));
+          b.writer().addDocument(d);
+        }
+        b.refresh();
+        b.commit();
+        r.transport().updateFaults(0, 16 * 1024);
+        r.setPrimary(b.address());
+        await("R1 resyncs from B, slowly").atMost(CONVERGE).until(() -> r.state() == Replica.State.RESYNCING);
+      } finally {
+        b.close();
+      }
+      await("the failed sync was noticed").during(Duration.ofMillis(500)).atMost(CONVERGE)
+          .untilAsserted(() -> assertThat(r.state()).as("searching %d", r.searchingVersion()).isEqualTo(Replica.State.RESYNCING));
+      assertThat(count(r)).as("seed %d: the last good searcher, not an empty index", seed).isEqualTo(200);
+
+      r.transport().updateFaults(0, 0);
+      try (Primary again = openOtherPrimary(cluster, dir, -1)) {
+        r.setPrimary(again.address());
+        await("R1 converges on B").atMost(CONVERGE).until(() -> r.searchingVersion() == again.version());
+        assertThat(count(r)).as("seed %d", seed).isEqualTo(20_000);
+      }
     }
   }
 
