@@ -249,6 +249,16 @@ public final class ClusterNode implements Closeable {
     return roles.election().members();
   }
 
+  /**
+   * Every live member of this index as this node's ZooKeeper cache last saw them: no round trip, so
+   * it answers at once even while ZooKeeper is unreachable (possibly a moment behind it); empty
+   * before the election started and after close. For status pages and routing.
+   */
+  public List<MemberInfo> cachedMembers() {
+    IndexElection e = roles.election();
+    return e == null ? List.of() : e.cachedMembers();
+  }
+
   public NodeStatus status() {
     return progress.status();
   }

@@ -2,7 +2,6 @@ package io.nrtcluster.examples.search;
 
 import io.nrtcluster.election.MemberInfo;
 import io.nrtcluster.node.ClusterNode;
-import java.io.IOException;
 import java.net.URI;
 import java.util.Collection;
 import java.util.List;
@@ -51,11 +50,8 @@ final class HttpAddressBook {
       return Optional.of(known);
     }
     for (ClusterNode node : indexes.get()) {
-      try {
-        learn(node.members());
-      } catch (IOException | RuntimeException e) {
-        // This index's members are out of reach right now; another index may still know the node.
-      }
+      // The cache: routing a request must not wait for ZooKeeper.
+      learn(node.cachedMembers());
       known = byReplicationAddress.get(replicationAddress);
       if (known != null) {
         return Optional.of(known);

@@ -61,9 +61,11 @@ final class StatusHandler implements Router.Route {
     primary.put("replication", s.primaryAddress());
     primary.put("http", addresses.httpOf(s.primaryAddress()).map(URI::toString).orElse(null));
     m.put("primary", s.primaryAddress() == null ? null : primary);
+    // From this node's cache, never a live read: a status page must answer while ZooKeeper is
+    // unreachable, which is exactly when an operator needs it.
     try {
       List<Map<String, Object>> members = new ArrayList<>();
-      for (MemberInfo mi : node.members()) {
+      for (MemberInfo mi : node.cachedMembers()) {
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("nodeId", mi.nodeId());
         row.put("role", mi.role().name());
@@ -73,7 +75,7 @@ final class StatusHandler implements Router.Route {
         members.add(row);
       }
       m.put("members", members);
-    } catch (IOException | RuntimeException e) {
+    } catch (RuntimeException e) {
       m.put("members", null);
       m.put("membersError", e.toString());
     }
