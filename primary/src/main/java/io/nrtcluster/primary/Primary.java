@@ -68,6 +68,11 @@ public final class Primary implements Closeable {
   private IndexSearcher published;
   /** Guards {@link #published}; not the refresh monitor, so searches never wait for a refresh. */
   private final Object publishedLock = new Object();
+  /**
+   * Orders publications: held by a refresh from its NRT point to its announcement, across the
+   * publish gate's ZooKeeper wait. Only refreshes take it; nothing else waits for it.
+   */
+  private final Object publication = new Object();
   private volatile long publishedVersion;
   private volatile String replayPosition;
   /** Replay position of recent versions, for the copy-states handed to replicas. */
@@ -102,6 +107,11 @@ public final class Primary implements Closeable {
     IndexSearcher next = node.getSearcherManager().acquire();
     IndexSearcher previous;
     synchronized (publishedLock) {
+      if (closed.get()) {
+        // Closed while the publish gate waited: the version was never announced here.
+        node.getSearcherManager().release(next);
+        throw new NodeClosedException("primary " + log.name() + " closed while publishing");
+      }
       previous = published;
       published = next;
       publishedVersion = ((DirectoryReader) next.getIndexReader()).getVersion();
@@ -221,35 +231,49 @@ public final class Primary implements Closeable {
    * could not record it), nothing is published and the exception is thrown; the next refresh tries to
    * publish that point again, even without new writes.
    */
-  public synchronized long refresh() throws IOException {
-    return refresh(replayPosition);
+  public long refresh() throws IOException {
+    return refresh(null);
   }
 
   /**
    * Like {@link #refresh()}, recording the application's source position (for example a queue
    * offset) with the new point-in-time. It travels to the replicas and into commits; after a
    * failover, {@link #replayPosition()} on the new primary says where to replay from.
+   *
+   * <p>The publish gate (a ZooKeeper write for a cluster, which may retry for many seconds) runs
+   * outside this primary's monitor: commits, close and the replication handlers never wait for it.
+   * Refreshes publish one at a time, in order.
    */
-  public synchronized long refresh(String sourcePosition) throws IOException {
-    ensureOpen();
-    if (sourcePosition != null && !sourcePosition.equals(replayPosition)) {
-      Map<String, String> data = node.liveUserData();
-      data.put(ReplayPositions.KEY, sourcePosition);
-      node.writer().setLiveCommitData(data.entrySet(), false);
+  public long refresh(String sourcePosition) throws IOException {
+    synchronized (publication) {
+      long version;
+      boolean publish;
+      synchronized (this) {
+        ensureOpen();
+        String position = sourcePosition == null ? replayPosition : sourcePosition;
+        if (position != null && !position.equals(replayPosition)) {
+          Map<String, String> data = node.liveUserData();
+          data.put(ReplayPositions.KEY, position);
+          node.writer().setLiveCommitData(data.entrySet(), false);
+        }
+        boolean changed = node.flushAndRefresh();
+        version = node.getCopyStateVersion();
+        replayPosition = position;
+        recordPosition(version, position);
+        // A point whose publication failed earlier is still pending: publishing it is what a retry is for.
+        publish = changed || version > publishedVersion;
+        if (publish) {
+          store.observeVersion(version);
+        }
+      }
+      if (publish) {
+        publishGate.beforePublish(version);
+        publishSearcher();
+        observer.versionPublished(version);
+        endpoint.publish(version);
+      }
+      return version;
     }
-    boolean changed = node.flushAndRefresh();
-    long version = node.getCopyStateVersion();
-    replayPosition = sourcePosition;
-    recordPosition(version, sourcePosition);
-    // A point whose publication failed earlier is still pending: publishing it is what a retry is for.
-    if (changed || version > publishedVersion) {
-      store.observeVersion(version);
-      publishGate.beforePublish(version);
-      publishSearcher();
-      observer.versionPublished(version);
-      endpoint.publish(version);
-    }
-    return version;
   }
 
   private void recordPosition(long version, String position) {
