@@ -146,6 +146,10 @@ public final class ClusterNode implements Closeable {
     return roles.role();
   }
 
+  IndexSnapshot snapshotForTests() {
+    return roles.snapshot();
+  }
+
   /** The index's state on this node now (one snapshot; never blocks). */
   public IndexState state() {
     return roles.snapshot().state();

@@ -4,6 +4,7 @@ import io.nrtcluster.election.PrimaryInfo;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.replica.Replica;
+import org.apache.lucene.search.IndexSearcher;
 
 /**
  * One immutable view of an index's state: what readers (searches, status, logging, metrics, the
@@ -14,20 +15,32 @@ import io.nrtcluster.replica.Replica;
  * @param replica the open replica while replicating, else null
  * @param followed the primary the election last named (null while this node is primary or none is known)
  * @param generation the primary generation led or followed, -1 when unknown
+ * @param bridge after a step-down, the last searcher the primary published (one reference owned by
+ *     the snapshot), served until the replica searches a newer version: searches never go back in
+ *     time; else null
  */
-record IndexSnapshot(IndexState state, Primary primary, Replica replica, PrimaryInfo followed, long generation) {
-  static final IndexSnapshot INITIAL = new IndexSnapshot(IndexState.STARTING, null, null, null, -1);
+record IndexSnapshot(IndexState state, Primary primary, Replica replica, PrimaryInfo followed, long generation,
+    Bridge bridge) {
+  static final IndexSnapshot INITIAL = new IndexSnapshot(IndexState.STARTING, null, null, null, -1, null);
+
+  /** A published point-in-time of a primary that stepped down, and its version. */
+  record Bridge(IndexSearcher searcher, long version) {}
 
   IndexSnapshot to(IndexState next) {
-    return new IndexSnapshot(next, primary, replica, followed, generation);
+    return new IndexSnapshot(next, primary, replica, followed, generation, bridge);
   }
 
   IndexSnapshot replicating(Replica r, PrimaryInfo f) {
-    return new IndexSnapshot(IndexState.REPLICATING, null, r, f, f == null ? (r == null ? -1 : r.primaryGen()) : f.primaryGen());
+    return new IndexSnapshot(IndexState.REPLICATING, null, r, f, f == null ? (r == null ? -1 : r.primaryGen()) : f.primaryGen(),
+        bridge);
   }
 
   IndexSnapshot leading(IndexState next, Primary p) {
-    return new IndexSnapshot(next, p, null, null, p.primaryGen());
+    return new IndexSnapshot(next, p, null, null, p.primaryGen(), null);
+  }
+
+  IndexSnapshot withBridge(Bridge b) {
+    return new IndexSnapshot(state, primary, replica, followed, generation, b);
   }
 
   /** The election-level role shown to operators: JOINING until a replica follows someone. */
@@ -36,6 +49,6 @@ record IndexSnapshot(IndexState state, Primary primary, Replica replica, Primary
   }
 
   IndexSnapshot withoutRoles(IndexState next) {
-    return new IndexSnapshot(next, null, null, followed, generation);
+    return new IndexSnapshot(next, null, null, followed, generation, bridge);
   }
 }

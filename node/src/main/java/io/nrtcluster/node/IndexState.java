@@ -18,7 +18,7 @@ import io.nrtcluster.election.Role;
  *   <tr><td>LEADING</td><td>yes</td><td>yes</td><td>yes</td><td>-</td></tr>
  *   <tr><td>HANDING_OFF</td><td>no</td><td>the hand-off's final version only</td><td>yes</td><td>-</td></tr>
  *   <tr><td>FENCED</td><td>no</td><td>no</td><td>yes (last published version)</td><td>-</td></tr>
- *   <tr><td>DEMOTING</td><td>no</td><td>no</td><td>wait</td><td>no</td></tr>
+ *   <tr><td>DEMOTING</td><td>no</td><td>no</td><td>yes (the last published point)</td><td>no</td></tr>
  *   <tr><td>CLOSING, CLOSED</td><td>no</td><td>no</td><td>no</td><td>no</td></tr>
  * </table>
  */

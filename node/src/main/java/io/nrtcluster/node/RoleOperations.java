@@ -104,6 +104,10 @@ final class RoleOperations {
 
   /** A searcher of the open role's current version. */
   IndexSearcher acquireSearcher() throws IOException {
+    IndexSearcher bridged = bridge(roles.snapshot());
+    if (bridged != null) {
+      return bridged;
+    }
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(switchWaitMillis);
     while (true) {
       IndexSnapshot s = settled();
@@ -122,6 +126,18 @@ final class RoleOperations {
         }
       }
     }
+  }
+
+  /**
+   * After a step-down: the primary's last published searcher, while the replica that replaced it
+   * searches something older (or is not open yet); null otherwise.
+   */
+  private static IndexSearcher bridge(IndexSnapshot s) {
+    IndexSnapshot.Bridge b = s.bridge();
+    if (b == null || (s.replica() != null && s.replica().searchingVersion() >= b.version())) {
+      return null;
+    }
+    return b.searcher().getIndexReader().tryIncRef() ? b.searcher() : null;
   }
 
   /** The current snapshot once no switch is under way (waiting at most {@code switchWait}). */

@@ -135,7 +135,9 @@ final class RoleSwitch implements ElectionListener {
         Primary opened = p;
         // A fence that arrived while promoting left the state alone: decide here, after the election did.
         IndexState end = e.role() == Role.PRIMARY ? IndexState.LEADING : IndexState.FENCED;
+        IndexSnapshot.Bridge bridge = machine.snapshot().bridge();
         machine.transition(s -> s.leading(end, opened), "epoch " + primaryGen + " published");
+        release(bridge);
         log.info("primary of epoch {} at version {} (replay from {})", primaryGen, p.version(), p.replayPosition());
         return null;
       } catch (IOException | RuntimeException e) {
@@ -217,12 +219,21 @@ final class RoleSwitch implements ElectionListener {
       if (!s.state().holdsPrimary()) {
         return false;
       }
-      machine.transition(x -> x.withoutRoles(IndexState.DEMOTING), "the epoch is lost");
+      // The replica opens the last commit, older than what this node searched: the last published
+      // point keeps serving until the replica searches a newer one (never back in time).
+      IndexSnapshot.Bridge bridge = bridgeOf(s.primary());
+      IndexSnapshot.Bridge previous = s.bridge();
+      machine.transition(x -> x.withoutRoles(IndexState.DEMOTING).withBridge(bridge), "the epoch is lost");
+      release(previous);
       // Rolls back to the last commit: whatever was never replicated is dropped here; the new
       // primary's point-in-time replaces it.
       s.primary().close();
       Replica r = openReplica(null);
       machine.transition(x -> x.replicating(r, null), "stepped down");
+      if (bridge != null) {
+        r.addVersionListener(version -> machine.submit("drop the bridge", () -> dropBridge(version)));
+        dropBridge(r.searchingVersion());
+      }
       return true;
     });
     if (stepped) {
@@ -287,7 +298,8 @@ final class RoleSwitch implements ElectionListener {
         if (s.state() == IndexState.CLOSED) {
           return null;
         }
-        machine.transition(x -> x.withoutRoles(IndexState.CLOSED), "closed");
+        machine.transition(x -> x.withoutRoles(IndexState.CLOSED).withBridge(null), "closed");
+        release(s.bridge());
         Primary p = s.primary();
         Replica r = s.replica();
         try {
@@ -307,6 +319,36 @@ final class RoleSwitch implements ElectionListener {
       });
     } finally {
       machine.shutdown(host.config().connectionTimeout().toMillis());
+    }
+  }
+
+  /** The published searcher of {@code p} with a reference of its own, or null if there is none. */
+  private IndexSnapshot.Bridge bridgeOf(Primary p) {
+    try {
+      return new IndexSnapshot.Bridge(p.acquireSearcher(), p.version());
+    } catch (IOException | RuntimeException e) {
+      log.warn("cannot keep the last published searcher across the step-down: {}", e.toString());
+      return null;
+    }
+  }
+
+  /** On the event thread: the replica searches {@code version}; drop the bridge once it is as new. */
+  private Void dropBridge(long version) throws IOException {
+    IndexSnapshot.Bridge b = machine.snapshot().bridge();
+    if (b != null && version >= b.version() && machine.state() == IndexState.REPLICATING) {
+      machine.transition(x -> x.withBridge(null), "the replica searches version " + version);
+      release(b);
+    }
+    return null;
+  }
+
+  private void release(IndexSnapshot.Bridge b) {
+    if (b != null) {
+      try {
+        b.searcher().getIndexReader().decRef();
+      } catch (IOException | RuntimeException e) {
+        log.warn("releasing the step-down's searcher: {}", e.toString());
+      }
     }
   }
 
