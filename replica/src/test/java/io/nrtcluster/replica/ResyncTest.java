@@ -34,17 +34,23 @@ class ResyncTest {
 
   /** R1 follows primary A (generation 1) and commits; then primary B of generation 2, another index, takes over. */
   private static long resyncToAnotherPrimary(MiniCluster cluster, Path root, StorageFaults disk) throws IOException {
+    long searched = commitThenLosePrimaryA(cluster);
+    disk.failIndexOpens(true);
+    cluster.startPrimary(cluster.primaryConfig().dataDir(root.resolve("p-other")).primaryGen(2)
+        .forcePrimaryVersion(searched + 1).build());
+    cluster.addDocs(150);
+    return cluster.refresh();
+  }
+
+  /** R1 copies 200 documents from primary A and commits them; A goes away. Returns R1's version. */
+  private static long commitThenLosePrimaryA(MiniCluster cluster) throws IOException {
     Replica r = cluster.replica(0);
     cluster.addDocs(200);
     cluster.awaitAllAt(cluster.refresh());
     r.commit();
     long searched = r.searchingVersion();
     cluster.primary().close();
-    disk.failIndexOpens(true);
-    cluster.startPrimary(cluster.primaryConfig().dataDir(root.resolve("p-other")).primaryGen(2)
-        .forcePrimaryVersion(searched + 1).build());
-    cluster.addDocs(150);
-    return cluster.refresh();
+    return searched;
   }
 
   private static long count(Replica r) throws IOException {
@@ -92,11 +98,7 @@ class ResyncTest {
     TransportConfig throttled = MiniCluster.faulty(FaultInjection.builder().switchable(true).seed(seed).build());
     try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), throttled).start()) {
       Replica r = cluster.replica(0);
-      cluster.addDocs(200);
-      cluster.awaitAllAt(cluster.refresh());
-      r.commit();
-      long searched = r.searchingVersion();
-      cluster.primary().close();
+      long searched = commitThenLosePrimaryA(cluster);
       Primary b = openOtherPrimary(cluster, dir, searched + 1);
       try {
         for (int i = 0; i < 20_000; i++) {
