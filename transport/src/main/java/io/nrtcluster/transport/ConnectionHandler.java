@@ -161,6 +161,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       connection.outbound.pumpAll();
     }
     ctx.fireChannelWritabilityChanged();
+    if (writable) {
+      FrameDecoder.resume(ctx.pipeline());
+    }
   }
 
   @Override
