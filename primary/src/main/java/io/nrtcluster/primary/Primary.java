@@ -74,6 +74,12 @@ public final class Primary implements Closeable {
    */
   private final Object publication = new Object();
   private volatile long publishedVersion;
+  /**
+   * The newest version that passed the publish gate; guarded by {@link #publication}. A primary
+   * opens at a version it never put through the gate (its searches show it, but ZooKeeper does not
+   * know it), so its first refresh publishes even when nothing changed.
+   */
+  private long gatedVersion = -1;
   private volatile String replayPosition;
   /** Replay position of recent versions, for the copy-states handed to replicas. */
   private final ConcurrentSkipListMap<Long, String> positions = new ConcurrentSkipListMap<>();
@@ -261,13 +267,14 @@ public final class Primary implements Closeable {
         replayPosition = position;
         recordPosition(version, position);
         // A point whose publication failed earlier is still pending: publishing it is what a retry is for.
-        publish = changed || version > publishedVersion;
+        publish = changed || version > gatedVersion;
         if (publish) {
           store.observeVersion(version);
         }
       }
       if (publish) {
         publishGate.beforePublish(version);
+        gatedVersion = version;
         publishSearcher();
         observer.versionPublished(version);
         endpoint.publish(version);

@@ -112,6 +112,26 @@ class PublishGateTest {
     }
   }
 
+  /**
+   * A primary opens at a version that never went through the gate (searchable locally only): its
+   * first refresh must publish it even when nothing was written, or it would acknowledge a version
+   * ZooKeeper never recorded, which the next primary may reuse with other contents.
+   */
+  @Test
+  void theFirstRefreshOfANewPrimaryPassesTheGateEvenWithoutWrites() throws Exception {
+    long seed = TestSeeds.seed();
+    try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), MiniCluster.fastTransport())) {
+      cluster.startPrimary();
+      Primary p = cluster.primary();
+      java.util.List<Long> gated = new java.util.concurrent.CopyOnWriteArrayList<>();
+      p.setPublishGate(gated::add);
+      long first = p.refresh();
+      assertThat(gated).as("seed=%d: versions that passed the gate", seed).containsExactly(first);
+      assertThat(p.refresh()).isEqualTo(first);
+      assertThat(gated).as("an unchanged, already published version is not published again").containsExactly(first);
+    }
+  }
+
   /** What a replica asking {@code p} for its current copy-state gets: null when served, else the failure. */
   private static Throwable getCopyState(Primary p) throws Exception {
     try (Transport t = Transport.create("asker", MiniCluster.fastTransport())) {
