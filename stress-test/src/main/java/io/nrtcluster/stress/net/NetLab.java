@@ -177,18 +177,21 @@ public final class NetLab implements AutoCloseable {
   private static int sweepStale(String ip) throws NetLabException {
     Teardown t = new Teardown(ip);
     List<String> removed = new ArrayList<>();
-    for (String ns : t.namespaces()) {
-      if (stale(ns)) {
-        t.deleteNamespace(ns);
-        removed.add(ns);
-      }
+    List<String> namespaces = t.namespaces().stream().filter(NetLab::stale).toList();
+    for (String ns : namespaces) {
+      t.killAll(ns);
     }
-    // Veths sort before bridges ("nrtc<digit>" < "nrtcb"), so a bridge goes once its ports are gone.
+    // Links first, so each is deleted (not left to the kernel's asynchronous cleanup of a namespace);
+    // veths sort before bridges ("nrtc<digit>" < "nrtcb"), so a bridge goes once its ports are gone.
     for (String link : t.links()) {
       if (stale(link)) {
         t.deleteLink(link);
         removed.add(link);
       }
+    }
+    for (String ns : namespaces) {
+      t.deleteNamespace(ns);
+      removed.add(ns);
     }
     if (!removed.isEmpty()) {
       LOG.warn("netlab: swept leftovers of dead harnesses: {}", removed);
