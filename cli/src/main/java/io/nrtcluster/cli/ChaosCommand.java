@@ -4,6 +4,7 @@ import io.nrtcluster.stress.ChaosConfig;
 import io.nrtcluster.stress.ChaosReport;
 import io.nrtcluster.stress.ChaosRun;
 import io.nrtcluster.stress.FaultKind;
+import io.nrtcluster.stress.NetworkMode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -29,10 +30,17 @@ import picocli.CommandLine.Spec;
           + "JVM, the real embeddable node), writes, refreshes, commits and searches them while a seeded schedule "
           + "SIGKILLs the primary and replicas, crashes JVMs (SIGSEGV, Runtime.halt), pauses processes "
           + "(SIGSTOP/SIGCONT, sometimes past the session timeout), flips bits and throttles the wire, restarts a "
-          + "ZooKeeper server, restarts the whole cluster and promotes replicas.",
+          + "ZooKeeper server, restarts the whole cluster and promotes replicas; pauses the primary past its session.",
+      "With --network namespaces (root only) every node JVM and ZooKeeper server runs in its own network namespace "
+          + "on a bridge the harness makes and always removes, and the schedule also cuts links: the primary from "
+          + "ZooKeeper, the primary from its replicas, random halves, a bridge node seeing both sides, one-way cuts, "
+          + "and slow links (tbf).",
       "After each failover the harness replays its log from the new primary's replay position. At the end it "
-          + "checks that no acknowledged document was lost, that nodes at the same version always agreed, and that "
-          + "CheckIndex passes with no unreferenced files; it writes DIR/chaos-report.json, .png and .html.",
+          + "checks that no acknowledged document was lost, that nodes at the same version always agreed, that no "
+          + "refresh was acknowledged with a version ZooKeeper never recorded for that primary, that no old primary "
+          + "acknowledged after a newer one had, that no node's searches went back in time, that every node's status "
+          + "answered in time, that the cluster converged after every healed partition, and that CheckIndex passes "
+          + "with no unreferenced files; it writes DIR/chaos-report.json, .png and .html.",
       "Exit codes: 0 valid verdict, 1 invalid verdict (or the run failed), 2 usage."
     })
 public final class ChaosCommand implements Callable<Integer> {
@@ -55,9 +63,16 @@ public final class ChaosCommand implements Callable<Integer> {
   Path report;
 
   @Option(names = "--faults", paramLabel = "KIND", split = ",",
-      description = "Fault kinds to inject (default: all): primaryKill, replicaKill, jvmCrash, pause, wire, "
-          + "zkServerRestart, fullClusterRestart, promotion.")
+      description = "Fault kinds to inject (default: all the network mode allows): primaryKill, replicaKill, "
+          + "jvmCrash, pause, wire, zkServerRestart, fullClusterRestart, promotion, primaryPause; with namespaces "
+          + "also partitionPrimaryZooKeeper, partitionPrimaryReplicas, partitionHalves, partitionBridge, "
+          + "partitionOneWay, slowLink.")
   List<String> faults;
+
+  @Option(names = "--network", paramLabel = "MODE", defaultValue = "loopback",
+      description = "loopback (default) or namespaces: each host in its own network namespace, so links can be cut "
+          + "and slowed. Needs root; without it the run is refused (exit 1), never run on loopback instead.")
+  String network;
 
   @Option(names = "--writes-per-second", paramLabel = "N", defaultValue = "300",
       description = "Bound on the write rate, all indexer threads together (default: ${DEFAULT-VALUE}).")
@@ -73,7 +88,13 @@ public final class ChaosCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Set<FaultKind> kinds = EnumSet.allOf(FaultKind.class);
+    NetworkMode mode;
+    try {
+      mode = NetworkMode.parse(network.strip());
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "--network: " + e.getMessage());
+    }
+    Set<FaultKind> kinds = FaultKind.available(mode);
     if (faults != null) {
       kinds = EnumSet.noneOf(FaultKind.class);
       for (String f : faults) {
@@ -88,7 +109,7 @@ public final class ChaosCommand implements Callable<Integer> {
     ChaosConfig config;
     try {
       config = ChaosConfig.builder().nodes(nodes).duration(duration).seed(seed).reportDir(report.toAbsolutePath())
-          .faults(kinds).writesPerSecond(writesPerSecond).sessionTimeout(sessionTimeout).nodeHeapMb(nodeHeapMb).build();
+          .faults(kinds).writesPerSecond(writesPerSecond).sessionTimeout(sessionTimeout).nodeHeapMb(nodeHeapMb).network(mode).build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

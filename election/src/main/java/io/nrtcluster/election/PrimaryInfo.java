@@ -15,7 +15,13 @@ public record PrimaryInfo(int nodeId, String address, long primaryGen) {
     return (nodeId + "\n" + address + "\n" + primaryGen).getBytes(StandardCharsets.UTF_8);
   }
 
-  static PrimaryInfo decode(byte[] data) throws ProtocolException {
+  /**
+   * Reads the primary znode's data (for tools that read ZooKeeper's records directly, such as the
+   * chaos test's audit of its transaction logs).
+   *
+   * @throws ProtocolException when it is not a primary record
+   */
+  public static PrimaryInfo decode(byte[] data) throws ProtocolException {
     String[] parts = new String(data, StandardCharsets.UTF_8).split("\n");
     try {
       return new PrimaryInfo(Integer.parseInt(parts[0]), parts[1], Long.parseLong(parts[2]));

@@ -22,9 +22,9 @@ final class AgentClient {
   private final int nodeId;
   private final JsonClient json;
 
-  AgentClient(int nodeId, int port) {
+  AgentClient(int nodeId, String host, int port) {
     this.nodeId = nodeId;
-    this.json = new JsonClient("N" + nodeId, port);
+    this.json = new JsonClient("N" + nodeId, host, port);
   }
 
   private <T> T get(String path, Duration timeout, Class<T> type) throws AgentException {
@@ -41,6 +41,11 @@ final class AgentClient {
 
   AgentApi.RefreshReply refresh(long position) throws AgentException {
     return post("/refresh?position=" + position, null, Duration.ofSeconds(20), AgentApi.RefreshReply.class);
+  }
+
+  /** A refresh recording no position (the probe's: it asks whoever claims to lead). */
+  AgentApi.RefreshReply refresh() throws AgentException {
+    return post("/refresh", null, Duration.ofSeconds(20), AgentApi.RefreshReply.class);
   }
 
   AgentApi.RefreshReply commit() throws AgentException {

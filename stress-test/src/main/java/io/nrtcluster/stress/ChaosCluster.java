@@ -23,30 +23,61 @@ final class ChaosCluster implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ChaosCluster.class);
   private static final long START_TIMEOUT_MS = 90_000;
 
-  private final ZkEnsemble zk;
+  private final ZooKeeperServers zk;
   private final ProcessCluster processes;
   private final ClusterAdmin admin;
+  private final Links links;
+  private final Closeable network;
 
-  private ChaosCluster(ZkEnsemble zk, List<NodeProcess> nodes, ClusterAdmin admin) {
+  private ChaosCluster(ZooKeeperServers zk, List<NodeProcess> nodes, ClusterAdmin admin, Links links, Closeable network) {
     this.zk = zk;
     this.admin = admin;
+    this.links = links;
+    this.network = network;
     this.processes = new ProcessCluster(nodes, Duration.ofMillis(START_TIMEOUT_MS)).primaryLocator(c -> zooKeepersPrimary());
   }
 
   /** Starts the ensemble and every node (node ids 1..n), each in {@code dir/node-<id>}. */
   static ChaosCluster start(ChaosConfig config, Path dir) throws Exception {
-    ZkEnsemble zk = new ZkEnsemble(dir.resolve("zookeeper"), 3);
+    if (config.network() == NetworkMode.NAMESPACES) {
+      return NamespaceHosts.start(config, dir);
+    }
+    return start(config, new ZkEnsemble(dir.resolve("zookeeper"), 3), dir, id -> "127.0.0.1", (id, command) -> command,
+        LOOPBACK_LINKS, () -> {});
+  }
+
+  /** Loopback has no links of its own to cut: the configuration refuses link faults before this is reached. */
+  private static final Links LOOPBACK_LINKS = new Links() {
+    @Override
+    public void apply(LinkFault fault) throws IOException {
+      throw new IOException("cannot " + fault.kind().key() + " on loopback: links can only be cut between hosts in "
+          + "network namespaces");
+    }
+
+    @Override
+    public void healAll() {}
+  };
+
+  /**
+   * Starts the nodes (ids 1..n, each in {@code dir/node-<id>}, listening on {@code address(id)},
+   * their command lines passed through {@code wrap}) against the running ensemble {@code zk}; on
+   * failure kills what it started and closes {@code zk} and {@code network}, which is otherwise
+   * closed last by {@link #close()}.
+   */
+  static ChaosCluster start(ChaosConfig config, ZooKeeperServers zk, Path dir, java.util.function.IntFunction<String> address,
+      java.util.function.BiFunction<Integer, List<String>, List<String>> wrap, Links links, Closeable network)
+      throws Exception {
     List<NodeProcess> nodes = new ArrayList<>();
     ClusterAdmin admin = null;
     try {
       admin = ClusterAdmin.connect(zk.connectString(), Duration.ofSeconds(30));
       for (int id = 1; id <= config.nodes(); id++) {
         Path nodeDir = dir.resolve("node-" + id);
-        nodes.add(new NodeProcess(id, nodeDir, NodeProcess.command(id, nodeDir, zk.connectString(), CLUSTER, INDEX,
-            config.sessionTimeout().toMillis(), config.seed() * 31 + id, config.nodeHeapMb(),
-            config.dropEveryNthWrite())));
+        nodes.add(new NodeProcess(id, nodeDir, wrap.apply(id, NodeProcess.command(id, nodeDir, zk.connectString(), CLUSTER,
+            INDEX, config.sessionTimeout().toMillis(), config.seed() * 31 + id, config.nodeHeapMb(),
+            config.dropEveryNthWrite(), config.ackUnpublishedEvery(), address.apply(id)))));
       }
-      ChaosCluster cluster = new ChaosCluster(zk, List.copyOf(nodes), admin);
+      ChaosCluster cluster = new ChaosCluster(zk, List.copyOf(nodes), admin, links, network);
       // The first node alone, so it is the first primary; the rest together.
       cluster.processes.startWithFirstAsPrimary();
       return cluster;
@@ -57,7 +88,11 @@ final class ChaosCluster implements Closeable {
       if (admin != null) {
         admin.close();
       }
-      zk.close();
+      try {
+        zk.close();
+      } finally {
+        network.close();
+      }
       throw e;
     }
   }
@@ -75,8 +110,13 @@ final class ChaosCluster implements Closeable {
     return processes;
   }
 
-  ZkEnsemble zooKeeper() {
+  ZooKeeperServers zooKeeper() {
     return zk;
+  }
+
+  /** Cuts and slows links between hosts (only in namespace mode). */
+  Links links() {
+    return links;
   }
 
   ClusterAdmin admin() {
@@ -120,7 +160,11 @@ final class ChaosCluster implements Closeable {
         n.kill();
       }
     }
-    admin.close();
-    zk.close();
+    try {
+      admin.close();
+      zk.close();
+    } finally {
+      network.close();
+    }
   }
 }

@@ -3,7 +3,6 @@ package io.nrtcluster.stress;
 import io.nrtcluster.common.Checks;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.EnumSet;
 import java.util.Set;
 
 /**
@@ -25,6 +24,9 @@ import java.util.Set;
  * @param nodeHeapMb heap of each node JVM
  * @param dropEveryNthWrite harness self-test only: nodes acknowledge but drop every Nth write (0 = never),
  *     so the verdict must come out invalid; proves the loss check can fail
+ * @param network where the hosts run: loopback, or each in its own network namespace (root only)
+ * @param ackUnpublishedEvery harness self-test only: nodes answer every Nth refresh with a version one
+ *     above the one they published (0 = never); proves the unpublished-acknowledgement check can fail
  */
 public record ChaosConfig(
     int nodes,
@@ -40,7 +42,9 @@ public record ChaosConfig(
     Duration sessionTimeout,
     Duration recoveryTimeout,
     int nodeHeapMb,
-    int dropEveryNthWrite) {
+    int dropEveryNthWrite,
+    NetworkMode network,
+    int ackUnpublishedEvery) {
 
   public ChaosConfig {
     Checks.inRange("nodes", nodes, 3, 9);
@@ -62,6 +66,14 @@ public record ChaosConfig(
     Checks.inRange("recoveryTimeout (ms)", recoveryTimeout.toMillis(), sessionTimeout.toMillis(), 3_600_000);
     Checks.inRange("nodeHeapMb", nodeHeapMb, 64, 65_536);
     Checks.inRange("dropEveryNthWrite", dropEveryNthWrite, 0, Integer.MAX_VALUE);
+    Checks.notNull("network", network);
+    Checks.inRange("ackUnpublishedEvery", ackUnpublishedEvery, 0, Integer.MAX_VALUE);
+    for (FaultKind k : faults) {
+      if (k.needsNamespaces() && network != NetworkMode.NAMESPACES) {
+        throw new IllegalArgumentException("faults: " + k.key() + " cuts or slows links, which needs network "
+            + "namespaces (--network namespaces)");
+      }
+    }
   }
 
   public static Builder builder() {
@@ -74,7 +86,8 @@ public record ChaosConfig(
     private Duration duration = Duration.ofMinutes(5);
     private long seed = 42;
     private Path reportDir;
-    private Set<FaultKind> faults = EnumSet.allOf(FaultKind.class);
+    /** Null: every kind {@link #network} allows. */
+    private Set<FaultKind> faults;
     private int writesPerSecond = 300;
     private int indexers = 2;
     private int searchers = 2;
@@ -84,6 +97,8 @@ public record ChaosConfig(
     private Duration recoveryTimeout = Duration.ofSeconds(90);
     private int nodeHeapMb = 256;
     private int dropEveryNthWrite;
+    private NetworkMode network = NetworkMode.LOOPBACK;
+    private int ackUnpublishedEvery;
 
     public Builder nodes(int v) {
       nodes = v;
@@ -156,9 +171,23 @@ public record ChaosConfig(
       return this;
     }
 
+    /** Where the hosts run; the default fault set follows it (see {@link FaultKind#available}). */
+    public Builder network(NetworkMode v) {
+      network = v;
+      return this;
+    }
+
+    /** See {@link ChaosConfig#ackUnpublishedEvery()}: for the harness's own test only. */
+    public Builder ackUnpublishedEvery(int v) {
+      ackUnpublishedEvery = v;
+      return this;
+    }
+
     public ChaosConfig build() {
-      return new ChaosConfig(nodes, duration, seed, reportDir, faults, writesPerSecond, indexers, searchers,
-          refreshInterval, commitInterval, sessionTimeout, recoveryTimeout, nodeHeapMb, dropEveryNthWrite);
+      Set<FaultKind> kinds = faults != null ? faults : network == null ? null : FaultKind.available(network);
+      return new ChaosConfig(nodes, duration, seed, reportDir, kinds, writesPerSecond, indexers, searchers,
+          refreshInterval, commitInterval, sessionTimeout, recoveryTimeout, nodeHeapMb, dropEveryNthWrite, network,
+          ackUnpublishedEvery);
     }
   }
 }

@@ -5,12 +5,14 @@ import java.util.List;
 /**
  * The verdict of a chaos run, as written to {@code chaos-report.json}. {@code valid} is true only when
  * no acknowledged write was lost, no node disagreed with another at the same version, every index
- * passed CheckIndex with no unreferenced files, and the cluster converged at the end.
+ * passed CheckIndex with no unreferenced files, the cluster converged at the end and after every
+ * healed network fault, and every {@link Safety} rule held.
  */
 public record ChaosReport(
     long seed,
     long durationSec,
     int nodes,
+    NetworkMode network,
     Ops ops,
     Faults faults,
     int failovers,
@@ -24,6 +26,8 @@ public record ChaosReport(
     long finalVersion,
     boolean converged,
     boolean valid,
+    Safety safety,
+    List<NetworkFault> networkFaults,
     List<String> problems,
     List<FaultPlan.Planned> schedule,
     List<Timeline.Event> events) {
@@ -50,6 +54,13 @@ public record ChaosReport(
       int fullClusterRestart,
       int promotion,
       int promotionsRefused,
+      int primaryPause,
+      int partitionPrimaryZooKeeper,
+      int partitionPrimaryReplicas,
+      int partitionHalves,
+      int partitionBridge,
+      int partitionOneWay,
+      int slowLink,
       int killsDuringCopy,
       int killsDuringPreCopy,
       int planned,
@@ -57,6 +68,55 @@ public record ChaosReport(
       int recoveryTimeouts) {}
 
   public record Millis(long p50, long max) {}
+
+  /**
+   * What one partition or slow link did: the primary (node, generation) when it began and once the
+   * cluster converged after healing (-1: not known), and how long convergence took after healing
+   * (-1: it did not within the recovery timeout).
+   */
+  public record NetworkFault(FaultKind kind, long atMillis, long holdMillis, int primaryBefore, long genBefore,
+      int primaryAfter, long genAfter, long convergeMillis) {}
+
+  /**
+   * The safety rules beyond lost documents.
+   *
+   * @param publications maxVersion writes found in ZooKeeper's transaction logs (-1: the logs could not be read)
+   * @param refreshAcks acknowledged refreshes judged (write path and probe)
+   * @param unattributedAcks acknowledged refreshes not judged: the node's generation changed during them
+   * @param ackedUnpublished refreshes acknowledged with a version their generation had not published by then
+   * @param epochOverlaps new versions acknowledged by an older generation after a newer one had acknowledged
+   * @param versionsReused version numbers served with two different contents
+   * @param searchesJudged searches whose version was compared with earlier ones of the same process
+   * @param searchesBackInTime searches answered from an older version than one the same process had answered before
+   * @param statusAnswers status requests answered
+   * @param statusOverBound status requests slower than {@code statusBoundMs}, or unanswered by a running, undisturbed node
+   * @param statusMaxMs the slowest status request
+   * @param statusBoundMs the bound
+   * @param networkFaultsHealed partitions and slow links healed
+   * @param notConvergedAfterHeal healed network faults after which the nodes did not reach a new version in time
+   * @param convergeAfterHealMs time from healing until every live node searched a version refreshed after it
+   */
+  public record Safety(
+      long publications,
+      long refreshAcks,
+      long unattributedAcks,
+      long ackedUnpublished,
+      long epochOverlaps,
+      long versionsReused,
+      long searchesJudged,
+      long searchesBackInTime,
+      long statusAnswers,
+      long statusOverBound,
+      long statusMaxMs,
+      long statusBoundMs,
+      int networkFaultsHealed,
+      int notConvergedAfterHeal,
+      Millis convergeAfterHealMs) {
+    boolean clean() {
+      return publications >= 0 && ackedUnpublished == 0 && epochOverlaps == 0 && versionsReused == 0
+          && searchesBackInTime == 0 && statusOverBound == 0 && notConvergedAfterHeal == 0;
+    }
+  }
 
   public record Lag(long p50, long p99, long max, int samples) {}
 }

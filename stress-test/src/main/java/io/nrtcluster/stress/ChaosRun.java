@@ -1,5 +1,6 @@
 package io.nrtcluster.stress;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,15 +27,19 @@ public final class ChaosRun {
     try (ChaosCluster cluster = ChaosCluster.start(config, config.reportDir())) {
       Timeline timeline = new Timeline();
       TxLog log = new TxLog(config.seed());
-      WritePath path = new WritePath(cluster, log, timeline);
+      AckLog acks = new AckLog();
+      SearchLog searches = new SearchLog();
+      WritePath path = new WritePath(cluster, log, timeline, acks);
       Ledger ledger = new Ledger();
       FaultRunner faults = new FaultRunner(config, cluster, path, timeline);
-      Workload workload = new Workload(config, cluster, log, path, ledger);
+      Workload workload = new Workload(config, cluster, log, path, ledger, searches);
       Observer observer = new Observer(cluster, timeline, out, () -> progress(timeline, durationMs, cluster, path, log));
+      EpochProbe probe = new EpochProbe(cluster, observer, acks);
       FinalCheck.Outcome outcome;
       try {
         observer.start();
         workload.start();
+        probe.start();
         if (!path.awaitClean(config.recoveryTimeout().toMillis())) {
           throw new IllegalStateException("the cluster never accepted a write within " + config.recoveryTimeout());
         }
@@ -44,12 +49,25 @@ public final class ChaosRun {
           Thread.sleep(left);
         }
         workload.stopWriting();
+        probe.close();
         outcome = FinalCheck.run(config, cluster, path, log, ledger, observer, out);
       } finally {
+        probe.close();
         workload.close();
         observer.close();
       }
-      ChaosReport report = report(config, plan, timeline, log, path, ledger, faults, observer, workload, outcome);
+      List<String> auditProblems = new ArrayList<>();
+      PublicationAudit.Publications published;
+      try {
+        published = PublicationAudit.read(config.reportDir().resolve("zookeeper"), ChaosCluster.CLUSTER, ChaosCluster.INDEX);
+      } catch (IOException | RuntimeException e) {
+        auditProblems.add("ZooKeeper's transaction logs could not be read, so publications cannot be checked: " + e);
+        published = null;
+      }
+      SafetyCheck.Result safety = SafetyCheck.check(acks.acks(), published != null ? published
+          : new PublicationAudit.Publications(List.of(), 0, 0), searches.seen());
+      ChaosReport report = report(config, plan, timeline, log, path, ledger, faults, observer, workload, outcome,
+          safety, published, auditProblems);
       ReportWriter.write(report, timeline, config.reportDir());
       out.accept(summary(report));
       return report;
@@ -64,8 +82,23 @@ public final class ChaosRun {
   }
 
   private static ChaosReport report(ChaosConfig config, FaultPlan plan, Timeline timeline, TxLog log, WritePath path,
-      Ledger ledger, FaultRunner faults, Observer observer, Workload workload, FinalCheck.Outcome outcome) {
+      Ledger ledger, FaultRunner faults, Observer observer, Workload workload, FinalCheck.Outcome outcome,
+      SafetyCheck.Result safetyResult, PublicationAudit.Publications published, List<String> auditProblems) {
     List<String> problems = new ArrayList<>(outcome.problems());
+    problems.addAll(auditProblems);
+    problems.addAll(safetyResult.examples());
+    Observer.StatusFigures status = observer.statusFigures();
+    problems.addAll(status.examples());
+    List<Long> converge = faults.convergeMillis();
+    ChaosReport.Safety safety = new ChaosReport.Safety(published == null ? -1 : published.all().size(),
+        safetyResult.acksJudged(), safetyResult.unattributedAcks(), safetyResult.ackedUnpublished(),
+        safetyResult.epochOverlaps(), ledger.mismatchedVersions(), safetyResult.searchesJudged(),
+        safetyResult.searchesBackInTime(), status.answers(), status.overBound(), status.maxMillis(), status.boundMillis(),
+        converge.size() + faults.notConverged(), faults.notConverged(),
+        new ChaosReport.Millis(Percentiles.of(converge, 50), Percentiles.max(converge)));
+    if (faults.notConverged() > 0) {
+      problems.add(faults.notConverged() + " healed network faults after which the nodes did not converge in time");
+    }
     int checkIndexFailures = 0;
     int unreferenced = 0;
     for (IndexAudit.Result a : outcome.audits()) {
@@ -93,34 +126,50 @@ public final class ChaosRun {
         timeline.count(FaultKind.PAUSE), timeline.count(FaultKind.WIRE), observer.bitFlipsInjected(),
         observer.checksumMismatches(), timeline.count(FaultKind.ZK_RESTART), timeline.count(FaultKind.FULL_RESTART),
         timeline.count(FaultKind.PROMOTION) - faults.promotionsRefused(), faults.promotionsRefused(),
+        timeline.count(FaultKind.PRIMARY_PAUSE), timeline.count(FaultKind.PARTITION_PRIMARY_ZOOKEEPER),
+        timeline.count(FaultKind.PARTITION_PRIMARY_REPLICAS), timeline.count(FaultKind.PARTITION_HALVES),
+        timeline.count(FaultKind.PARTITION_BRIDGE), timeline.count(FaultKind.PARTITION_ONE_WAY),
+        timeline.count(FaultKind.SLOW_LINK),
         faults.killsDuringCopy(), faults.killsDuringPreCopy(), plan.faults().size(), faults.skipped(),
         faults.recoveryTimeouts());
     boolean valid = outcome.lost().isEmpty() && outcome.unexpected().isEmpty() && ledger.mismatches() == 0
-        && checkIndexFailures == 0 && unreferenced == 0 && outcome.converged();
-    return new ChaosReport(config.seed(), config.duration().toSeconds(), config.nodes(),
+        && checkIndexFailures == 0 && unreferenced == 0 && outcome.converged() && safety.clean();
+    return new ChaosReport(config.seed(), config.duration().toSeconds(), config.nodes(), config.network(),
         new ChaosReport.Ops(log.attempted(), log.acknowledged(), outcome.lost().size(), outcome.unexpected().size(),
             path.replayed()),
         f, failovers.size(), new ChaosReport.Millis(Percentiles.of(failovers, 50), Percentiles.max(failovers)),
         new ChaosReport.Lag(Percentiles.of(lags, 50), Percentiles.of(lags, 99), Percentiles.max(lags), lags.size()),
         ledger.mismatches(), ledger.checks(), checkIndexFailures, unreferenced, workload.searches(),
-        outcome.finalVersion(), outcome.converged(), valid, List.copyOf(problems), plan.faults(), timeline.events());
+        outcome.finalVersion(), outcome.converged(), valid, safety, faults.networkOutcomes(), List.copyOf(problems),
+        plan.faults(), timeline.events());
   }
 
   static String summary(ChaosReport r) {
     ChaosReport.Faults f = r.faults();
+    ChaosReport.Safety s = r.safety();
     return String.format(Locale.ROOT, """
         chaos verdict: %s
           writes: %d attempted, %d acknowledged, %d replayed; lost %d, unexpected %d
           faults: primaryKill=%d replicaKill=%d jvmCrash=%d pause=%d wire=%d (bit flips %d injected, %d detected) \
         zkServerRestart=%d fullClusterRestart=%d promotion=%d; kills during copy %d, during pre-copy %d
           failovers %d (p50 %d ms, max %d ms); replication lag p50 %d ms, p99 %d ms
-          version checks %d, mismatches %d; CheckIndex failures %d; unreferenced files %d; final version %d""",
+          primaryPause=%d partitionPrimaryZooKeeper=%d partitionPrimaryReplicas=%d partitionHalves=%d \
+        partitionBridge=%d partitionOneWay=%d slowLink=%d (network: %s)
+          version checks %d, mismatches %d; CheckIndex failures %d; unreferenced files %d; final version %d
+          safety: %d publications in ZooKeeper; %d refresh acks judged, %d unpublished, %d in overlapping epochs; \
+        %d versions reused; %d searches judged, %d back in time; status %d answers, %d over %d ms (max %d ms); \
+        %d network faults healed, %d not converged (max %d ms to converge)""",
         r.valid() ? "VALID" : "INVALID", r.ops().attempted(), r.ops().acknowledged(), r.ops().replayed(), r.ops().lost(),
         r.ops().unexpected(), f.primaryKill(), f.replicaKill(), f.jvmCrash(), f.pause(), f.wire(), f.bitFlipsInjected(),
         f.bitFlipsDetected(), f.zkServerRestart(), f.fullClusterRestart(), f.promotion(), f.killsDuringCopy(),
         f.killsDuringPreCopy(), r.failovers(), r.failoverMs().p50(), r.failoverMs().max(), r.replicationLagMs().p50(),
-        r.replicationLagMs().p99(), r.versionChecks(), r.versionMismatches(), r.checkIndexFailures(),
-        r.unreferencedFiles(), r.finalVersion())
+        r.replicationLagMs().p99(), f.primaryPause(), f.partitionPrimaryZooKeeper(), f.partitionPrimaryReplicas(),
+        f.partitionHalves(), f.partitionBridge(), f.partitionOneWay(), f.slowLink(),
+        r.network().name().toLowerCase(Locale.ROOT), r.versionChecks(), r.versionMismatches(), r.checkIndexFailures(),
+        r.unreferencedFiles(), r.finalVersion(), s.publications(), s.refreshAcks(), s.ackedUnpublished(), s.epochOverlaps(),
+        s.versionsReused(), s.searchesJudged(), s.searchesBackInTime(), s.statusAnswers(), s.statusOverBound(),
+        s.statusBoundMs(), s.statusMaxMs(), s.networkFaultsHealed(), s.notConvergedAfterHeal(),
+        s.convergeAfterHealMs().max())
         + (r.problems().isEmpty() ? "" : "\n  problems:\n    " + String.join("\n    ", r.problems()));
   }
 }

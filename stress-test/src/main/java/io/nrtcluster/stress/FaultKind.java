@@ -1,6 +1,8 @@
 package io.nrtcluster.stress;
 
 import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
 
 /**
  * The faults the chaos harness injects, each switchable. The JSON key names the report's counter.
@@ -21,12 +23,56 @@ public enum FaultKind {
   /** Every node is killed at once and started again. */
   FULL_RESTART("fullClusterRestart"),
   /** An operator promotes a random replica (graceful hand-off). */
-  PROMOTION("promotion");
+  PROMOTION("promotion"),
+  /** SIGSTOP of the primary for longer than the session timeout (1.5 to 3 times), then SIGCONT: a zombie primary. */
+  PRIMARY_PAUSE("primaryPause"),
+  /** The primary cut off from every ZooKeeper server, both ways; it still reaches its replicas. */
+  PARTITION_PRIMARY_ZOOKEEPER("partitionPrimaryZooKeeper", true),
+  /** The primary cut off from every other node, both ways; it still reaches ZooKeeper. */
+  PARTITION_PRIMARY_REPLICAS("partitionPrimaryReplicas", true),
+  /** Nodes and ZooKeeper servers split at random into two halves that cannot reach each other. */
+  PARTITION_HALVES("partitionHalves", true),
+  /** Two sides that cannot reach each other, and one node that reaches both (a bridge). */
+  PARTITION_BRIDGE("partitionBridge", true),
+  /** Packets from one host to others dropped, the other direction delivered. */
+  PARTITION_ONE_WAY("partitionOneWay", true),
+  /** One host's link rate-limited (tbf) both ways. */
+  SLOW_LINK("slowLink", true);
 
   private final String key;
+  private final boolean needsNamespaces;
 
   FaultKind(String key) {
+    this(key, false);
+  }
+
+  FaultKind(String key, boolean needsNamespaces) {
     this.key = key;
+    this.needsNamespaces = needsNamespaces;
+  }
+
+  /** Whether it cuts or slows links, which only hosts in network namespaces have. */
+  public boolean needsNamespaces() {
+    return needsNamespaces;
+  }
+
+  /** Whether it is a cut between hosts (its key starts with {@code partition}). */
+  public boolean isPartition() {
+    return name().startsWith("PARTITION_");
+  }
+
+  /** Whether it lasts a while and heals (drawn as a shaded band on the timeline). */
+  public boolean isNetwork() {
+    return needsNamespaces;
+  }
+
+  /** The kinds a run on {@code network} can inject: every kind with namespaces, the others on loopback. */
+  public static Set<FaultKind> available(NetworkMode network) {
+    EnumSet<FaultKind> kinds = EnumSet.allOf(FaultKind.class);
+    if (network != NetworkMode.NAMESPACES) {
+      kinds.removeIf(FaultKind::needsNamespaces);
+    }
+    return kinds;
   }
 
   /** Name of this fault's counter in {@code chaos-report.json}. */

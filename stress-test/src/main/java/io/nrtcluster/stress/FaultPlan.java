@@ -21,7 +21,8 @@ record FaultPlan(List<Planned> faults) {
    * @param atMillis run-relative time it fires (or later, if the cluster is still recovering)
    * @param kind what
    * @param pick picks the target among candidates
-   * @param holdMillis how long the fault lasts (pause, wire faults, ZooKeeper server down, restart delay)
+   * @param holdMillis how long the fault lasts (pause, wire faults, ZooKeeper server down, restart delay,
+   *     partition or slow link until healed)
    * @param variant kind-specific choice: JVM crash by SIGSEGV (true) or halt; pause of the primary (true)
    *     or a replica; a kill aimed at a copy in progress (true) or at any moment
    */
@@ -57,6 +58,12 @@ record FaultPlan(List<Planned> faults) {
         case PAUSE -> (long) (session * (0.3 + random.nextDouble() * 2.2));
         case WIRE -> 2_000 + random.nextInt(4_000);
         case ZK_RESTART -> 1_000 + random.nextInt(4_000);
+        // Past the session timeout, so ZooKeeper fences it and another node takes over meanwhile.
+        case PRIMARY_PAUSE -> (long) (session * (1.5 + random.nextDouble() * 1.5));
+        case PARTITION_PRIMARY_ZOOKEEPER -> (long) (session * (1.5 + random.nextDouble()));
+        case PARTITION_PRIMARY_REPLICAS -> (long) (session * (1 + random.nextDouble() * 1.5));
+        case PARTITION_HALVES, PARTITION_BRIDGE, PARTITION_ONE_WAY -> (long) (session * (0.5 + random.nextDouble() * 2));
+        case SLOW_LINK -> 3_000 + random.nextInt(5_000);
         default -> 500 + random.nextInt(2_500);
       };
       plan.add(new Planned(at, kind, random.nextInt(1 << 20), hold, random.nextBoolean()));

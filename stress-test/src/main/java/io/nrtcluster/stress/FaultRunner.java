@@ -36,6 +36,9 @@ final class FaultRunner {
   private final AtomicInteger killsDuringCopy = new AtomicInteger();
   private final AtomicInteger killsDuringPreCopy = new AtomicInteger();
   private final AtomicInteger promotionsRefused = new AtomicInteger();
+  private final List<Long> convergeMillis = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<ChaosReport.NetworkFault> networkOutcomes = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final AtomicInteger notConverged = new AtomicInteger();
 
   FaultRunner(ChaosConfig config, ChaosCluster cluster, WritePath path, Timeline timeline) {
     this.config = config;
@@ -140,6 +143,16 @@ final class FaultRunner {
         Thread.sleep(f.holdMillis());
         cluster.startAll();
       }
+      case PRIMARY_PAUSE -> {
+        NodeProcess p = requirePrimary();
+        p.pause();
+        timeline.fault(f.kind(), "N" + p.id(), "SIGSTOP of the primary for " + f.holdMillis() + " ms (session timeout "
+            + config.sessionTimeout().toMillis() + " ms)");
+        Thread.sleep(f.holdMillis());
+        p.resume();
+      }
+      case PARTITION_PRIMARY_ZOOKEEPER, PARTITION_PRIMARY_REPLICAS, PARTITION_HALVES, PARTITION_BRIDGE,
+          PARTITION_ONE_WAY, SLOW_LINK -> network(f);
       case PROMOTION -> {
         NodeProcess r = pickReplica(f.pick(), false);
         try {
@@ -151,6 +164,73 @@ final class FaultRunner {
         }
       }
     }
+  }
+
+  /**
+   * Cuts or slows links as the plan says, holds, heals, then checks convergence: once the write
+   * path is clean again, a refresh's version must reach every live node within the recovery timeout.
+   */
+  private void network(Planned f) throws IOException, InterruptedException {
+    NodeProcess primary = requirePrimary();
+    WritePath.Target before = path.target();
+    long at = timeline.now();
+    List<String> nodes = cluster.nodes().stream().filter(n -> n.state() == NodeProcess.State.UP).map(n -> "N" + n.id())
+        .toList();
+    List<String> zooKeepers = java.util.stream.IntStream.rangeClosed(1, cluster.zooKeeper().size()).mapToObj(i -> "zk" + i)
+        .toList();
+    LinkFault fault = LinkFault.plan(f.kind(), "N" + primary.id(), nodes, zooKeepers, new SplittableRandom(f.pick()));
+    int band;
+    try {
+      cluster.links().apply(fault);
+    } finally {
+      // Recorded even if applying failed halfway: whatever was cut is healed below.
+      band = timeline.lasting(f.kind(), fault.slowHost() != null ? fault.slowHost() : "N" + primary.id(),
+          fault.detail() + " for " + f.holdMillis() + " ms");
+    }
+    try {
+      Thread.sleep(f.holdMillis());
+    } finally {
+      cluster.links().healAll();
+      timeline.healed(band);
+    }
+    long healedAt = System.nanoTime();
+    long deadline = healedAt + config.recoveryTimeout().toNanos();
+    long version = -1;
+    while (version < 0 && System.nanoTime() < deadline) {
+      if (path.awaitClean(1_000)) {
+        version = path.refresh();
+      }
+    }
+    try {
+      if (version < 0) {
+        throw new IOException("no refresh succeeded after healing");
+      }
+      cluster.processes().awaitAllAt(version, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+      long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - healedAt);
+      convergeMillis.add(took);
+      WritePath.Target after = path.target();
+      networkOutcomes.add(new ChaosReport.NetworkFault(f.kind(), at, f.holdMillis(), primary.id(), before == null ? -1 : before.gen(),
+          after == null ? -1 : after.node().id(), after == null ? -1 : after.gen(), took));
+    } catch (IOException e) {
+      networkOutcomes.add(new ChaosReport.NetworkFault(f.kind(), at, f.holdMillis(), primary.id(), before == null ? -1 : before.gen(),
+          -1, -1, -1));
+      notConverged.incrementAndGet();
+      LOG.warn("the cluster did not converge within {} after healing {}: {}", config.recoveryTimeout(), fault.description(),
+          e.getMessage());
+    }
+  }
+
+  /** How long each healed network fault took to converge (every live node at a version refreshed after healing). */
+  List<Long> convergeMillis() {
+    return List.copyOf(convergeMillis);
+  }
+
+  List<ChaosReport.NetworkFault> networkOutcomes() {
+    return List.copyOf(networkOutcomes);
+  }
+
+  int notConverged() {
+    return notConverged.get();
   }
 
   private void setWireFaults(double flip, long throttle) {

@@ -20,8 +20,13 @@ public final class JsonClient {
   private final String base;
 
   public JsonClient(String who, int port) {
+    this(who, "127.0.0.1", port);
+  }
+
+  /** A client of the endpoint at {@code host} (an IPv4 address or name) and {@code port}. */
+  public JsonClient(String who, String host, int port) {
     this.who = who;
-    this.base = "http://127.0.0.1:" + port;
+    this.base = "http://" + host + ":" + port;
   }
 
   String base() {

@@ -14,6 +14,7 @@ final class Ledger {
   private static final int MAX_EXAMPLES = 20;
   private final Map<String, long[]> answers = new HashMap<>();
   private final List<String> examples = new ArrayList<>();
+  private final java.util.Set<Long> mismatchedVersions = new java.util.TreeSet<>();
   private long checks;
   private long mismatches;
 
@@ -33,6 +34,7 @@ final class Ledger {
     long[] first = answers.putIfAbsent(key, new long[] {a, b, node});
     if (first != null && (first[0] != a || first[1] != b)) {
       mismatches++;
+      mismatchedVersions.add(version);
       if (examples.size() < MAX_EXAMPLES) {
         examples.add("version " + version + " " + question + ": N" + first[2] + " said " + first[0] + "/" + first[1]
             + ", N" + node + " said " + a + "/" + b);
@@ -46,6 +48,11 @@ final class Ledger {
 
   synchronized long mismatches() {
     return mismatches;
+  }
+
+  /** Version numbers seen with two different contents (or answers): a version published twice. */
+  synchronized long mismatchedVersions() {
+    return mismatchedVersions.size();
   }
 
   synchronized List<String> examples() {

@@ -32,7 +32,10 @@ public final class NodeProcess {
   private volatile AgentClient client;
   private volatile State state = State.DOWN;
   private volatile int incarnation;
+  /** Counts what the harness did to the process (start, kill, crash, pause, resume). */
+  private final java.util.concurrent.atomic.AtomicInteger disturbances = new java.util.concurrent.atomic.AtomicInteger();
   private volatile int httpPort;
+  private volatile String httpHost = "127.0.0.1";
 
   public NodeProcess(int id, Path dir, List<String> command) {
     this.id = id;
@@ -42,12 +45,13 @@ public final class NodeProcess {
 
   /** The command line that starts node {@code id}: this JVM's java and class path, the node's options. */
   static List<String> command(int id, Path dir, String zk, String cluster, String index, long sessionTimeoutMs,
-      long faultSeed, int heapMb, int dropEveryNthWrite) {
+      long faultSeed, int heapMb, int dropEveryNthWrite, int ackUnpublishedEvery, String bindHost) {
     List<String> cmd = java(dir, heapMb, List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
     cmd.addAll(List.of(ChaosNodeMain.class.getName(),
         "--zk", zk, "--cluster", cluster, "--index", index, "--data", dir.toString(), "--id", Integer.toString(id),
         "--session-timeout-ms", Long.toString(sessionTimeoutMs), "--fault-seed", Long.toString(faultSeed),
-        "--drop-every-nth-write", Integer.toString(dropEveryNthWrite)));
+        "--drop-every-nth-write", Integer.toString(dropEveryNthWrite),
+        "--ack-unpublished-every", Integer.toString(ackUnpublishedEvery), "--bind-host", bindHost));
     return cmd;
   }
 
@@ -79,6 +83,14 @@ public final class NodeProcess {
     return state;
   }
 
+  /**
+   * How many times the harness started, killed, crashed, paused or resumed it: a request whose
+   * answer was late is the node's fault only if this did not change meanwhile.
+   */
+  int disturbances() {
+    return disturbances.get();
+  }
+
   /** How many times it was started. */
   int incarnation() {
     return incarnation;
@@ -88,6 +100,11 @@ public final class NodeProcess {
     return client;
   }
 
+  /** Address of the process's control endpoint (valid while it is up). */
+  public String httpHost() {
+    return httpHost;
+  }
+
   /** Port of the process's control endpoint (valid while it is up). */
   public int httpPort() {
     return httpPort;
@@ -95,6 +112,7 @@ public final class NodeProcess {
 
   /** Starts the process and waits (bounded) until it serves; a process that dies or hangs at start fails here. */
   public synchronized void start(long timeoutMillis) throws IOException {
+    disturbances.incrementAndGet();
     if (state != State.DOWN) {
       throw new IllegalStateException("N" + id + " is " + state);
     }
@@ -130,12 +148,14 @@ public final class NodeProcess {
     }
     AgentApi.Ready r = JsonHttp.JSON.readValue(ready.toFile(), AgentApi.Ready.class);
     httpPort = r.httpPort();
-    client = new AgentClient(id, r.httpPort());
+    httpHost = r.httpHost();
+    client = new AgentClient(id, r.httpHost(), r.httpPort());
     state = State.UP;
   }
 
   /** SIGKILL, and waits for the process to be gone. */
   public synchronized void kill() {
+    disturbances.incrementAndGet();
     Process p = process;
     if (p != null) {
       p.destroyForcibly();
@@ -146,6 +166,7 @@ public final class NodeProcess {
 
   /** A JVM crash: SIGSEGV (HotSpot writes hs_err and aborts) or {@code Runtime.halt} through the endpoint. */
   synchronized void crash(boolean segfault) {
+    disturbances.incrementAndGet();
     Process p = process;
     if (p == null) {
       return;
@@ -166,6 +187,7 @@ public final class NodeProcess {
   }
 
   synchronized void pause() {
+    disturbances.incrementAndGet();
     if (state == State.UP) {
       signal("STOP");
       state = State.PAUSED;
@@ -173,6 +195,7 @@ public final class NodeProcess {
   }
 
   synchronized void resume() {
+    disturbances.incrementAndGet();
     if (state == State.PAUSED) {
       signal("CONT");
       state = State.UP;
@@ -181,6 +204,7 @@ public final class NodeProcess {
 
   /** Graceful leave (commit, resign) through the endpoint; SIGKILL if it does not exit in time. */
   public synchronized boolean stopGracefully(long timeoutMillis) {
+    disturbances.incrementAndGet();
     Process p = process;
     if (p == null || state == State.DOWN) {
       return true;

@@ -19,6 +19,8 @@ import java.util.function.Supplier;
 final class Observer implements AutoCloseable {
   private static final long PERIOD_MS = 250;
   private static final long PROGRESS_MS = 5_000;
+  /** Longest a node's status may take: the operator's view must not hang on a partition or a stuck copy. */
+  static final long STATUS_BOUND_MS = 2_000;
   private final ChaosCluster cluster;
   private final Timeline timeline;
   private final Consumer<String> out;
@@ -30,6 +32,10 @@ final class Observer implements AutoCloseable {
   /** "node/incarnation" -> {bitFlipsInjected, checksumMismatches, bytesCopied, filesCopied}. */
   private final Map<String, long[]> counters = new HashMap<>();
   private final Map<Integer, AgentApi.Status> last = new HashMap<>();
+  private long statusAnswers;
+  private long statusOverBound;
+  private long statusMaxMillis;
+  private final List<String> statusExamples = new ArrayList<>();
 
   Observer(ChaosCluster cluster, Timeline timeline, Consumer<String> out, Supplier<String> progress) {
     this.cluster = cluster;
@@ -65,10 +71,18 @@ final class Observer implements AutoCloseable {
         continue;
       }
       int incarnation = n.incarnation();
+      int disturbed = n.disturbances();
+      long start = System.nanoTime();
       try {
         AgentApi.Status s = n.client().statusDraining();
+        long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         timeline.sample(n.id(), s.role(), s.version(), s.gen());
         synchronized (this) {
+          statusAnswers++;
+          statusMaxMillis = Math.max(statusMaxMillis, took);
+          if (took > STATUS_BOUND_MS && n.disturbances() == disturbed) {
+            overBound(n, "answered after " + took + " ms");
+          }
           last.put(n.id(), s);
           Map<Long, Long> seen = firstSeen.computeIfAbsent(n.id(), k -> new HashMap<>());
           for (long[] vt : s.versionTimes()) {
@@ -79,8 +93,29 @@ final class Observer implements AutoCloseable {
         }
       } catch (AgentException e) {
         timeline.silent(n.id(), NodeProcess.State.UP);
+        // Only a process the harness left alone, and that still runs, owes an answer.
+        if (n.disturbances() == disturbed && n.alive() && n.state() == NodeProcess.State.UP) {
+          synchronized (this) {
+            statusMaxMillis = Math.max(statusMaxMillis, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            overBound(n, "did not answer: " + e.getMessage());
+          }
+        }
       }
     }
+  }
+
+  private void overBound(NodeProcess n, String what) {
+    statusOverBound++;
+    if (statusExamples.size() < 10) {
+      statusExamples.add("N" + n.id() + " status at " + timeline.now() + " ms " + what);
+    }
+  }
+
+  /** Status requests answered, over the bound (or unanswered by a running, undisturbed node), the slowest answer. */
+  record StatusFigures(long answers, long overBound, long maxMillis, long boundMillis, List<String> examples) {}
+
+  synchronized StatusFigures statusFigures() {
+    return new StatusFigures(statusAnswers, statusOverBound, statusMaxMillis, STATUS_BOUND_MS, List.copyOf(statusExamples));
   }
 
   /** The last status of each node that answered. */

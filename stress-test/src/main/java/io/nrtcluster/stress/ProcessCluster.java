@@ -121,7 +121,7 @@ public final class ProcessCluster {
       return null;
     }
     try {
-      return new JsonClient("N" + n.id(), n.httpPort()).get("/status", STATUS_TIMEOUT, RoleStatus.class);
+      return new JsonClient("N" + n.id(), n.httpHost(), n.httpPort()).get("/status", STATUS_TIMEOUT, RoleStatus.class);
     } catch (AgentException e) {
       return null;
     }

@@ -36,7 +36,8 @@ final class ReportWriter {
     h.append("<h1>Chaos run: <span class=\"").append(r.valid() ? "ok\">VALID" : "bad\">INVALID").append("</span></h1>\n");
     h.append("<p>seed ").append(r.seed()).append(", ").append(r.nodes()).append(" nodes, ").append(r.durationSec())
         .append(" s. Reproduce with <code>bin/nrt chaos --nodes ").append(r.nodes()).append(" --duration ")
-        .append(r.durationSec()).append("s --seed ").append(r.seed()).append(" --report DIR</code>.</p>\n");
+        .append(r.durationSec()).append("s --seed ").append(r.seed())
+        .append(r.network() == NetworkMode.NAMESPACES ? " --network namespaces" : "").append(" --report DIR</code>.</p>\n");
     h.append("<img alt=\"timeline\" style=\"max-width:100%\" src=\"data:image/png;base64,")
         .append(Base64.getEncoder().encodeToString(png)).append("\">\n");
     h.append("<h2>Figures</h2><table>\n");
@@ -59,16 +60,33 @@ final class ReportWriter {
     row(h, "wire fault windows; bit flips injected / detected", f.wire() + "; " + f.bitFlipsInjected() + " / " + f.bitFlipsDetected());
     row(h, "ZooKeeper server restarts / full-cluster restarts", f.zkServerRestart() + " / " + f.fullClusterRestart());
     row(h, "promotions (refused)", f.promotion() + " (" + f.promotionsRefused() + ")");
+    row(h, "primary paused past its session", f.primaryPause());
+    row(h, "partitions: primary/ZooKeeper, primary/replicas, halves, bridge, one-way", f.partitionPrimaryZooKeeper() + ", "
+        + f.partitionPrimaryReplicas() + ", " + f.partitionHalves() + ", " + f.partitionBridge() + ", " + f.partitionOneWay());
+    row(h, "slow links", f.slowLink());
     row(h, "faults planned / skipped; recovery timeouts", f.planned() + " / " + f.skipped() + "; " + f.recoveryTimeouts());
+    ChaosReport.Safety s = r.safety();
+    row(h, "network", r.network().name().toLowerCase(Locale.ROOT));
+    row(h, "publications found in ZooKeeper's transaction logs", s.publications());
+    row(h, "refresh acknowledgements judged (unattributed)", s.refreshAcks() + " (" + s.unattributedAcks() + ")");
+    row(h, "acknowledged with an unpublished version", s.ackedUnpublished());
+    row(h, "acknowledged in overlapping epochs", s.epochOverlaps());
+    row(h, "version numbers served with two contents", s.versionsReused());
+    row(h, "searches judged / back in time", s.searchesJudged() + " / " + s.searchesBackInTime());
+    row(h, "status answers / over " + s.statusBoundMs() + " ms / slowest ms", s.statusAnswers() + " / " + s.statusOverBound()
+        + " / " + s.statusMaxMs());
+    row(h, "network faults healed / not converged / ms to converge p50, max", s.networkFaultsHealed() + " / "
+        + s.notConvergedAfterHeal() + " / " + s.convergeAfterHealMs().p50() + ", " + s.convergeAfterHealMs().max());
     h.append("</table>\n");
     if (!r.problems().isEmpty()) {
       h.append("<h2>Problems</h2><ul>\n");
       r.problems().forEach(p -> h.append("<li>").append(escape(p)).append("</li>\n"));
       h.append("</ul>\n");
     }
-    h.append("<h2>Faults injected</h2><table><tr><th>at (s)</th><th>kind</th><th>target</th><th>detail</th></tr>\n");
+    h.append("<h2>Faults injected</h2><table><tr><th>at (s)</th><th>healed (s)</th><th>kind</th><th>target</th><th>detail</th></tr>\n");
     for (Timeline.Event e : r.events()) {
       h.append("<tr><td>").append(String.format(Locale.ROOT, "%.1f", e.atMillis() / 1000.0)).append("</td><td>")
+          .append(e.untilMillis() < 0 ? "" : String.format(Locale.ROOT, "%.1f", e.untilMillis() / 1000.0)).append("</td><td>")
           .append(e.kind().key()).append("</td><td>").append(escape(e.target())).append("</td><td>")
           .append(escape(e.detail())).append("</td></tr>\n");
     }

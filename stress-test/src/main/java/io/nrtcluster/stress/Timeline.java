@@ -18,8 +18,8 @@ final class Timeline {
    */
   record Sample(long atMillis, int nodeId, NodeProcess.State process, Role role, long version, long gen) {}
 
-  /** One injected fault. */
-  record Event(long atMillis, FaultKind kind, String target, String detail) {}
+  /** One injected fault; a network fault also has the time it was healed ({@code untilMillis}, else -1). */
+  record Event(long atMillis, FaultKind kind, String target, String detail, long untilMillis) {}
 
   private final long startMillis = System.currentTimeMillis();
   private final List<Sample> samples = new ArrayList<>();
@@ -45,8 +45,20 @@ final class Timeline {
   }
 
   synchronized void fault(FaultKind kind, String target, String detail) {
-    events.add(new Event(now(), kind, target, detail));
+    events.add(new Event(now(), kind, target, detail, -1));
     counts.merge(kind, 1, Integer::sum);
+  }
+
+  /** A fault that lasts until {@link #healed}: returns its number. */
+  synchronized int lasting(FaultKind kind, String target, String detail) {
+    fault(kind, target, detail);
+    return events.size() - 1;
+  }
+
+  /** The lasting fault {@code number} ended now. */
+  synchronized void healed(int number) {
+    Event e = events.get(number);
+    events.set(number, new Event(e.atMillis(), e.kind(), e.target(), e.detail(), now()));
   }
 
   synchronized int count(FaultKind kind) {

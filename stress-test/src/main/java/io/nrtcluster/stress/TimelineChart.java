@@ -18,6 +18,7 @@ import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.CombinedDomainXYPlot;
+import org.jfree.chart.plot.IntervalMarker;
 import org.jfree.chart.plot.ValueMarker;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
@@ -30,7 +31,8 @@ import org.jfree.data.xy.XYSeriesCollection;
 
 /**
  * The run at a glance (JFreeChart, PNG): on top each node's searching version over time; below, one
- * lane per node coloured by role (primary, replica, paused, down); every fault a vertical marker.
+ * lane per node coloured by role (primary, replica, paused, down); every fault a vertical marker,
+ * and every partition (red) or slow link (purple) a shaded band over the time it held.
  */
 final class TimelineChart {
   /** The colour of a node's lane at one sample; the legend lists them in this order. */
@@ -112,6 +114,12 @@ final class TimelineChart {
     int n = 0;
     for (Timeline.Event e : timeline.events()) {
       double t = e.atMillis() / 1000.0;
+      if (e.untilMillis() >= 0) {
+        // A partition or slow link: shaded over the time it held, on both plots.
+        Color shade = e.kind().isPartition() ? new Color(0xD6, 0x27, 0x28, 40) : new Color(0x94, 0x67, 0xBD, 40);
+        versionPlot.addDomainMarker(new IntervalMarker(t, e.untilMillis() / 1000.0, shade));
+        lanePlot.addDomainMarker(new IntervalMarker(t, e.untilMillis() / 1000.0, shade));
+      }
       // Faults come seconds apart in a long run: stagger their labels over four rows so they stay legible.
       double row = 2 + (n++ % 4) * 13;
       ValueMarker labelled = new ValueMarker(t, Color.DARK_GRAY, new BasicStroke(1f, BasicStroke.CAP_BUTT,

@@ -26,13 +26,15 @@ final class Workload implements AutoCloseable {
   private final TxLog log;
   private final WritePath path;
   private final Ledger ledger;
+  private final SearchLog searchLog;
   private final List<Thread> threads = new ArrayList<>();
   private final AtomicLong searches = new AtomicLong();
   private final AtomicLong searchFailures = new AtomicLong();
   private volatile boolean writing = true;
   private volatile boolean running = true;
 
-  Workload(ChaosConfig config, ChaosCluster cluster, TxLog log, WritePath path, Ledger ledger) {
+  Workload(ChaosConfig config, ChaosCluster cluster, TxLog log, WritePath path, Ledger ledger, SearchLog searchLog) {
+    this.searchLog = searchLog;
     this.config = config;
     this.cluster = cluster;
     this.log = log;
@@ -133,14 +135,22 @@ final class Workload implements AutoCloseable {
       if (n.state() != NodeProcess.State.UP) {
         continue;
       }
+      int incarnation = n.incarnation();
+      long sent = System.currentTimeMillis();
       try {
+        long version;
         if (random.nextInt(10) == 0) {
           AgentApi.FingerprintReply f = n.client().fingerprint();
           ledger.contents(n.id(), f.version(), f.numDocs(), f.digest());
+          version = f.version();
         } else {
           String word = words.get(random.nextInt(words.size()));
           AgentApi.SearchReply s = n.client().search(word);
           ledger.hits(n.id(), s.version(), word, s.hits());
+          version = s.version();
+        }
+        if (n.incarnation() == incarnation) {
+          searchLog.add(new SearchLog.Seen(n.id(), incarnation, sent, System.currentTimeMillis(), version));
         }
         searches.incrementAndGet();
       } catch (AgentException e) {

@@ -38,6 +38,7 @@ final class WritePath {
   private final ChaosCluster cluster;
   private final TxLog log;
   private final Timeline timeline;
+  private final AckLog acks;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock(true);
   private final Condition resynced = lock.writeLock().newCondition();
   private volatile Target target;
@@ -50,10 +51,11 @@ final class WritePath {
   private final AtomicLong refreshFailures = new AtomicLong();
   private final AtomicLong commits = new AtomicLong();
 
-  WritePath(ChaosCluster cluster, TxLog log, Timeline timeline) {
+  WritePath(ChaosCluster cluster, TxLog log, Timeline timeline, AckLog acks) {
     this.cluster = cluster;
     this.log = log;
     this.timeline = timeline;
+    this.acks = acks;
   }
 
   Target target() {
@@ -213,6 +215,7 @@ final class WritePath {
     long start = System.currentTimeMillis();
     try {
       AgentApi.RefreshReply r = t.node().client().refresh(position);
+      acks.add(new AckLog.Ack(t.node().id(), r.gen(), r.version(), start, System.currentTimeMillis(), false));
       refreshes.putIfAbsent(r.version(), new Refresh(start, t.node().id()));
       return r.version();
     } catch (AgentException e) {

@@ -1,6 +1,5 @@
 package io.nrtcluster.stress;
 
-import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,7 +13,7 @@ import org.apache.curator.test.TestingCluster;
  * its data under the report directory. One server at a time can crash and come back; the other two
  * keep the quorum.
  */
-final class ZkEnsemble implements Closeable {
+final class ZkEnsemble implements ZooKeeperServers {
   /** Short ticks, so session timeouts of a few seconds are honoured (the minimum is two ticks). */
   private static final int TICK_MILLIS = 500;
   private final TestingCluster cluster;
@@ -31,20 +30,24 @@ final class ZkEnsemble implements Closeable {
     cluster.start();
   }
 
-  String connectString() {
+  @Override
+  public String connectString() {
     return cluster.getConnectString();
   }
 
-  int size() {
+  @Override
+  public int size() {
     return servers.size();
   }
 
   /** Crashes server {@code i} (0-based). */
-  void kill(int i) throws Exception {
+  @Override
+  public void kill(int i) throws Exception {
     cluster.killServer(servers.get(i));
   }
 
-  void restart(int i) throws Exception {
+  @Override
+  public void restart(int i) throws Exception {
     cluster.restartServer(servers.get(i));
   }
 

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,7 +27,7 @@ class ChaosRunTest {
     long seed = Long.getLong("nrt.chaos.seed", 42);
     Path reports = dir.resolve("chaos");
     ChaosConfig config = ChaosConfig.builder().nodes(3).duration(Duration.ofSeconds(75)).seed(seed)
-        .reportDir(reports).faults(EnumSet.allOf(FaultKind.class)).writesPerSecond(300).build();
+        .reportDir(reports).faults(FaultKind.available(NetworkMode.LOOPBACK)).writesPerSecond(300).build();
     ChaosReport report = ChaosRun.run(config, System.out::println);
 
     String context = "seed=" + seed + " (rerun with -Dnrt.chaos.seed=" + seed + "); report: " + ChaosRun.summary(report);
@@ -39,10 +40,17 @@ class ChaosRunTest {
     ChaosReport.Faults f = report.faults();
     assertThat(f.skipped()).as(context).isZero();
     assertThat(java.util.List.of(f.primaryKill(), f.replicaKill(), f.jvmCrash(), f.pause(), f.wire(), f.zkServerRestart(),
-        f.fullClusterRestart(), f.promotion() + f.promotionsRefused())).as("every kind injected; " + context)
+        f.fullClusterRestart(), f.promotion() + f.promotionsRefused(), f.primaryPause())).as("every kind injected; " + context)
         .allSatisfy(n -> assertThat(n).isPositive());
     assertThat(f.bitFlipsDetected()).as(context).isLessThanOrEqualTo(f.bitFlipsInjected());
     assertThat(report.failovers()).as(context).isPositive();
+    ChaosReport.Safety safety = report.safety();
+    assertThat(safety.publications()).as("publications found in ZooKeeper's logs; " + context).isPositive();
+    assertThat(safety.refreshAcks()).as(context).isPositive();
+    assertThat(safety.searchesJudged()).as(context).isPositive();
+    assertThat(safety.statusAnswers()).as(context).isPositive();
+    assertThat(List.of(safety.ackedUnpublished(), safety.epochOverlaps(), safety.versionsReused(),
+        safety.searchesBackInTime(), safety.statusOverBound())).as(context).containsOnly(0L);
 
     JsonNode json = new ObjectMapper().readTree(reports.resolve("chaos-report.json").toFile());
     assertThat(json.path("seed").asLong()).isEqualTo(seed);
@@ -52,6 +60,10 @@ class ChaosRunTest {
     }
     for (String key : new String[] {"attempted", "acknowledged", "lost"}) {
       assertThat(json.path("ops").has(key)).as("ops." + key).isTrue();
+    }
+    for (String key : new String[] {"ackedUnpublished", "epochOverlaps", "versionsReused", "searchesBackInTime",
+        "statusOverBound", "notConvergedAfterHeal"}) {
+      assertThat(json.path("safety").has(key)).as("safety." + key).isTrue();
     }
     for (FaultKind k : FaultKind.values()) {
       if (k != FaultKind.WIRE) {
@@ -80,5 +92,22 @@ class ChaosRunTest {
     assertThat(report.ops().lost()).as(ChaosRun.summary(report)).isPositive();
     assertThat(report.problems()).anySatisfy(p -> assertThat(p).startsWith("lost documents"));
     assertThat(Files.readString(reports.resolve("chaos-report.html"))).contains("INVALID");
+  }
+
+  /**
+   * The verdict can fail on an acknowledgement alone: nodes that answer some refreshes with a
+   * version they never published (nothing is lost: the documents are all there) make it INVALID.
+   */
+  @Test
+  @Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
+  void aNodeAcknowledgingAnUnpublishedVersionMakesTheVerdictInvalid() throws Exception {
+    Path reports = dir.resolve("unpublished");
+    ChaosConfig config = ChaosConfig.builder().nodes(3).duration(Duration.ofSeconds(12)).seed(11).reportDir(reports)
+        .faults(EnumSet.noneOf(FaultKind.class)).writesPerSecond(200).ackUnpublishedEvery(5).build();
+    ChaosReport report = ChaosRun.run(config, System.out::println);
+    assertThat(report.valid()).as(ChaosRun.summary(report)).isFalse();
+    assertThat(report.ops().lost()).as(ChaosRun.summary(report)).isZero();
+    assertThat(report.safety().ackedUnpublished()).as(ChaosRun.summary(report)).isPositive();
+    assertThat(report.problems()).anySatisfy(p -> assertThat(p).contains("but ZooKeeper has no such publication"));
   }
 }

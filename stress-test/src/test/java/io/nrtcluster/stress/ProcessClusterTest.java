@@ -37,7 +37,7 @@ class ProcessClusterTest {
       for (int id = 1; id <= 2; id++) {
         Path nodeDir = dir.resolve("node-" + id);
         nodes.add(new NodeProcess(id, nodeDir, NodeProcess.command(id, nodeDir, zk.getConnectString(), CLUSTER, INDEX,
-            4_000, id, 256, 0)));
+            4_000, id, 256, 0, 0, "127.0.0.1")));
       }
       ProcessCluster self = new ProcessCluster(nodes, Duration.ofSeconds(90));
       ProcessCluster byZooKeeper = new ProcessCluster(nodes, Duration.ofSeconds(90)).primaryLocator(c -> {

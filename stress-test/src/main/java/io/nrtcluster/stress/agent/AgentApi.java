@@ -30,6 +30,7 @@ public final class AgentApi {
 
   public record WriteReply(int applied, long gen) {}
 
+  /** {@code gen}: the generation the node led while it refreshed; -1 if that changed during the refresh. */
   public record RefreshReply(long version, long gen) {}
 
   public record SearchReply(long version, int hits) {}
@@ -60,8 +61,8 @@ public final class AgentApi {
       long filesCopied,
       List<long[]> versionTimes) {}
 
-  /** Written to the node's directory once the node serves: how to reach it. */
-  public record Ready(long pid, int httpPort, String replicationAddress) {
+  /** Written to the node's directory once the node serves: how to reach it ({@code httpHost}: the address its endpoint listens on). */
+  public record Ready(long pid, String httpHost, int httpPort, String replicationAddress) {
     /** Name of the file in the node's directory. */
     public static final String FILE = "ready.json";
 

@@ -38,6 +38,9 @@ final class AgentServer implements AutoCloseable {
   /** Harness self-test: acknowledge but drop every Nth write (0: never). */
   private final int dropEveryNthWrite;
   private final AtomicLong writes = new AtomicLong();
+  /** Harness self-test: answer every Nth refresh with an unpublished version (0: never). */
+  private final int ackUnpublishedEvery;
+  private final AtomicLong refreshes = new AtomicLong();
   private final Map<Long, Fingerprint> fingerprints = new LinkedHashMap<>(16, 0.75f, true) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<Long, Fingerprint> eldest) {
@@ -45,14 +48,15 @@ final class AgentServer implements AutoCloseable {
     }
   };
 
-  AgentServer(NrtHost host, ClusterNode node, VersionClock clock, int port, int dropEveryNthWrite, Runnable shutdown)
-      throws IOException {
+  AgentServer(NrtHost host, ClusterNode node, VersionClock clock, String bindHost, int port, int dropEveryNthWrite,
+      int ackUnpublishedEvery, Runnable shutdown) throws IOException {
     this.host = host;
     this.dropEveryNthWrite = dropEveryNthWrite;
+    this.ackUnpublishedEvery = ackUnpublishedEvery;
     this.node = node;
     this.clock = clock;
     this.shutdown = shutdown;
-    this.server = new JsonHttp("N" + host.nodeId(), port, 8, LOG);
+    this.server = new JsonHttp("N" + host.nodeId(), bindHost, port, 8, LOG);
     server.route("/ops", this::write);
     server.route("/refresh", this::refresh);
     server.route("/commit", this::commit);
@@ -89,8 +93,14 @@ final class AgentServer implements AutoCloseable {
 
   private void refresh(HttpExchange ex) throws Exception {
     String position = JsonHttp.query(ex, "position");
+    // The generation is read on both sides: a node that switched roles meanwhile cannot say which one refreshed.
+    long genBefore = node.primaryGen();
     long version = position == null ? node.refresh() : node.refresh(position);
-    JsonHttp.reply(ex, 200, new AgentApi.RefreshReply(version, node.primaryGen()));
+    long gen = node.primaryGen() == genBefore ? genBefore : -1;
+    if (ackUnpublishedEvery > 0 && refreshes.incrementAndGet() % ackUnpublishedEvery == 0) {
+      version++;
+    }
+    JsonHttp.reply(ex, 200, new AgentApi.RefreshReply(version, gen));
   }
 
   private void commit(HttpExchange ex) throws Exception {

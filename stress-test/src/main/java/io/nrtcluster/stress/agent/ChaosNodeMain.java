@@ -57,6 +57,15 @@ public final class ChaosNodeMain implements Callable<Integer> {
           + "must end with lost documents and an invalid verdict.")
   int dropEveryNthWrite;
 
+  @Option(names = "--ack-unpublished-every", defaultValue = "0",
+      description = "Harness self-test only: answer every Nth refresh with a version one above the one published "
+          + "(0: never), so a run must end with an unpublished acknowledgement and an invalid verdict.")
+  int ackUnpublishedEvery;
+
+  @Option(names = "--bind-host", defaultValue = "127.0.0.1",
+      description = "Address the replication transport and the control endpoint listen on (and advertise).")
+  String bindHost;
+
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicBoolean stopping = new AtomicBoolean();
 
@@ -71,14 +80,16 @@ public final class ChaosNodeMain implements Callable<Integer> {
     TransportConfig transport = TransportConfig.builder().ioThreads(2).requestThreads(8)
         .faults(FaultInjection.builder().switchable(true).seed(faultSeed).build()).build();
     HostConfig config = HostConfig.builder().nodeId(id).cluster(cluster).dataDir(data).zooKeeper(zk)
-        .bindHost("127.0.0.1").port(0).sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
+        .bindHost(bindHost).port(0).sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
         .connectionTimeout(Duration.ofSeconds(30)).electionSettle(Duration.ofMillis(500)).transport(transport).build();
     NrtHost host = NrtHost.start(config);
     ClusterNode node = host.openIndex(IndexSettings.standard(index));
     VersionClock clock = new VersionClock(node::searchingVersion, 5);
-    AgentServer agent = new AgentServer(host, node, clock, httpPort, dropEveryNthWrite, () -> stop(host));
+    AgentServer agent = new AgentServer(host, node, clock, bindHost, httpPort, dropEveryNthWrite, ackUnpublishedEvery,
+        () -> stop(host));
     Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(host), "chaos-node-sigterm"));
-    AgentApi.Ready ready = new AgentApi.Ready(ProcessHandle.current().pid(), agent.port(), host.address().toString());
+    AgentApi.Ready ready = new AgentApi.Ready(ProcessHandle.current().pid(), bindHost, agent.port(),
+        host.address().toString());
     ready.writeTo(data);
     LOG.info("N{}: chaos node serving: {}", id, ready);
     stopped.await();

@@ -37,9 +37,14 @@ public final class JsonHttp implements AutoCloseable {
   private final String who;
 
   public JsonHttp(String who, int port, int threads, Logger log) throws IOException {
+    this(who, "127.0.0.1", port, threads, log);
+  }
+
+  /** An endpoint listening on {@code host} (an address of this machine, or of its network namespace). */
+  public JsonHttp(String who, String host, int port, int threads, Logger log) throws IOException {
     this.who = who;
     this.log = log;
-    this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 64);
+    this.server = HttpServer.create(new InetSocketAddress(host, port), 64);
     this.executor = Executors.newFixedThreadPool(threads, new NamedThreadFactory("agent-http"));
     server.setExecutor(executor);
   }

@@ -75,7 +75,7 @@ public final class BenchNodeMain implements Callable<Integer> {
       agent = BenchAgent.cluster(host, node, stopped::countDown);
       address = host.address().toString();
     }
-    AgentApi.Ready ready = new AgentApi.Ready(ProcessHandle.current().pid(), agent.port(), address);
+    AgentApi.Ready ready = new AgentApi.Ready(ProcessHandle.current().pid(), "127.0.0.1", agent.port(), address);
     ready.writeTo(data);
     stopped.await();
     agent.close();
