@@ -165,7 +165,9 @@ public final class IndexElection implements Closeable {
     if (elector.role() != Role.PRIMARY) {
       throw notPrimary("publishing version " + version);
     }
-    publisher.publish(version, () -> notPrimary("publishing version " + version + ": the epoch is no longer ours"));
+    long epoch = elector.epoch();
+    publisher.publish(version, epoch, () -> notPrimary("publishing version " + version + ": epoch " + epoch
+        + " is no longer ours"));
   }
 
   private NotPrimaryException notPrimary(String what) {

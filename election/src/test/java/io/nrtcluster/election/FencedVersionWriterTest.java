@@ -40,26 +40,78 @@ class FencedVersionWriterTest {
     zk.close();
   }
 
+  private static NotPrimaryException notOurs() {
+    return new NotPrimaryException("not ours (test)", null);
+  }
+
+  /** This session claims epoch {@code gen}: the epoch znode and the ephemeral primary znode. */
+  private void claim(CuratorFramework c, long gen) throws Exception {
+    if (c.checkExists().forPath(layout.epoch()) == null) {
+      c.create().creatingParentsIfNeeded().forPath(layout.epoch(), FencedVersionWriter.bytes(gen));
+    } else {
+      c.setData().forPath(layout.epoch(), FencedVersionWriter.bytes(gen));
+    }
+    c.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(layout.primary(), new byte[0]);
+  }
+
+  private String maxVersion() throws Exception {
+    return new String(client.getData().forPath(layout.maxVersion()), StandardCharsets.UTF_8);
+  }
+
   @Test
   void recordsOnlyWhileThisSessionHoldsThePrimaryZnode() throws Exception {
     FencedVersionWriter writer = new FencedVersionWriter(client, layout);
-    assertThatThrownBy(() -> writer.publish(5, () -> new NotPrimaryException("not ours (test)", null)))
+    assertThatThrownBy(() -> writer.publish(5, 1, FencedVersionWriterTest::notOurs))
         .as("no primary znode").isInstanceOf(NotPrimaryException.class);
 
-    client.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(layout.primary(), new byte[0]);
-    writer.publish(5, () -> new NotPrimaryException("not ours (test)", null));
-    writer.publish(3, () -> new NotPrimaryException("not ours (test)", null));
-    assertThat(new String(client.getData().forPath(layout.maxVersion()), StandardCharsets.UTF_8)).isEqualTo("5");
+    claim(client, 1);
+    writer.publish(5, 1, FencedVersionWriterTest::notOurs);
+    writer.publish(3, 1, FencedVersionWriterTest::notOurs);
+    assertThat(maxVersion()).isEqualTo("5");
+    assertThatThrownBy(() -> writer.publish(6, 2, FencedVersionWriterTest::notOurs))
+        .as("an epoch this session does not hold").isInstanceOf(NotPrimaryException.class);
+  }
+
+  /**
+   * The primary resigns (a hand-off) while one of its publications is between its reads and its
+   * write, and the successor claims the next epoch: the late write must fail. The successor's znode
+   * has the same data version as the old one had, so a check of the primary znode alone passed it,
+   * and the successor, which had chosen its start version before, later served that version number
+   * with other contents (a chaos run in network namespaces found it).
+   */
+  @Test
+  void aPublicationOvertakenByTheSuccessorsClaimIsRefused() throws Exception {
+    try (CuratorFramework successor = TestZkClients.builder(zk.getConnectString()).build()) {
+      successor.start();
+      successor.blockUntilConnected();
+      claim(client, 7);
+      new FencedVersionWriter(client, layout).publish(2250, 7, FencedVersionWriterTest::notOurs);
+      java.util.concurrent.atomic.AtomicBoolean handedOff = new java.util.concurrent.atomic.AtomicBoolean();
+      FencedVersionWriter writer = new FencedVersionWriter(client, layout, () -> {
+        if (handedOff.compareAndSet(false, true)) {
+          try {
+            client.delete().forPath(layout.primary()); // resign
+            claim(successor, 8);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        }
+      });
+      assertThatThrownBy(() -> writer.publish(2264, 7, FencedVersionWriterTest::notOurs))
+          .isInstanceOf(NotPrimaryException.class);
+      assertThat(handedOff).isTrue();
+      assertThat(maxVersion()).as("the successor's start version was chosen above this").isEqualTo("2250");
+    }
   }
 
   @Test
   void anUnreachableZooKeeperIsNotPublishedRatherThanNotPrimary() throws Exception {
-    client.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(layout.primary(), new byte[0]);
+    claim(client, 1);
     FencedVersionWriter writer = new FencedVersionWriter(client, layout);
-    writer.publish(5, () -> new NotPrimaryException("not ours (test)", null));
+    writer.publish(5, 1, FencedVersionWriterTest::notOurs);
 
     zk.stop();
-    assertThatThrownBy(() -> writer.publish(6, () -> new NotPrimaryException("not ours (test)", null)))
+    assertThatThrownBy(() -> writer.publish(6, 1, FencedVersionWriterTest::notOurs))
         .isInstanceOfSatisfying(NotPublishedException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_PUBLISHED));
   }
 }
