@@ -39,6 +39,11 @@ record IndexSnapshot(IndexState state, Primary primary, Replica replica, Primary
     return new IndexSnapshot(next, p, null, null, p.primaryGen(), null);
   }
 
+  /** Promoting: no role open yet, and the generation being won (not the one followed so far). */
+  IndexSnapshot promoting(long gen) {
+    return new IndexSnapshot(IndexState.PROMOTING, null, null, followed, gen, bridge);
+  }
+
   IndexSnapshot withBridge(Bridge b) {
     return new IndexSnapshot(state, primary, replica, followed, generation, b);
   }

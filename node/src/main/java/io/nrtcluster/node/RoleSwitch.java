@@ -115,7 +115,7 @@ final class RoleSwitch implements ElectionListener {
   public void becomePrimary(long primaryGen, long forceVersion) throws IOException {
     machine.call("become primary", () -> {
       IndexSnapshot before = requireOpen(machine.snapshot());
-      machine.transition(s -> s.withoutRoles(IndexState.PROMOTING), "won epoch " + primaryGen);
+      machine.transition(s -> s.promoting(primaryGen), "won epoch " + primaryGen);
       Primary p = null;
       try {
         Replica r = before.replica();

@@ -83,6 +83,23 @@ class IndexStateMachineTest {
     assertThat(IndexSnapshot.INITIAL.replicating(null, null).role()).as("a replica following nobody yet").isEqualTo(Role.JOINING);
   }
 
+  /**
+   * While promoting, a node shows the role and generation it is winning: the followed generation
+   * there made status, member record and logs say "primary, gen 5" for a node winning epoch 6.
+   */
+  @Test
+  void aPromotingSnapshotShowsTheGenerationBeingWon() {
+    io.nrtcluster.election.PrimaryInfo followed = new io.nrtcluster.election.PrimaryInfo(2, "127.0.0.1:9", 5);
+    IndexSnapshot replicating = IndexSnapshot.INITIAL.replicating(null, followed);
+    assertThat(replicating.generation()).isEqualTo(5);
+    IndexSnapshot promoting = replicating.promoting(6);
+    assertThat(promoting.state()).isEqualTo(IndexState.PROMOTING);
+    assertThat(promoting.role()).isEqualTo(Role.PRIMARY);
+    assertThat(promoting.generation()).isEqualTo(6);
+    assertThat(promoting.primary()).isNull();
+    assertThat(promoting.replica()).isNull();
+  }
+
   @Test
   void anIllegalTransitionChangesNothingAndRaisesATypedError() throws Exception {
     machine.call("start", () -> machine.moveTo(R, "test"));

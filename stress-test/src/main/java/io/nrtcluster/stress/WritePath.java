@@ -158,7 +158,8 @@ final class WritePath {
       }
       try {
         AgentApi.Status s = p.client().status();
-        if (s.role() != Role.PRIMARY) {
+        if (s.role() != Role.PRIMARY || !s.writable()) {
+          // Still promoting (or fenced): its replay position is not known yet.
           return false;
         }
         long from = s.replayPosition() == null ? 0 : Long.parseLong(s.replayPosition());

@@ -44,7 +44,9 @@ public final class AgentApi {
    * One node's state and counters. Counters are totals of this process; {@code versionTimes} holds
    * the (version, first-seen wall-clock millis) pairs since the previous status request that
    * asked for them ({@code ?drain}). {@code role} travels as the enum constant's name and is parsed
-   * back into {@link Role} when the harness reads the reply.
+   * back into {@link Role} when the harness reads the reply. {@code writable}: the node is the
+   * primary and takes writes now (a node still promoting says PRIMARY but is not writable yet, and
+   * has no replay position to give).
    */
   public record Status(
       int nodeId,
@@ -59,7 +61,8 @@ public final class AgentApi {
       long checksumMismatches,
       long bytesCopied,
       long filesCopied,
-      List<long[]> versionTimes) {}
+      List<long[]> versionTimes,
+      boolean writable) {}
 
   /** Written to the node's directory once the node serves: how to reach it ({@code httpHost}: the address its endpoint listens on). */
   public record Ready(long pid, String httpHost, int httpPort, String replicationAddress) {

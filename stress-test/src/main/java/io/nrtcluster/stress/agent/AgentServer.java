@@ -148,7 +148,7 @@ final class AgentServer implements AutoCloseable {
     JsonHttp.reply(ex, 200, new AgentApi.Status(host.nodeId(), s.role(), s.primaryGen(), node.searchingVersion(),
         s.commitVersion(), s.replayPosition(), s.copying(), p == null ? 0 : p.preCopiesRunning(),
         host.transport().faultStats().bitFlipsInjected(), replica[0], replica[1], replica[2],
-        JsonHttp.query(ex, "drain") != null ? clock.drain() : List.of()));
+        JsonHttp.query(ex, "drain") != null ? clock.drain() : List.of(), node.isWritablePrimary()));
   }
 
   private void docs(HttpExchange ex) throws Exception {
