@@ -23,6 +23,7 @@ public record ChaosReport(
     int checkIndexFailures,
     int unreferencedFiles,
     long searches,
+    long searchesFailed,
     long finalVersion,
     boolean converged,
     boolean valid,

@@ -140,6 +140,7 @@ public final class ChaosRun {
         f, failovers.size(), new ChaosReport.Millis(Percentiles.of(failovers, 50), Percentiles.max(failovers)),
         new ChaosReport.Lag(Percentiles.of(lags, 50), Percentiles.of(lags, 99), Percentiles.max(lags), lags.size()),
         ledger.mismatches(), ledger.checks(), checkIndexFailures, unreferenced, workload.searches(),
+        workload.searchFailures(),
         outcome.finalVersion(), outcome.converged(), valid, safety, faults.networkOutcomes(), List.copyOf(problems),
         plan.faults(), timeline.events());
   }

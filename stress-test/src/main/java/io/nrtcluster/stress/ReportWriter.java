@@ -51,7 +51,7 @@ final class ReportWriter {
     row(h, "failover ms p50 / max", r.failoverMs().p50() + " / " + r.failoverMs().max());
     row(h, "replication lag ms p50 / p99 / max (samples)", r.replicationLagMs().p50() + " / " + r.replicationLagMs().p99()
         + " / " + r.replicationLagMs().max() + " (" + r.replicationLagMs().samples() + ")");
-    row(h, "searches", r.searches());
+    row(h, "searches answered / failed", r.searches() + " / " + r.searchesFailed());
     row(h, "final version, converged", r.finalVersion() + ", " + r.converged());
     ChaosReport.Faults f = r.faults();
     row(h, "primary kills / replica kills / JVM crashes", f.primaryKill() + " / " + f.replicaKill() + " / " + f.jvmCrash());
