@@ -32,8 +32,10 @@ public final class NodeProcess {
   private volatile AgentClient client;
   private volatile State state = State.DOWN;
   private volatile int incarnation;
-  /** Counts what the harness did to the process (start, kill, crash, pause, resume). */
+  /** Counts what the harness began doing to the process (start, kill, crash, pause, resume, stop). */
   private final java.util.concurrent.atomic.AtomicInteger disturbances = new java.util.concurrent.atomic.AtomicInteger();
+  /** Counts what the harness finished doing to it: equal to {@link #disturbances} when nothing is under way. */
+  private final java.util.concurrent.atomic.AtomicInteger settled = new java.util.concurrent.atomic.AtomicInteger();
   private volatile int httpPort;
   private volatile String httpHost = "127.0.0.1";
 
@@ -84,11 +86,14 @@ public final class NodeProcess {
   }
 
   /**
-   * How many times the harness started, killed, crashed, paused or resumed it: a request whose
-   * answer was late is the node's fault only if this did not change meanwhile.
+   * How many times the harness started, killed, crashed, paused, resumed or stopped it, or -1 while
+   * it is doing so: a request whose answer was late or missing is the node's fault only if this was
+   * the same, and not -1, before and after it.
    */
   int disturbances() {
-    return disturbances.get();
+    int done = settled.get();
+    int begun = disturbances.get();
+    return begun == done ? begun : -1;
   }
 
   /** How many times it was started. */
@@ -113,115 +118,139 @@ public final class NodeProcess {
   /** Starts the process and waits (bounded) until it serves; a process that dies or hangs at start fails here. */
   public synchronized void start(long timeoutMillis) throws IOException {
     disturbances.incrementAndGet();
-    if (state != State.DOWN) {
-      throw new IllegalStateException("N" + id + " is " + state);
+    try {
+      if (state != State.DOWN) {
+        throw new IllegalStateException("N" + id + " is " + state);
+      }
+      Files.createDirectories(dir);
+      Path ready = dir.resolve(AgentApi.Ready.FILE);
+      Files.deleteIfExists(ready);
+      Path log = dir.resolve("node.log");
+      Files.writeString(log, "---- start " + (incarnation + 1) + " ----\n", StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+      ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      Process p = pb.start();
+      process = p;
+      incarnation++;
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+      while (!Files.exists(ready)) {
+        if (!p.isAlive()) {
+          state = State.DOWN;
+          throw new IOException("N" + id + " exited with code " + p.exitValue() + " while starting; see " + log);
+        }
+        if (System.nanoTime() > deadline) {
+          p.destroyForcibly();
+          state = State.DOWN;
+          throw new IOException("N" + id + " did not serve within " + timeoutMillis + " ms; see " + log);
+        }
+        try {
+          p.waitFor(50, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          p.destroyForcibly();
+          throw new IOException("interrupted while N" + id + " started", e);
+        }
+      }
+      AgentApi.Ready r = JsonHttp.JSON.readValue(ready.toFile(), AgentApi.Ready.class);
+      httpPort = r.httpPort();
+      httpHost = r.httpHost();
+      client = new AgentClient(id, r.httpHost(), r.httpPort());
+      state = State.UP;
+    } finally {
+      settled.incrementAndGet();
     }
-    Files.createDirectories(dir);
-    Path ready = dir.resolve(AgentApi.Ready.FILE);
-    Files.deleteIfExists(ready);
-    Path log = dir.resolve("node.log");
-    Files.writeString(log, "---- start " + (incarnation + 1) + " ----\n", StandardOpenOption.CREATE,
-        StandardOpenOption.APPEND);
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    Process p = pb.start();
-    process = p;
-    incarnation++;
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-    while (!Files.exists(ready)) {
-      if (!p.isAlive()) {
-        state = State.DOWN;
-        throw new IOException("N" + id + " exited with code " + p.exitValue() + " while starting; see " + log);
-      }
-      if (System.nanoTime() > deadline) {
-        p.destroyForcibly();
-        state = State.DOWN;
-        throw new IOException("N" + id + " did not serve within " + timeoutMillis + " ms; see " + log);
-      }
-      try {
-        p.waitFor(50, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        p.destroyForcibly();
-        throw new IOException("interrupted while N" + id + " started", e);
-      }
-    }
-    AgentApi.Ready r = JsonHttp.JSON.readValue(ready.toFile(), AgentApi.Ready.class);
-    httpPort = r.httpPort();
-    httpHost = r.httpHost();
-    client = new AgentClient(id, r.httpHost(), r.httpPort());
-    state = State.UP;
   }
 
   /** SIGKILL, and waits for the process to be gone. */
   public synchronized void kill() {
     disturbances.incrementAndGet();
-    Process p = process;
-    if (p != null) {
-      p.destroyForcibly();
-      awaitExit(p, 10_000);
+    try {
+      Process p = process;
+      if (p != null) {
+        p.destroyForcibly();
+        awaitExit(p, 10_000);
+      }
+      state = State.DOWN;
+    } finally {
+      settled.incrementAndGet();
     }
-    state = State.DOWN;
   }
 
   /** A JVM crash: SIGSEGV (HotSpot writes hs_err and aborts) or {@code Runtime.halt} through the endpoint. */
   synchronized void crash(boolean segfault) {
     disturbances.incrementAndGet();
-    Process p = process;
-    if (p == null) {
-      return;
+    try {
+      Process p = process;
+      if (p == null) {
+        return;
+      }
+      if (state == State.PAUSED) {
+        signal("CONT");
+      }
+      if (segfault) {
+        signal("SEGV");
+      } else if (client != null) {
+        client.halt();
+      }
+      if (!awaitExit(p, 15_000)) {
+        p.destroyForcibly();
+        awaitExit(p, 10_000);
+      }
+      state = State.DOWN;
+    } finally {
+      settled.incrementAndGet();
     }
-    if (state == State.PAUSED) {
-      signal("CONT");
-    }
-    if (segfault) {
-      signal("SEGV");
-    } else if (client != null) {
-      client.halt();
-    }
-    if (!awaitExit(p, 15_000)) {
-      p.destroyForcibly();
-      awaitExit(p, 10_000);
-    }
-    state = State.DOWN;
   }
 
   synchronized void pause() {
     disturbances.incrementAndGet();
-    if (state == State.UP) {
-      signal("STOP");
-      state = State.PAUSED;
+    try {
+      if (state == State.UP) {
+        signal("STOP");
+        state = State.PAUSED;
+      }
+    } finally {
+      settled.incrementAndGet();
     }
   }
 
   synchronized void resume() {
     disturbances.incrementAndGet();
-    if (state == State.PAUSED) {
-      signal("CONT");
-      state = State.UP;
+    try {
+      if (state == State.PAUSED) {
+        signal("CONT");
+        state = State.UP;
+      }
+    } finally {
+      settled.incrementAndGet();
     }
   }
 
   /** Graceful leave (commit, resign) through the endpoint; SIGKILL if it does not exit in time. */
   public synchronized boolean stopGracefully(long timeoutMillis) {
     disturbances.incrementAndGet();
-    Process p = process;
-    if (p == null || state == State.DOWN) {
-      return true;
-    }
-    resume();
     try {
-      client.shutdown();
-    } catch (AgentException e) {
-      p.destroy();
+      Process p = process;
+      if (p == null || state == State.DOWN) {
+        return true;
+      }
+      resume();
+      try {
+        client.shutdown();
+      } catch (AgentException e) {
+        p.destroy();
+      }
+      boolean clean = awaitExit(p, timeoutMillis);
+      if (!clean) {
+        p.destroyForcibly();
+        awaitExit(p, 10_000);
+      }
+      state = State.DOWN;
+      return clean;
+    } finally {
+      settled.incrementAndGet();
     }
-    boolean clean = awaitExit(p, timeoutMillis);
-    if (!clean) {
-      p.destroyForcibly();
-      awaitExit(p, 10_000);
-    }
-    state = State.DOWN;
-    return clean;
   }
 
   public boolean alive() {

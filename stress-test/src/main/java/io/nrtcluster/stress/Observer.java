@@ -80,7 +80,7 @@ final class Observer implements AutoCloseable {
         synchronized (this) {
           statusAnswers++;
           statusMaxMillis = Math.max(statusMaxMillis, took);
-          if (took > STATUS_BOUND_MS && n.disturbances() == disturbed) {
+          if (took > STATUS_BOUND_MS && disturbed >= 0 && n.disturbances() == disturbed) {
             overBound(n, "answered after " + took + " ms");
           }
           last.put(n.id(), s);
@@ -94,7 +94,7 @@ final class Observer implements AutoCloseable {
       } catch (AgentException e) {
         timeline.silent(n.id(), NodeProcess.State.UP);
         // Only a process the harness left alone, and that still runs, owes an answer.
-        if (n.disturbances() == disturbed && n.alive() && n.state() == NodeProcess.State.UP) {
+        if (disturbed >= 0 && n.disturbances() == disturbed && n.alive() && n.state() == NodeProcess.State.UP) {
           synchronized (this) {
             statusMaxMillis = Math.max(statusMaxMillis, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
             overBound(n, "did not answer: " + e.getMessage());
