@@ -161,9 +161,6 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       connection.outbound.pumpAll();
     }
     ctx.fireChannelWritabilityChanged();
-    if (writable) {
-      FrameDecoder.resume(ctx.pipeline());
-    }
   }
 
   @Override

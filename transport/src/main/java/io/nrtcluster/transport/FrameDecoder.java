@@ -1,9 +1,7 @@
 package io.nrtcluster.transport;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.TooLongFrameException;
 import java.util.List;
@@ -59,9 +57,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
         chunkRemaining -= n;
         continue;
       }
-      if (in.readableBytes() < PREFIX_BYTES || !ctx.channel().isWritable()) {
-        // Backpressure: the replies pile up, so the frames already read wait in the buffer too,
-        // or a burst read before the pause would queue a reply per frame behind the high mark.
+      if (in.readableBytes() < PREFIX_BYTES) {
         return;
       }
       int start = in.readerIndex();
@@ -91,27 +87,6 @@ final class FrameDecoder extends ByteToMessageDecoder {
       }
       in.skipBytes(PREFIX_BYTES);
       out.add(in.readRetainedSlice((int) length));
-      // One frame per call: it is handled before the next is cut, so a pause it causes takes effect.
-      return;
-    }
-  }
-
-  /**
-   * Decodes the frames left in the buffer when the channel stopped being writable; called on the
-   * event loop once it is writable again, since no new bytes may arrive to trigger it (the peer may be waiting for
-   * the answers to exactly those frames).
-   */
-  static void resume(ChannelPipeline pipeline) {
-    ChannelHandlerContext ctx = pipeline.context(FrameDecoder.class);
-    if (ctx == null) {
-      return;
-    }
-    FrameDecoder decoder = (FrameDecoder) ctx.handler();
-    try {
-      decoder.channelRead(ctx, Unpooled.EMPTY_BUFFER);
-      decoder.channelReadComplete(ctx);
-    } catch (Exception e) {
-      ctx.fireExceptionCaught(e);
     }
   }
 }
