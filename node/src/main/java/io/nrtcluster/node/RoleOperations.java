@@ -111,6 +111,12 @@ final class RoleOperations {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(switchWaitMillis);
     while (true) {
       IndexSnapshot s = settled();
+      // A step-down may have begun after the first look: the settled replica then serves its
+      // reopened commit, older (or holding unpublished writes), so the bridge still comes first.
+      bridged = bridge(s);
+      if (bridged != null) {
+        return bridged;
+      }
       try {
         if (s.primary() != null) {
           return s.primary().acquireSearcher();
@@ -134,7 +140,9 @@ final class RoleOperations {
    */
   private static IndexSearcher bridge(IndexSnapshot s) {
     IndexSnapshot.Bridge b = s.bridge();
-    if (b == null || (s.replica() != null && s.replica().searchingVersion() >= b.version())) {
+    // Served as long as it is set: a replica's higher version may be a reopened commit holding
+    // unpublished writes; the role switch drops the bridge once a copied point is searched.
+    if (b == null) {
       return null;
     }
     return b.searcher().getIndexReader().tryIncRef() ? b.searcher() : null;

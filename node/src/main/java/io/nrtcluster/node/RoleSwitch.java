@@ -232,7 +232,10 @@ final class RoleSwitch implements ElectionListener {
       machine.transition(x -> x.replicating(r, null), "stepped down");
       if (bridge != null) {
         r.addVersionListener(version -> machine.submit("drop the bridge", () -> dropBridge(version)));
-        dropBridge(r.searchingVersion());
+        if (r.stats().lastCopyCompletedMillis() > 0) {
+          // A copy finished before the listener was there.
+          dropBridge(r.searchingVersion());
+        }
       }
       return true;
     });
@@ -334,8 +337,12 @@ final class RoleSwitch implements ElectionListener {
 
   /** On the event thread: the replica searches {@code version}; drop the bridge once it is as new. */
   private Void dropBridge(long version) throws IOException {
-    IndexSnapshot.Bridge b = machine.snapshot().bridge();
-    if (b != null && version >= b.version() && machine.state() == IndexState.REPLICATING) {
+    IndexSnapshot now = machine.snapshot();
+    IndexSnapshot.Bridge b = now.bridge();
+    // The copied point must be the one searched: a replica keeps a reopened commit whose version
+    // number is above the point it copied, and that commit may hold unpublished writes.
+    boolean searched = now.replica() != null && now.replica().searchingVersion() == version;
+    if (b != null && searched && version >= b.version() && machine.state() == IndexState.REPLICATING) {
       machine.transition(x -> x.withBridge(null), "the replica searches version " + version);
       release(b);
     }

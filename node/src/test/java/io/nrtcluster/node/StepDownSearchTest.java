@@ -76,4 +76,72 @@ class StepDownSearchTest {
       assertThat(old.snapshotForTests().bridge()).as("dropped once the replica is as new").isNull();
     }
   }
+
+  /**
+   * A primary's commit takes what was written after its last refresh too (Lucene commits the
+   * writer), so its last commit can hold writes no refresh ever published, under a version number
+   * nobody published. The commit's version is recorded in ZooKeeper before the commit is durable, so
+   * the next primary starts above it; and stepping down, the old primary must not serve that commit: it keeps the last
+   * published point until it searches one copied from the new primary (a chaos run in network
+   * namespaces saw version 1820 served with two contents).
+   */
+  @Test
+  void aSteppedDownPrimaryNeverSearchesWritesItCommittedButNeverPublished() throws Exception {
+    long seed = FailoverTest.seed();
+    try (ClusterHarness c = new ClusterHarness(dir, seed, 2, List.of(ClusterHarness.INDEX))) {
+      c.transport(0, ClusterHarness.transport().toBuilder()
+          .faults(FaultInjection.builder().switchable(true).seed(seed).build()).build());
+      c.start(0);
+      assertThat(c.awaitPrimary()).isZero();
+      c.start(1);
+      ClusterNode old = c.node(0);
+      c.addDocs(old, 100);
+      c.awaitAllAt(old.refresh());
+      long published = ClusterHarness.count(old);
+      c.addDocs(old, 50);
+      old.commit();
+      // The commit's own version (above the last published one) is recorded in ZooKeeper before
+      // commit() returns, so the next primary starts above it, however soon this node loses its epoch.
+      long committed = old.status().commitVersion();
+      assertThat(committed).as("the commit holds writes no refresh published").isGreaterThan(old.searchingVersion());
+      byte[] max = c.host(1).zooKeeper().curator().getData().forPath(
+          io.nrtcluster.election.ZkLayout.of(ClusterHarness.CLUSTER, ClusterHarness.INDEX).maxVersion());
+      assertThat(Long.parseLong(new String(max, java.nio.charset.StandardCharsets.UTF_8).trim()))
+          .as("seed %d: the commit's version is reserved", seed).isGreaterThanOrEqualTo(committed);
+
+      AtomicBoolean running = new AtomicBoolean(true);
+      AtomicLong most = new AtomicLong();
+      AtomicLong searches = new AtomicLong();
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      Thread searcher = new Thread(() -> {
+        while (running.get()) {
+          try {
+            most.accumulateAndGet(ClusterHarness.count(old), Math::max);
+            searches.incrementAndGet();
+          } catch (Throwable t) {
+            failure.compareAndSet(null, t);
+          }
+        }
+      }, "searcher");
+      searcher.start();
+      c.host(0).transport().updateFaults(0, 64 * 1024);
+      // Its commit makes the old primary look the most up to date: only the other node may claim next.
+      c.host(1).zooKeeper().curator().create().forPath(
+          io.nrtcluster.election.ZkLayout.of(ClusterHarness.CLUSTER, ClusterHarness.INDEX).successor(),
+          Integer.toString(c.host(1).nodeId()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      c.host(0).zooKeeper().curator().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+      await().atMost(Duration.ofSeconds(30)).until(() -> c.node(1).isWritablePrimary());
+      await().atMost(Duration.ofSeconds(30)).until(() -> old.state() == IndexState.REPLICATING);
+      long during = searches.get();
+      await().atMost(Duration.ofSeconds(10)).until(() -> searches.get() > during + 50);
+      c.host(0).transport().updateFaults(0, 0);
+      c.awaitAllAt(c.node(1).refresh());
+      running.set(false);
+      searcher.join();
+
+      assertThat(failure.get()).as("seed %d: searches kept working", seed).isNull();
+      assertThat(most.get()).as("seed %d: never a document no refresh published", seed).isEqualTo(published);
+      assertThat(ClusterHarness.count(old)).isEqualTo(ClusterHarness.count(c.node(1)));
+    }
+  }
 }

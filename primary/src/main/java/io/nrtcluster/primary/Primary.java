@@ -69,8 +69,9 @@ public final class Primary implements Closeable {
   /** Guards {@link #published}; not the refresh monitor, so searches never wait for a refresh. */
   private final Object publishedLock = new Object();
   /**
-   * Orders publications: held by a refresh from its NRT point to its announcement, across the
-   * publish gate's ZooKeeper wait. Only refreshes take it; nothing else waits for it.
+   * Orders publications: held by a refresh from its NRT point to its announcement, and by a commit
+   * from its preparation to its end, across the publish gate's ZooKeeper wait. Only refreshes and
+   * commits take it; nothing else waits for it.
    */
   private final Object publication = new Object();
   private volatile long publishedVersion;
@@ -80,13 +81,23 @@ public final class Primary implements Closeable {
    * know it), so its first refresh publishes even when nothing changed.
    */
   private long gatedVersion = -1;
+  /**
+   * A commit prepared (flushed, its segments file pending) whose version the publish gate refused;
+   * guarded by {@link #publication}. The writer holds at most one: the next commit finishes it once
+   * the gate lets its version through, and close rolls it back.
+   */
+  private PreparedCommit prepared;
+  /** The newest commit's own version, which may be above the NRT point it recorded. */
+  private volatile long committedVersion = -1;
   private volatile String replayPosition;
   /** Replay position of recent versions, for the copy-states handed to replicas. */
   private final ConcurrentSkipListMap<Long, String> positions = new ConcurrentSkipListMap<>();
 
   /**
-   * Runs before a new NRT point is announced to replicas; throwing stops the announcement. A
-   * cluster uses it to record the version in ZooKeeper while it provably still holds its epoch.
+   * Runs before a new NRT point is announced to replicas, and before a commit whose version no
+   * refresh published becomes durable; throwing stops the announcement or the commit. A cluster
+   * uses it to record the version in ZooKeeper while it provably still holds its epoch, so the next
+   * primary starts above every version this one announced or left on disk.
    */
   @FunctionalInterface
   public interface PublishGate {
@@ -325,12 +336,49 @@ public final class Primary implements Closeable {
     return replayPosition;
   }
 
-  /** Durably commits the last refreshed point (with its primary generation and version). */
-  public synchronized void commit() throws IOException {
-    ensureOpen();
-    node.commit();
-    store.recordCommit(node.getCopyStateVersion(), replayPosition);
+  /**
+   * Durably commits everything written so far, with the replay position of the last refresh.
+   *
+   * <p>Lucene's commit flushes the writer, so the commit can hold writes no refresh published,
+   * under a version number nobody published. That version passes the publish gate before the commit
+   * becomes durable: in a cluster, the next primary starts above it, so a node that reopens this
+   * commit (a primary stepping down, a restart) never holds a version another primary publishes
+   * with other contents. When the gate refuses, nothing new is durable and the exception is thrown;
+   * the prepared commit waits for the next attempt (which then commits again, to include what was
+   * written meanwhile) or is rolled back by {@link #close()}.
+   */
+  public void commit() throws IOException {
+    synchronized (publication) {
+      while (true) {
+        boolean fresh = prepared == null;
+        if (fresh) {
+          synchronized (this) {
+            ensureOpen();
+            long copyVersion = node.getCopyStateVersion();
+            String position = replayPosition;
+            prepared = new PreparedCommit(node.prepareCommit(), copyVersion, position);
+          }
+        }
+        PreparedCommit c = prepared;
+        if (c.version() > gatedVersion) {
+          publishGate.beforePublish(c.version());
+        }
+        synchronized (this) {
+          ensureOpen();
+          node.finishCommit();
+          prepared = null;
+          committedVersion = Math.max(committedVersion, c.version());
+          store.recordCommit(c.copyVersion(), c.position());
+        }
+        if (fresh) {
+          return;
+        }
+      }
+    }
   }
+
+  /** A prepared commit: its own version, and the NRT point and replay position it records. */
+  private record PreparedCommit(long version, long copyVersion, String position) {}
 
   /**
    * A searcher of the last published version (never of a refresh whose publication failed);
@@ -357,9 +405,12 @@ public final class Primary implements Closeable {
     return publishedVersion;
   }
 
-  /** Version of the last commit. */
+  /**
+   * Version of the last commit: the committed index's own version, which is above the last NRT
+   * point's when the commit flushed writes made since.
+   */
   public long lastCommitVersion() {
-    return node.getLastCommitVersion();
+    return Math.max(node.getLastCommitVersion(), committedVersion);
   }
 
   public long primaryGen() {

@@ -7,7 +7,11 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexFileNames;
 import org.apache.lucene.index.SegmentCommitInfo;
+import org.apache.lucene.index.SegmentInfos;
+import org.apache.lucene.store.ChecksumIndexInput;
+import org.apache.lucene.store.Directory;
 import org.apache.lucene.replicator.nrt.FileMetaData;
 import org.apache.lucene.replicator.nrt.PrimaryNode;
 import org.apache.lucene.search.SearcherFactory;
@@ -61,6 +65,18 @@ final class ReplicatingPrimaryNode extends PrimaryNode {
    */
   @Override
   public void commit() throws IOException {
+    prepareCommit();
+    finishCommit();
+  }
+
+  /**
+   * The first phase of {@link #commit()}: flushes the writer and writes the next commit's segments
+   * file under its pending name, which nothing reads and a crash or {@link #close()} discards.
+   * Returns that commit's own {@code SegmentInfos} version: Lucene's commit takes every write so far,
+   * so it may be above the last NRT point, under a number no refresh published. -1 when the writer
+   * wrote no pending commit.
+   */
+  long prepareCommit() throws IOException {
     Map<String, String> data = new HashMap<>();
     String position = liveUserData().get(ReplayPositions.KEY);
     if (position != null) {
@@ -69,7 +85,27 @@ final class ReplicatingPrimaryNode extends PrimaryNode {
     data.put(PRIMARY_GEN_KEY, Long.toString(primaryGen));
     data.put(VERSION_KEY, Long.toString(getCopyStateVersion()));
     writer.setLiveCommitData(data.entrySet(), false);
+    writer.prepareCommit();
+    return pendingCommitVersion(writer.getDirectory());
+  }
+
+  /** The second phase: makes the prepared commit durable and the latest. */
+  void finishCommit() throws IOException {
     writer.commit();
+  }
+
+  /** The version of the pending (prepared, unfinished) commit in {@code dir}; -1 when there is none. */
+  static long pendingCommitVersion(Directory dir) throws IOException {
+    String prefix = IndexFileNames.PENDING_SEGMENTS + "_";
+    for (String name : dir.listAll()) {
+      if (name.startsWith(prefix)) {
+        long generation = Long.parseLong(name.substring(prefix.length()), Character.MAX_RADIX);
+        try (ChecksumIndexInput in = dir.openChecksumInput(name)) {
+          return SegmentInfos.readCommit(dir, in, generation).getVersion();
+        }
+      }
+    }
+    return -1;
   }
 
   /** A copy of the writer's live user data (travels with every NRT point and commit). */

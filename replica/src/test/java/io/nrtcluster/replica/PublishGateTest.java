@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.search.IndexSearcher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -129,6 +130,60 @@ class PublishGateTest {
       assertThat(gated).as("seed=%d: versions that passed the gate", seed).containsExactly(first);
       assertThat(p.refresh()).isEqualTo(first);
       assertThat(gated).as("an unchanged, already published version is not published again").containsExactly(first);
+    }
+  }
+
+  /**
+   * Lucene's commit takes writes no refresh published, under a version number nobody published; a
+   * primary that then lost its epoch and reopened the commit would hold that number with contents
+   * the next primary never had. So the commit's own version passes the gate before the commit is
+   * durable: refused, nothing new is on disk; the next commit finishes it and commits again, so
+   * what was written meanwhile is durable too.
+   */
+  @Test
+  void aCommitsOwnVersionPassesTheGateBeforeTheCommitIsDurable() throws Exception {
+    long seed = TestSeeds.seed();
+    try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), MiniCluster.fastTransport())) {
+      cluster.startPrimary();
+      cluster.startReplicas();
+      cluster.addDocs(100);
+      long good = cluster.refresh();
+      cluster.awaitReplicasAt(good, Duration.ofSeconds(30));
+      Primary p = cluster.primary();
+      p.commit();
+      long before = SegmentInfos.readLatestCommit(p.writer().getDirectory()).getVersion();
+      java.util.List<Long> gated = new java.util.concurrent.CopyOnWriteArrayList<>();
+      AtomicBoolean zooKeeperDown = new AtomicBoolean(true);
+      p.setPublishGate(v -> {
+        gated.add(v);
+        if (zooKeeperDown.get()) {
+          throw new NotPublishedException("could not record version " + v + " (test)");
+        }
+      });
+
+      cluster.addDocs(50);
+      assertThatThrownBy(p::commit).isInstanceOf(NotPublishedException.class);
+      assertThat(gated).as("seed=%d: the commit's own version, above the last refresh", seed).hasSize(1);
+      long refused = gated.get(0);
+      assertThat(refused).isGreaterThan(good);
+      SegmentInfos onDisk = SegmentInfos.readLatestCommit(p.writer().getDirectory());
+      assertThat(onDisk.getVersion()).as("nothing new is durable").isEqualTo(before);
+      assertThat(onDisk.totalMaxDoc()).isEqualTo(100);
+
+      zooKeeperDown.set(false);
+      cluster.addDocs(10);
+      p.commit();
+      assertThat(gated).as("seed=%d", seed).hasSize(3).startsWith(refused, refused);
+      onDisk = SegmentInfos.readLatestCommit(p.writer().getDirectory());
+      assertThat(onDisk.getVersion()).as("the last commit's version passed the gate").isEqualTo(gated.get(2));
+      assertThat(onDisk.totalMaxDoc()).as("the retry took the writes made meanwhile").isEqualTo(160);
+      assertThat(p.lastCommitVersion()).isEqualTo(onDisk.getVersion());
+      assertThat(p.version()).as("a commit publishes nothing to searches").isEqualTo(good);
+
+      cluster.addDocs(1);
+      long next = cluster.refresh();
+      assertThat(next).isGreaterThan(onDisk.getVersion());
+      cluster.awaitReplicasAt(next, Duration.ofSeconds(30));
     }
   }
 
