@@ -28,6 +28,7 @@ import java.time.Duration;
  *     failed fsyncs and renames); {@link StorageFaults#NONE} (the default) installs no fault point. A {@link
  *     StorageFaults#switchable()} instance is a switch shared with whoever turns the faults on and
  *     off while the replica runs: tests and chaos runs only
+ * @param scrub pace of the background scrub that rereads every searched file (see {@link ScrubConfig})
  */
 public record ReplicaConfig(
     int nodeId,
@@ -43,7 +44,8 @@ public record ReplicaConfig(
     Duration closeTimeout,
     boolean commitOnClose,
     TransportConfig transport,
-    StorageFaults storageFaults) {
+    StorageFaults storageFaults,
+    ScrubConfig scrub) {
 
   public ReplicaConfig {
     Checks.inRange("nodeId", nodeId, 0, 65535);
@@ -61,6 +63,7 @@ public record ReplicaConfig(
     Checks.positive("closeTimeout", closeTimeout);
     Checks.notNull("transport", transport);
     Checks.notNull("storageFaults", storageFaults);
+    Checks.notNull("scrub", scrub);
   }
 
   public Path indexPath() {
@@ -80,7 +83,7 @@ public record ReplicaConfig(
         .reconnectMin(reconnectMin).reconnectMax(reconnectMax).maxFileRetries(maxFileRetries)
         .prefetchFiles(prefetchFiles).preCopyProgressInterval(preCopyProgressInterval)
         .closeTimeout(closeTimeout).commitOnClose(commitOnClose).transport(transport)
-        .storageFaults(storageFaults);
+        .storageFaults(storageFaults).scrub(scrub);
   }
 
   /** Builds a validated {@link ReplicaConfig}; only cluster, index and dataDir have no default. */
@@ -99,6 +102,7 @@ public record ReplicaConfig(
     private boolean commitOnClose = true;
     private TransportConfig transport = TransportConfig.defaults();
     private StorageFaults storageFaults = StorageFaults.NONE;
+    private ScrubConfig scrub = ScrubConfig.defaults();
 
     public Builder nodeId(int v) {
       nodeId = v;
@@ -171,9 +175,15 @@ public record ReplicaConfig(
       return this;
     }
 
+    /** See {@link ReplicaConfig#scrub()}. */
+    public Builder scrub(ScrubConfig v) {
+      scrub = v;
+      return this;
+    }
+
     public ReplicaConfig build() {
       return new ReplicaConfig(nodeId, cluster, index, dataDir, primary, reconnectMin, reconnectMax,
-          maxFileRetries, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport, storageFaults);
+          maxFileRetries, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport, storageFaults, scrub);
     }
   }
 }

@@ -43,4 +43,10 @@ public interface ReplicaObserver {
 
   /** An NRT point, copy-state or primary was refused because its generation was stale. */
   default void staleGenerationRefused() {}
+
+  /**
+   * A local index file failed its checksum ({@code byScrub}: found by the background scrub; else by
+   * the check at start) and was quarantined; the replica copies it again from its primary.
+   */
+  default void corruptFileFound(String fileName, boolean byScrub) {}
 }

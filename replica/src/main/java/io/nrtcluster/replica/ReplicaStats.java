@@ -20,6 +20,10 @@ public final class ReplicaStats {
   private final AtomicLong resyncs = new AtomicLong();
   private final AtomicLong storageFailures = new AtomicLong();
   private final AtomicLong failuresInARow = new AtomicLong();
+  private final AtomicLong corruptAtStart = new AtomicLong();
+  private final AtomicLong corruptByScrub = new AtomicLong();
+  private final AtomicLong quarantined = new AtomicLong();
+  private final AtomicLong bytesVerified = new AtomicLong();
   private volatile long lastCopyCompletedMillis;
 
   ReplicaStats(ReplicaObserver observer) {
@@ -64,6 +68,19 @@ public final class ReplicaStats {
   void storageFailed() {
     storageFailures.incrementAndGet();
     observer.storageFailed();
+  }
+
+  void corruptFileFound(String fileName, boolean byScrub) {
+    (byScrub ? corruptByScrub : corruptAtStart).incrementAndGet();
+    observer.corruptFileFound(fileName, byScrub);
+  }
+
+  void quarantined(int files) {
+    quarantined.addAndGet(files);
+  }
+
+  void verified(long bytes) {
+    bytesVerified.addAndGet(bytes);
   }
 
   void preCopyCompleted() {
@@ -143,6 +160,26 @@ public final class ReplicaStats {
     return resyncs.get();
   }
 
+  /** Local files whose checksum failed in the check at start (each is quarantined and copied again). */
+  public long corruptFilesAtStart() {
+    return corruptAtStart.get();
+  }
+
+  /** Local files whose checksum failed in the background scrub (each is quarantined and copied again). */
+  public long corruptFilesByScrub() {
+    return corruptByScrub.get();
+  }
+
+  /** Files moved into the quarantine folder (corrupt ones, and the commit point they made unusable). */
+  public long quarantinedFiles() {
+    return quarantined.get();
+  }
+
+  /** Bytes of local files whose whole checksum was recomputed (start check and scrub). */
+  public long bytesVerified() {
+    return bytesVerified.get();
+  }
+
   /** Wall-clock millis of the last completed NRT copy, 0 if none. */
   public long lastCopyCompletedMillis() {
     return lastCopyCompletedMillis;
@@ -152,6 +189,7 @@ public final class ReplicaStats {
   public String toString() {
     return "ReplicaStats(bytes=" + bytesCopied + ", files=" + filesCopied + ", mismatches=" + checksumMismatches
         + ", resumedBytes=" + bytesResumed + ", copies=" + nrtCopiesCompleted + ", failed=" + nrtCopiesFailed
-        + ", storageFailures=" + storageFailures + ")";
+        + ", storageFailures=" + storageFailures + ", corruptAtStart=" + corruptAtStart + ", corruptByScrub=" + corruptByScrub
+        + ", quarantined=" + quarantined + ")";
   }
 }

@@ -360,6 +360,11 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     }
   }
 
+  /** The files of the point-in-time searched now (never the node's monitor). */
+  Collection<String> searchedFileNames() throws IOException {
+    return searchedFiles();
+  }
+
   private Collection<String> searchedFiles() throws IOException {
     IndexSearcher s = mgr.acquire();
     try {

@@ -57,6 +57,7 @@ final class MiniCluster implements AutoCloseable {
   private final List<TransportConfig> replicaTransports = new ArrayList<>();
   private final List<StorageFaults> replicaStorage = new ArrayList<>();
   private final List<ReplicaObserver> replicaObservers = new ArrayList<>();
+  private final List<ScrubConfig> replicaScrubs = new ArrayList<>();
   private final List<Replica> replicas = new ArrayList<>();
   /** Hit counts of {@link #QUERIES} on the primary at each version it published. */
   private final Map<Long, List<Long>> expectedCounts = new ConcurrentHashMap<>();
@@ -71,6 +72,7 @@ final class MiniCluster implements AutoCloseable {
       replicaTransports.add(replicaTransport);
       replicaStorage.add(StorageFaults.NONE);
       replicaObservers.add(ReplicaObserver.NONE);
+      replicaScrubs.add(ScrubConfig.defaults());
     }
   }
 
@@ -97,6 +99,12 @@ final class MiniCluster implements AutoCloseable {
   /** Replica {@code i} reports its copy events to {@code observer}. */
   MiniCluster replicaObserver(int i, ReplicaObserver observer) {
     replicaObservers.set(i, observer);
+    return this;
+  }
+
+  /** Replica {@code i} scrubs its files at {@code scrub}'s pace. */
+  MiniCluster replicaScrub(int i, ScrubConfig scrub) {
+    replicaScrubs.set(i, scrub);
     return this;
   }
 
@@ -133,7 +141,7 @@ final class MiniCluster implements AutoCloseable {
   ReplicaConfig replicaConfig(int i) {
     return ReplicaConfig.builder().nodeId(i + 1).cluster(CLUSTER).index(INDEX).dataDir(root.resolve("r" + (i + 1)))
         .primary(primary == null ? null : primary.address()).transport(replicaTransports.get(i))
-        .storageFaults(replicaStorage.get(i))
+        .storageFaults(replicaStorage.get(i)).scrub(replicaScrubs.get(i))
         .reconnectMin(Duration.ofMillis(50)).reconnectMax(Duration.ofMillis(500)).build();
   }
 
