@@ -92,6 +92,7 @@ public final class Replica implements Closeable {
   private final PrimaryLink link;
   private final CopyJobRunner runner;
   private final CatchUpLoop catchUp;
+  private final BadFileTracker badFiles;
   private final List<LongConsumer> versionListeners = new CopyOnWriteArrayList<>();
   private final LagTracker lag = new LagTracker();
   /**
@@ -118,7 +119,9 @@ public final class Replica implements Closeable {
     this.ctx = new ReplicaContext(config, log, new ReplicaStats(observer), store);
     this.runner = new CopyJobRunner(log);
     this.link = new PrimaryLink(transport, ctx, new LinkListener());
-    this.catchUp = new CatchUpLoop(log, this::catchUpStep, config.reconnectMin(), config.reconnectMax());
+    this.badFiles = new BadFileTracker(ctx, this::onHoldChanged);
+    this.catchUp = new CatchUpLoop(log, this::catchUpStep, config.reconnectMin(), config.reconnectMax(),
+        () -> badFiles.holdOff(ctx.store().highestPrimaryGen()));
   }
 
   /** Opens a replica with its own transport. */
@@ -205,7 +208,7 @@ public final class Replica implements Closeable {
     ReplicatingReplicaNode n;
     try {
       n = new ReplicatingReplicaNode(config.nodeId(), dir, new SearcherFactory(), ctx, link,
-          runner, this::onNrtCopyDone);
+          runner, this::onNrtCopyDone, badFiles);
     } catch (IOException | RuntimeException e) {
       IOUtils.closeWhileHandlingException(dir);
       throw e;
@@ -260,6 +263,11 @@ public final class Replica implements Closeable {
       log.warn("copying NRT point {} failed; will retry: {}", version, e.toString());
       return CatchUpLoop.Outcome.RETRY;
     }
+  }
+
+  /** A reported file's hold-off changed (a verdict came): the catch-up loop looks at it again. */
+  private void onHoldChanged() {
+    catchUp.wakeUp();
   }
 
   private void onNrtCopyDone(CopyJob job, boolean installed) {
