@@ -133,12 +133,13 @@ class CorruptPrimaryFileTest {
       long version = cluster.refresh();
       cluster.awaitAllAt(version);
 
+      long start = System.nanoTime();
       try (Replica fresh = Replica.open(newReplica(cluster, flipping)
           .badFileBackoffMin(Duration.ofMillis(500)).badFileBackoffMax(Duration.ofSeconds(2)).build())) {
         ReplicaStats stats = fresh.stats();
         await("seed " + seed + ": the primary's verdict").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
             .until(() -> stats.primaryFilesIntact() >= 1);
-        LOG.info("seed {}: {}", seed, stats);
+        LOG.info("seed {}: verdict after {} ms: {}", seed, (System.nanoTime() - start) / 1_000_000, stats);
         assertThat(stats.primaryFilesCorrupt()).as("seed %d", seed).isZero();
         assertThat(cluster.primary().writer().getTragicException()).as("seed %d: no tragic event", seed).isNull();
         assertThat(fresh.transport().faultStats().bitFlipsInjected()).isGreaterThanOrEqualTo(REPORT_AFTER);
@@ -146,8 +147,10 @@ class CorruptPrimaryFileTest {
             .as("seed %d: the failure shows in the metrics", seed).isPositive();
 
         fresh.transport().updateFaults(0, 0);
+        long clean = System.nanoTime();
         await("seed " + seed + ": caught up once the link is clean").atMost(Duration.ofSeconds(30))
             .until(() -> fresh.searchingVersion() >= version);
+        LOG.info("seed {}: caught up {} ms after the link was clean", seed, (System.nanoTime() - clean) / 1_000_000);
         assertThat(stats.consecutiveCopyFailures()).isZero();
         assertThat(MiniCluster.view(fresh).counts()).isEqualTo(cluster.expected(version));
       }
