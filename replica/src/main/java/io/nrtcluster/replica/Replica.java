@@ -14,6 +14,7 @@ import io.nrtcluster.transport.Transport;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -121,7 +122,7 @@ public final class Replica implements Closeable {
     this.link = new PrimaryLink(transport, ctx, new LinkListener());
     this.badFiles = new BadFileTracker(ctx, this::onHoldChanged);
     this.catchUp = new CatchUpLoop(log, this::catchUpStep, config.reconnectMin(), config.reconnectMax(),
-        () -> badFiles.holdOff(ctx.store().highestPrimaryGen()));
+        this::holdOff);
   }
 
   /** Opens a replica with its own transport. */
@@ -263,6 +264,15 @@ public final class Replica implements Closeable {
       log.warn("copying NRT point {} failed; will retry: {}", version, e.toString());
       return CatchUpLoop.Outcome.RETRY;
     }
+  }
+
+  /**
+   * How long catching up must wait for a file reported to the primary we are connected to now. A
+   * new primary (another generation) is never held off by reports to the old one.
+   */
+  private Duration holdOff() {
+    Connection c = link.current();
+    return c == null ? Duration.ZERO : badFiles.holdOff(c.peerPrimaryGen());
   }
 
   /** A reported file's hold-off changed (a verdict came): the catch-up loop looks at it again. */

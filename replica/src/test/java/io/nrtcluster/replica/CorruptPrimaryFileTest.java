@@ -118,6 +118,15 @@ class CorruptPrimaryFileTest {
             .until(() -> stats.checksumMismatches() == mismatches && stats.corruptFileReports() == 1);
         assertThat(fresh.searchingVersion()).as("seed %d: never searches the corrupt point", seed).isNotEqualTo(version);
         assertThat(fresh.state()).isEqualTo(Replica.State.RUNNING);
+
+        // A new primary generation (here a clean primary elsewhere) ends the 30 s hold at once.
+        long newGen = primary.primaryGen() + 1;
+        primary.close();
+        cluster.startPrimary(cluster.primaryConfig().dataDir(dir.resolve("p1")).primaryGen(newGen).build());
+        fresh.setPrimary(cluster.primary().address());
+        await("seed " + seed + ": follows the new primary within the hold").atMost(Duration.ofSeconds(15))
+            .until(() -> fresh.primaryGen() == newGen);
+        assertThat(stats.checksumMismatches()).isEqualTo(mismatches);
       }
       assertEveryFileVerifies(dir.resolve("r9").resolve("index"), seed);
     }
