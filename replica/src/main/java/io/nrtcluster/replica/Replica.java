@@ -15,6 +15,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.Collection;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -98,6 +99,7 @@ public final class Replica implements Closeable {
   private final Scrubber scrubber;
   /** Held by whoever reopens the index (the catch-up thread, or the scrub after a corrupt file). */
   private final ReentrantLock reopening = new ReentrantLock();
+  private final BadFileTracker badFiles;
   private final List<LongConsumer> versionListeners = new CopyOnWriteArrayList<>();
   private final LagTracker lag = new LagTracker();
   /**
@@ -124,9 +126,11 @@ public final class Replica implements Closeable {
     this.ctx = new ReplicaContext(config, log, new ReplicaStats(observer), store);
     this.runner = new CopyJobRunner(log);
     this.link = new PrimaryLink(transport, ctx, new LinkListener());
-    this.catchUp = new CatchUpLoop(log, this::catchUpStep, config.reconnectMin(), config.reconnectMax());
     this.integrity = new FileIntegrity(config, log, ctx.stats());
     this.scrubber = new Scrubber(config.scrub(), config.indexPath(), log, ctx.stats(), new ScrubTarget());
+    this.badFiles = new BadFileTracker(ctx, this::onHoldChanged);
+    this.catchUp = new CatchUpLoop(log, this::catchUpStep, config.reconnectMin(), config.reconnectMax(),
+        this::holdOff);
   }
 
   /** Opens a replica with its own transport. */
@@ -217,7 +221,7 @@ public final class Replica implements Closeable {
     ReplicatingReplicaNode n;
     try {
       n = new ReplicatingReplicaNode(config.nodeId(), dir, new SearcherFactory(), ctx, link,
-          runner, this::onNrtCopyDone);
+          runner, this::onNrtCopyDone, badFiles);
     } catch (IOException | RuntimeException e) {
       IOUtils.closeWhileHandlingException(dir);
       throw e;
@@ -272,6 +276,20 @@ public final class Replica implements Closeable {
       log.warn("copying NRT point {} failed; will retry: {}", version, e.toString());
       return CatchUpLoop.Outcome.RETRY;
     }
+  }
+
+  /**
+   * How long catching up must wait for a file reported to the primary we are connected to now. A
+   * new primary (another generation) is never held off by reports to the old one.
+   */
+  private Duration holdOff() {
+    Connection c = link.current();
+    return c == null ? Duration.ZERO : badFiles.holdOff(c.peerPrimaryGen());
+  }
+
+  /** A reported file's hold-off changed (a verdict came): the catch-up loop looks at it again. */
+  private void onHoldChanged() {
+    catchUp.wakeUp();
   }
 
   private void onNrtCopyDone(CopyJob job, boolean installed) {

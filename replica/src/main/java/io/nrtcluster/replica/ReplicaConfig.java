@@ -18,6 +18,13 @@ import java.time.Duration;
  * @param reconnectMin first delay before reconnecting to an unreachable primary
  * @param reconnectMax longest delay between reconnect attempts
  * @param maxFileRetries times one file is re-fetched after a checksum mismatch before the copy fails
+ * @param corruptFileReportAfter checksum failures of the same file from the same primary (over any
+ *     number of copies) after which the replica stops fetching it and reports it to the primary,
+ *     which verifies its own copy
+ * @param badFileBackoffMin how long the replica waits before fetching a reported file again from the
+ *     same primary, after the first report; doubles (with jitter) with every further report
+ * @param badFileBackoffMax longest such wait; also how long a replica waits after its primary found
+ *     its own file corrupt (a new primary generation ends the wait at once)
  * @param prefetchFiles files of one copy requested ahead, so several are in flight at once
  * @param preCopyProgressInterval how often a running merge pre-copy tells the primary it is alive
  * @param closeTimeout longest {@code close()} waits for copy threads to stop
@@ -39,6 +46,9 @@ public record ReplicaConfig(
     Duration reconnectMin,
     Duration reconnectMax,
     int maxFileRetries,
+    int corruptFileReportAfter,
+    Duration badFileBackoffMin,
+    Duration badFileBackoffMax,
     int prefetchFiles,
     Duration preCopyProgressInterval,
     Duration closeTimeout,
@@ -58,6 +68,12 @@ public record ReplicaConfig(
       throw new IllegalArgumentException("reconnectMax must be >= reconnectMin");
     }
     Checks.inRange("maxFileRetries", maxFileRetries, 0, 1000);
+    Checks.inRange("corruptFileReportAfter", corruptFileReportAfter, 1, 1000);
+    Checks.positive("badFileBackoffMin", badFileBackoffMin);
+    Checks.positive("badFileBackoffMax", badFileBackoffMax);
+    if (badFileBackoffMax.compareTo(badFileBackoffMin) < 0) {
+      throw new IllegalArgumentException("badFileBackoffMax must be >= badFileBackoffMin");
+    }
     Checks.inRange("prefetchFiles", prefetchFiles, 1, 64);
     Checks.positive("preCopyProgressInterval", preCopyProgressInterval);
     Checks.positive("closeTimeout", closeTimeout);
@@ -81,6 +97,8 @@ public record ReplicaConfig(
   public Builder toBuilder() {
     return new Builder().nodeId(nodeId).cluster(cluster).index(index).dataDir(dataDir).primary(primary)
         .reconnectMin(reconnectMin).reconnectMax(reconnectMax).maxFileRetries(maxFileRetries)
+        .corruptFileReportAfter(corruptFileReportAfter).badFileBackoffMin(badFileBackoffMin)
+        .badFileBackoffMax(badFileBackoffMax)
         .prefetchFiles(prefetchFiles).preCopyProgressInterval(preCopyProgressInterval)
         .closeTimeout(closeTimeout).commitOnClose(commitOnClose).transport(transport)
         .storageFaults(storageFaults).scrub(scrub);
@@ -96,6 +114,9 @@ public record ReplicaConfig(
     private Duration reconnectMin = Duration.ofMillis(100);
     private Duration reconnectMax = Duration.ofSeconds(5);
     private int maxFileRetries = 10;
+    private int corruptFileReportAfter = 3;
+    private Duration badFileBackoffMin = Duration.ofSeconds(5);
+    private Duration badFileBackoffMax = Duration.ofMinutes(2);
     private int prefetchFiles = 4;
     private Duration preCopyProgressInterval = Duration.ofSeconds(1);
     private Duration closeTimeout = Duration.ofSeconds(10);
@@ -144,6 +165,24 @@ public record ReplicaConfig(
       return this;
     }
 
+    /** See {@link ReplicaConfig#corruptFileReportAfter()}. */
+    public Builder corruptFileReportAfter(int v) {
+      corruptFileReportAfter = v;
+      return this;
+    }
+
+    /** See {@link ReplicaConfig#badFileBackoffMin()}. */
+    public Builder badFileBackoffMin(Duration v) {
+      badFileBackoffMin = v;
+      return this;
+    }
+
+    /** See {@link ReplicaConfig#badFileBackoffMax()}. */
+    public Builder badFileBackoffMax(Duration v) {
+      badFileBackoffMax = v;
+      return this;
+    }
+
     public Builder prefetchFiles(int v) {
       prefetchFiles = v;
       return this;
@@ -183,7 +222,7 @@ public record ReplicaConfig(
 
     public ReplicaConfig build() {
       return new ReplicaConfig(nodeId, cluster, index, dataDir, primary, reconnectMin, reconnectMax,
-          maxFileRetries, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport, storageFaults, scrub);
+          maxFileRetries, corruptFileReportAfter, badFileBackoffMin, badFileBackoffMax, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport, storageFaults, scrub);
     }
   }
 }

@@ -63,6 +63,7 @@ final class MiniCluster implements AutoCloseable {
   private final Map<Long, List<Long>> expectedCounts = new ConcurrentHashMap<>();
   private Primary primary;
   private int nextDocId;
+  private java.util.function.UnaryOperator<ReplicaConfig.Builder> replicaSettings = b -> b;
 
   MiniCluster(Path root, long seed, int replicaCount, TransportConfig primaryTransport, TransportConfig replicaTransport) {
     this.root = root;
@@ -93,6 +94,12 @@ final class MiniCluster implements AutoCloseable {
   /** Replica {@code i} writes its index through {@code faults} (a switchable instance). */
   MiniCluster replicaStorage(int i, StorageFaults faults) {
     replicaStorage.set(i, faults);
+    return this;
+  }
+
+  /** Every replica opened from now on gets these settings on top of the defaults here. */
+  MiniCluster replicaSettings(java.util.function.UnaryOperator<ReplicaConfig.Builder> settings) {
+    replicaSettings = settings;
     return this;
   }
 
@@ -139,10 +146,12 @@ final class MiniCluster implements AutoCloseable {
   }
 
   ReplicaConfig replicaConfig(int i) {
-    return ReplicaConfig.builder().nodeId(i + 1).cluster(CLUSTER).index(INDEX).dataDir(root.resolve("r" + (i + 1)))
+    return replicaSettings.apply(ReplicaConfig.builder().nodeId(i + 1).cluster(CLUSTER).index(INDEX).dataDir(root.resolve("r" + (i + 1)))
         .primary(primary == null ? null : primary.address()).transport(replicaTransports.get(i))
         .storageFaults(replicaStorage.get(i)).scrub(replicaScrubs.get(i))
-        .reconnectMin(Duration.ofMillis(50)).reconnectMax(Duration.ofMillis(500)).build();
+        .reconnectMin(Duration.ofMillis(50)).reconnectMax(Duration.ofMillis(500))
+        // A file reported after repeated wire bit flips waits out a short backoff, not minutes.
+        .badFileBackoffMin(Duration.ofMillis(100)).badFileBackoffMax(Duration.ofSeconds(1))).build();
   }
 
   Replica openReplica(int i) throws IOException {
