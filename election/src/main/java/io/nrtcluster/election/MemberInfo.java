@@ -13,7 +13,10 @@ import java.util.Properties;
  * #rank}; metadata plays no part in it.
  *
  * <p>Records written before metadata existed decode with an empty map, and readers that do not
- * know metadata ignore it, so nodes of both kinds can share a cluster.
+ * know metadata ignore it, so nodes of both kinds can share a cluster. The same holds for {@link
+ * #integrity()}: a record without it decodes as {@link MemberIntegrity#CLEAN}. A member that is not
+ * {@link #eligible()} (a corrupt file it could not replace, or no index open yet) never wins an
+ * election on rank, whatever its rank.
  *
  * @param nodeId the node's cluster-unique id
  * @param address {@code host:port} of the node's replication endpoint
@@ -25,6 +28,8 @@ import java.util.Properties;
  * @param lastCopyMillis wall-clock millis of its last completed copy, 0 if none
  * @param metadata the application's metadata, within the bounds of {@link MemberMetadata}; never
  *     null (null in: empty), unmodifiable
+ * @param integrity what it says about its local files and whether it may lead; never null (null in:
+ *     {@link MemberIntegrity#CLEAN})
  */
 public record MemberInfo(
     int nodeId,
@@ -35,18 +40,31 @@ public record MemberInfo(
     long commitVersion,
     boolean copying,
     long lastCopyMillis,
-    Map<String, String> metadata) {
+    Map<String, String> metadata,
+    MemberIntegrity integrity) {
   /** Prefix of the metadata keys in the encoded record: a key of its own can never collide with the fixed fields. */
   private static final String METADATA_PREFIX = "meta.";
 
   public MemberInfo {
     metadata = MemberMetadata.checked("metadata", metadata);
+    integrity = integrity == null ? MemberIntegrity.CLEAN : integrity;
+  }
+
+  /** A record with clean local files. */
+  public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
+      boolean copying, long lastCopyMillis, Map<String, String> metadata) {
+    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata, MemberIntegrity.CLEAN);
   }
 
   /** A record without application metadata. */
   public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
       boolean copying, long lastCopyMillis) {
     this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, Map.of());
+  }
+
+  /** Whether this member may rank in an election ({@link MemberIntegrity#eligible()}). */
+  public boolean eligible() {
+    return integrity.eligible();
   }
 
   /**
@@ -68,12 +86,17 @@ public record MemberInfo(
   }
 
   public MemberInfo withRole(Role newRole) {
-    return new MemberInfo(nodeId, address, newRole, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata);
+    return new MemberInfo(nodeId, address, newRole, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata, integrity);
   }
 
   /** This record with {@code newMetadata} (checked as {@link MemberMetadata#checked} does) instead of its own. */
   public MemberInfo withMetadata(Map<String, String> newMetadata) {
-    return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, newMetadata);
+    return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, newMetadata, integrity);
+  }
+
+  /** This record with {@code newIntegrity} instead of its own. */
+  public MemberInfo withIntegrity(MemberIntegrity newIntegrity) {
+    return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata, newIntegrity);
   }
 
   byte[] encode() {
@@ -86,6 +109,7 @@ public record MemberInfo(
     p.setProperty("commitVersion", Long.toString(commitVersion));
     p.setProperty("copying", Boolean.toString(copying));
     p.setProperty("lastCopyMillis", Long.toString(lastCopyMillis));
+    integrity.encodeInto(p);
     metadata.forEach((k, v) -> p.setProperty(METADATA_PREFIX + k, v));
     return PropertiesCodec.encode(p);
   }
@@ -108,7 +132,8 @@ public record MemberInfo(
           Long.parseLong(p.getProperty("commitVersion")),
           Boolean.parseBoolean(p.getProperty("copying")),
           Long.parseLong(p.getProperty("lastCopyMillis")),
-          metadata);
+          metadata,
+          MemberIntegrity.decodeFrom(p));
     } catch (RuntimeException e) {
       throw new ProtocolException("malformed member data: " + e);
     }
