@@ -1,5 +1,6 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.election.MemberIntegrity;
 import io.nrtcluster.election.Role;
 
 /**
@@ -15,6 +16,9 @@ import io.nrtcluster.election.Role;
  *     -1 when there is no primary)
  * @param millisSinceLastCopy time since its last completed copy, -1 if never
  * @param copying whether a copy is running
+ * @param integrity what it reports of its local files: whether it may lead, the corrupt files it has
+ *     not replaced yet, corrupt files found (at start, by the scrub) and quarantined; never null (an
+ *     older node's record: {@link MemberIntegrity#CLEAN})
  */
 public record MemberStatus(
     int nodeId,
@@ -25,4 +29,16 @@ public record MemberStatus(
     long commitVersion,
     long versionsBehind,
     long millisSinceLastCopy,
-    boolean copying) {}
+    boolean copying,
+    MemberIntegrity integrity) {
+  public MemberStatus {
+    integrity = integrity == null ? MemberIntegrity.CLEAN : integrity;
+  }
+
+  /** A row without what the node knows of its files ({@link MemberIntegrity#CLEAN}). */
+  public MemberStatus(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
+      long versionsBehind, long millisSinceLastCopy, boolean copying) {
+    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, versionsBehind, millisSinceLastCopy, copying,
+        MemberIntegrity.CLEAN);
+  }
+}

@@ -4,10 +4,12 @@ import io.nrtcluster.common.NamedThreadFactory;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.MemberInfo;
+import io.nrtcluster.election.MemberIntegrity;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.replica.Replica;
 import java.io.IOException;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +26,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class ProgressReporter {
   private static final long PERIOD_MILLIS = 100;
+  private static final MemberIntegrity NO_INDEX_OPEN = new MemberIntegrity(false, List.of(), 0, 0, 0);
 
   private final NrtHost host;
   private final String index;
@@ -81,9 +84,20 @@ final class ProgressReporter {
     }
     if (r != null) {
       return new MemberInfo(host.nodeId(), address, role, r.primaryGen(), r.searchingVersion(),
-          r.lastCommitVersion(), r.isCopying(), r.stats().lastCopyCompletedMillis());
+          r.lastCommitVersion(), r.isCopying(), r.stats().lastCopyCompletedMillis(), null, integrity(r));
     }
-    return new MemberInfo(host.nodeId(), address, role, s.generation(), -1, -1, false, 0);
+    // No index open (starting, verifying its files, promoting, closing): not a candidate, explicitly,
+    // rather than merely the lowest rank.
+    return new MemberInfo(host.nodeId(), address, role, s.generation(), -1, -1, false, 0, null, NO_INDEX_OPEN);
+  }
+
+  /**
+   * What the replica knows of its files: eligible only while it runs on a verified index (not
+   * while it reopens one) and holds no corrupt file it has not replaced; counters since it opened.
+   */
+  static MemberIntegrity integrity(Replica r) {
+    return new MemberIntegrity(r.state() == Replica.State.RUNNING, r.corruptFiles(), r.stats().corruptFilesAtStart(),
+        r.stats().corruptFilesByScrub(), r.stats().quarantinedFiles());
   }
 
   NodeStatus status() {
@@ -96,6 +110,7 @@ final class ProgressReporter {
       position = null;
     }
     return new NodeStatus(host.nodeId(), index, host.address().toString(), m.role(), m.primaryGen(),
-        m.searchingVersion(), m.commitVersion(), roles.primaryAddress(), m.copying(), m.lastCopyMillis(), position);
+        m.searchingVersion(), m.commitVersion(), roles.primaryAddress(), m.copying(), m.lastCopyMillis(), position,
+        m.integrity());
   }
 }
