@@ -66,5 +66,11 @@ final class StatusCommand implements Callable<Integer> {
           m.searchingVersion(), m.commitVersion(), m.versionsBehind() < 0 ? "-" : Long.toString(m.versionsBehind()),
           m.millisSinceLastCopy() < 0 ? "-" : Units.human(Duration.ofMillis(m.millisSinceLastCopy())) + " ago", m.copying() ? "yes" : "no");
     }
+    for (MemberStatus m : s.members()) {
+      if (!m.integrity().corruptFiles().isEmpty()) {
+        out.printf("  node %d holds corrupt files not yet copied again (not eligible to lead): %s%n", m.nodeId(),
+            m.integrity().corruptFiles());
+      }
+    }
   }
 }
