@@ -17,7 +17,7 @@ import java.util.Properties;
  * the record no less ineligible.
  *
  * @param eligible whether the member may rank in an election: false while it holds a corrupt file
- *     it could not replace, and while it has no index open (verifying its files at start, reopening)
+ *     it could not replace, and while it has no index open (starting and verifying its files, promoting, closing)
  * @param corruptFiles the corrupt files not yet replaced by a copy from a primary, sorted, at most
  *     {@value #MAX_NAMES}; never null, unmodifiable
  * @param corruptFilesAtStart corrupt files found by the check at start (since the process started)

@@ -276,13 +276,13 @@ public final class ClusterAdmin implements Closeable {
             + status.cluster() + "/" + status.index()));
   }
 
-  /** Refuses a target that holds corrupt local files it has not replaced, or has no index open. */
+  /** Refuses a target that holds corrupt local files it has not replaced. */
   private static void requireIntact(IndexStatus status, MemberStatus target) throws NrtClusterException {
     List<String> corrupt = target.integrity().corruptFiles();
     if (!corrupt.isEmpty()) {
       throw new CorruptLocalFileException("node " + target.nodeId() + " of " + status.cluster() + "/" + status.index()
           + " holds corrupt local files it has not copied again from a primary: " + corrupt
-          + "; wait until they are replaced, or force the promotion (--force) accepting them", corrupt);
+          + "; wait until a primary's copy replaces them, or force the promotion accepting them (bin/nrt promote --force)", corrupt);
     }
   }
 

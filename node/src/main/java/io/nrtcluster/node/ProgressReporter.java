@@ -92,11 +92,12 @@ final class ProgressReporter {
   }
 
   /**
-   * What the replica knows of its files: eligible only while it runs on a verified index (not
-   * while it reopens one) and holds no corrupt file it has not replaced; counters since it opened.
+   * What the replica knows of its files: eligible unless it holds a corrupt file it has not
+   * replaced; counters since it opened. A replica that reopens its index for another reason (a
+   * resync) stays eligible: it may be the only candidate left, and it ranks by its versions anyway.
    */
   static MemberIntegrity integrity(Replica r) {
-    return new MemberIntegrity(r.state() == Replica.State.RUNNING, r.corruptFiles(), r.stats().corruptFilesAtStart(),
+    return new MemberIntegrity(true, r.corruptFiles(), r.stats().corruptFilesAtStart(),
         r.stats().corruptFilesByScrub(), r.stats().quarantinedFiles());
   }
 
