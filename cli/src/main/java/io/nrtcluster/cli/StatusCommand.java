@@ -67,5 +67,11 @@ final class StatusCommand implements Callable<Integer> {
           m.millisSinceLastCopy() < 0 ? "-" : Units.human(Duration.ofMillis(m.millisSinceLastCopy())) + " ago", m.copying() ? "yes" : "no",
           m.consecutiveCopyFailures());
     }
+    for (MemberStatus m : s.members()) {
+      if (!m.integrity().corruptFiles().isEmpty()) {
+        out.printf("  node %d holds corrupt files not yet copied again (not eligible to lead): %s%n", m.nodeId(),
+            m.integrity().corruptFiles());
+      }
+    }
   }
 }

@@ -13,7 +13,10 @@ import java.util.Properties;
  * #rank}; metadata plays no part in it.
  *
  * <p>Records written before metadata existed decode with an empty map, and readers that do not
- * know metadata ignore it, so nodes of both kinds can share a cluster.
+ * know metadata ignore it, so nodes of both kinds can share a cluster. The same holds for {@link
+ * #integrity()}: a record without it decodes as {@link MemberIntegrity#CLEAN}. A member that is not
+ * {@link #eligible()} (a corrupt file it could not replace, or no index open yet) never wins an
+ * election on rank, whatever its rank.
  *
  * @param nodeId the node's cluster-unique id
  * @param address {@code host:port} of the node's replication endpoint
@@ -27,6 +30,8 @@ import java.util.Properties;
  *     null (null in: empty), unmodifiable
  * @param consecutiveCopyFailures NRT copies that failed since its last successful one (0 for a
  *     primary, and in records of nodes that do not report it)
+ * @param integrity what it says about its local files and whether it may lead; never null (null in:
+ *     {@link MemberIntegrity#CLEAN})
  */
 public record MemberInfo(
     int nodeId,
@@ -38,15 +43,24 @@ public record MemberInfo(
     boolean copying,
     long lastCopyMillis,
     Map<String, String> metadata,
-    long consecutiveCopyFailures) {
+    long consecutiveCopyFailures,
+    MemberIntegrity integrity) {
   /** Prefix of the metadata keys in the encoded record: a key of its own can never collide with the fixed fields. */
   private static final String METADATA_PREFIX = "meta.";
 
   public MemberInfo {
     metadata = MemberMetadata.checked("metadata", metadata);
+    integrity = integrity == null ? MemberIntegrity.CLEAN : integrity;
   }
 
-  /** A record that reports no copy failures. */
+  /** A record with clean local files. */
+  public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
+      boolean copying, long lastCopyMillis, Map<String, String> metadata, long consecutiveCopyFailures) {
+    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
+        consecutiveCopyFailures, MemberIntegrity.CLEAN);
+  }
+
+  /** A record with clean local files that reports no copy failures. */
   public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
       boolean copying, long lastCopyMillis, Map<String, String> metadata) {
     this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata, 0);
@@ -56,6 +70,11 @@ public record MemberInfo(
   public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
       boolean copying, long lastCopyMillis) {
     this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, Map.of());
+  }
+
+  /** Whether this member may rank in an election ({@link MemberIntegrity#eligible()}). */
+  public boolean eligible() {
+    return integrity.eligible();
   }
 
   /**
@@ -78,13 +97,19 @@ public record MemberInfo(
 
   public MemberInfo withRole(Role newRole) {
     return new MemberInfo(nodeId, address, newRole, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
-        consecutiveCopyFailures);
+        consecutiveCopyFailures, integrity);
   }
 
   /** This record with {@code newMetadata} (checked as {@link MemberMetadata#checked} does) instead of its own. */
   public MemberInfo withMetadata(Map<String, String> newMetadata) {
     return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, newMetadata,
-        consecutiveCopyFailures);
+        consecutiveCopyFailures, integrity);
+  }
+
+  /** This record with {@code newIntegrity} instead of its own. */
+  public MemberInfo withIntegrity(MemberIntegrity newIntegrity) {
+    return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
+        consecutiveCopyFailures, newIntegrity);
   }
 
   byte[] encode() {
@@ -98,6 +123,7 @@ public record MemberInfo(
     p.setProperty("copying", Boolean.toString(copying));
     p.setProperty("lastCopyMillis", Long.toString(lastCopyMillis));
     p.setProperty("consecutiveCopyFailures", Long.toString(consecutiveCopyFailures));
+    integrity.encodeInto(p);
     metadata.forEach((k, v) -> p.setProperty(METADATA_PREFIX + k, v));
     return PropertiesCodec.encode(p);
   }
@@ -122,7 +148,8 @@ public record MemberInfo(
           Long.parseLong(p.getProperty("lastCopyMillis")),
           metadata,
           // Absent in records of nodes from before it was reported.
-          Long.parseLong(p.getProperty("consecutiveCopyFailures", "0")));
+          Long.parseLong(p.getProperty("consecutiveCopyFailures", "0")),
+          MemberIntegrity.decodeFrom(p));
     } catch (RuntimeException e) {
       throw new ProtocolException("malformed member data: " + e);
     }

@@ -1,5 +1,6 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.election.MemberIntegrity;
 import io.nrtcluster.election.Role;
 
 /**
@@ -17,6 +18,9 @@ import io.nrtcluster.election.Role;
  * @param copying whether a copy is running
  * @param consecutiveCopyFailures NRT copies that failed since its last successful one: rising while
  *     the primary publishes means it is stuck on its last good searcher (its WARN lines say why)
+ * @param integrity what it reports of its local files: whether it may lead, the corrupt files it has
+ *     not replaced yet, corrupt files found (at start, by the scrub) and quarantined; never null (an
+ *     older node's record: {@link MemberIntegrity#CLEAN})
  */
 public record MemberStatus(
     int nodeId,
@@ -28,4 +32,16 @@ public record MemberStatus(
     long versionsBehind,
     long millisSinceLastCopy,
     boolean copying,
-    long consecutiveCopyFailures) {}
+    long consecutiveCopyFailures,
+    MemberIntegrity integrity) {
+  public MemberStatus {
+    integrity = integrity == null ? MemberIntegrity.CLEAN : integrity;
+  }
+
+  /** A row without copy failures or what the node knows of its files ({@link MemberIntegrity#CLEAN}). */
+  public MemberStatus(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
+      long versionsBehind, long millisSinceLastCopy, boolean copying) {
+    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, versionsBehind, millisSinceLastCopy, copying,
+        0, MemberIntegrity.CLEAN);
+  }
+}

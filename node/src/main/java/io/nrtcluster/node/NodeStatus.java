@@ -1,5 +1,6 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.election.MemberIntegrity;
 import io.nrtcluster.election.Role;
 
 /**
@@ -16,6 +17,8 @@ import io.nrtcluster.election.Role;
  * @param copying whether a copy is running
  * @param lastCopyMillis wall-clock millis of its last completed copy, 0 if none
  * @param replayPosition application source position of the version it searches, or null
+ * @param integrity its local files: whether it may lead, corrupt files not yet replaced, corrupt
+ *     files found (at start, by the scrub) and quarantined since its replica opened; never null
  */
 public record NodeStatus(
     int nodeId,
@@ -28,4 +31,16 @@ public record NodeStatus(
     String primaryAddress,
     boolean copying,
     long lastCopyMillis,
-    String replayPosition) {}
+    String replayPosition,
+    MemberIntegrity integrity) {
+  public NodeStatus {
+    integrity = integrity == null ? MemberIntegrity.CLEAN : integrity;
+  }
+
+  /** A status without what it knows of its files ({@link MemberIntegrity#CLEAN}). */
+  public NodeStatus(int nodeId, String index, String address, Role role, long primaryGen, long searchingVersion,
+      long commitVersion, String primaryAddress, boolean copying, long lastCopyMillis, String replayPosition) {
+    this(nodeId, index, address, role, primaryGen, searchingVersion, commitVersion, primaryAddress, copying, lastCopyMillis,
+        replayPosition, MemberIntegrity.CLEAN);
+  }
+}
