@@ -9,7 +9,9 @@ package io.nrtcluster.primary;
  *
  * @param held leases held now
  * @param started leases started
- * @param resumed leases taken back by their replica within the lease
+ * @param resumed copy-states their replica came back for on a new connection: leases taken back in
+ *     time, and copy-states taken over before the primary saw the old connection drop (no lease
+ *     started for those)
  * @param expired leases that ran out before their replica came back
  * @param evicted leases released early to stay within the bounds
  */

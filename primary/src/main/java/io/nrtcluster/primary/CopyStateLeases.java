@@ -146,10 +146,15 @@ final class CopyStateLeases {
       return false;
     }
     e.expiry().cancel(false);
-    resumed.incrementAndGet();
-    log.info("replica R{} is back: resuming its copy from copy-state {}", e.replicaId(), id);
-    notify(PrimaryObserver::copyStateResumed);
+    resumed(e.replicaId(), id);
     return true;
+  }
+
+  /** Replica {@code replicaId} resumes its copy from copy-state {@code id} on a new connection. */
+  void resumed(int replicaId, long id) {
+    resumed.incrementAndGet();
+    log.info("replica R{} is back: resuming its copy from copy-state {}", replicaId, id);
+    notify(PrimaryObserver::copyStateResumed);
   }
 
   /** Forgets the lease of {@code id} if any (the copy-state is being released otherwise). */

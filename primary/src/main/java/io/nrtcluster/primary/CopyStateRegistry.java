@@ -155,8 +155,9 @@ final class CopyStateRegistry {
     }
     heldPerOwner.merge(c, 1, Integer::sum);
     if (previous != null) {
+      // The replica saw the drop before we did: no lease was started, but it is a resume all the same.
       unreserve(previous);
-      log.info("replica R{} continues copy-state {} on a new connection from {}", h.replicaId, id, c.remoteAddress());
+      leases.resumed(h.replicaId, id);
     }
     if (!c.isOpen()) {
       // Its close may have run before it owned the copy-state: lease (or release) it as that close would.

@@ -28,6 +28,10 @@ import java.time.Duration;
  *     failed fsyncs and renames); {@link StorageFaults#NONE} (the default) installs no fault point. A {@link
  *     StorageFaults#switchable()} instance is a switch shared with whoever turns the faults on and
  *     off while the replica runs: tests and chaos runs only
+ * @param copyResumeWindow how long a copy whose connection dropped waits for the link to come back
+ *     to the same primary and resumes where it stopped (each partly copied file from its byte
+ *     offset, finished temp files kept); past it, or with another primary, the copy starts over.
+ *     15 s by default, the primary's default lease on such a copy; zero turns resuming off
  */
 public record ReplicaConfig(
     int nodeId,
@@ -43,7 +47,8 @@ public record ReplicaConfig(
     Duration closeTimeout,
     boolean commitOnClose,
     TransportConfig transport,
-    StorageFaults storageFaults) {
+    StorageFaults storageFaults,
+    Duration copyResumeWindow) {
 
   public ReplicaConfig {
     Checks.inRange("nodeId", nodeId, 0, 65535);
@@ -61,6 +66,18 @@ public record ReplicaConfig(
     Checks.positive("closeTimeout", closeTimeout);
     Checks.notNull("transport", transport);
     Checks.notNull("storageFaults", storageFaults);
+    Checks.notNull("copyResumeWindow", copyResumeWindow);
+    if (copyResumeWindow.isNegative() || copyResumeWindow.compareTo(Duration.ofMinutes(10)) > 0) {
+      throw new IllegalArgumentException("copyResumeWindow must be in [0, PT10M], got " + copyResumeWindow);
+    }
+  }
+
+  /** Same fields as before {@code copyResumeWindow} existed, with its default. */
+  public ReplicaConfig(int nodeId, String cluster, String index, Path dataDir, NodeAddress primary, Duration reconnectMin,
+      Duration reconnectMax, int maxFileRetries, int prefetchFiles, Duration preCopyProgressInterval, Duration closeTimeout,
+      boolean commitOnClose, TransportConfig transport, StorageFaults storageFaults) {
+    this(nodeId, cluster, index, dataDir, primary, reconnectMin, reconnectMax, maxFileRetries, prefetchFiles,
+        preCopyProgressInterval, closeTimeout, commitOnClose, transport, storageFaults, Builder.DEFAULT_RESUME_WINDOW);
   }
 
   public Path indexPath() {
@@ -80,12 +97,14 @@ public record ReplicaConfig(
         .reconnectMin(reconnectMin).reconnectMax(reconnectMax).maxFileRetries(maxFileRetries)
         .prefetchFiles(prefetchFiles).preCopyProgressInterval(preCopyProgressInterval)
         .closeTimeout(closeTimeout).commitOnClose(commitOnClose).transport(transport)
-        .storageFaults(storageFaults);
+        .storageFaults(storageFaults).copyResumeWindow(copyResumeWindow);
   }
 
   /** Builds a validated {@link ReplicaConfig}; only cluster, index and dataDir have no default. */
   public static final class Builder {
+    static final Duration DEFAULT_RESUME_WINDOW = Duration.ofSeconds(15);
     private int nodeId = 1;
+    private Duration copyResumeWindow = DEFAULT_RESUME_WINDOW;
     private String cluster;
     private String index;
     private Path dataDir;
@@ -171,9 +190,16 @@ public record ReplicaConfig(
       return this;
     }
 
+    /** See {@link ReplicaConfig#copyResumeWindow()}; zero: a dropped copy always starts over. */
+    public Builder copyResumeWindow(Duration v) {
+      copyResumeWindow = v;
+      return this;
+    }
+
     public ReplicaConfig build() {
       return new ReplicaConfig(nodeId, cluster, index, dataDir, primary, reconnectMin, reconnectMax,
-          maxFileRetries, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport, storageFaults);
+          maxFileRetries, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport, storageFaults,
+          copyResumeWindow);
     }
   }
 }

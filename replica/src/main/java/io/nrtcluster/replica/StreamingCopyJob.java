@@ -1,9 +1,13 @@
 package io.nrtcluster.replica;
 
 import io.nrtcluster.common.ChecksumMismatchException;
+import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.StorageException;
 import io.nrtcluster.transport.Connection;
+import io.nrtcluster.transport.InboundFileStream;
 import io.nrtcluster.transport.Message;
 import java.io.IOException;
 import java.util.ArrayDeque;
@@ -11,6 +15,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.zip.CRC32;
@@ -30,12 +35,24 @@ import org.apache.lucene.util.IOUtils;
  * the metadata once more. A job superseded by a newer NRT point hands its finished temp files and
  * its partly copied file (with the byte offset and running checksum) to the new job. The primary's
  * copy-state is released exactly once, whatever the outcome.
+ *
+ * <p>A copy of an NRT point whose connection drops waits up to {@code copyResumeWindow} for the
+ * link to come back to the same primary, then goes on where it stopped: the partly copied file from
+ * its byte offset, queued files requested again, finished temp files kept; the primary kept the
+ * copy-state under a lease meanwhile. What was written before the drop is read back from disk
+ * first ({@link TempFileRecheck}): the partly copied file's checksum state is recomputed from its
+ * bytes on disk (a file changed meanwhile is fetched again from byte 0) and every finished temp file
+ * is checked in full, so a resumed file is verified exactly as one copied in one go. When the link
+ * stays down, comes back to another primary, or the primary no longer holds the copy-state
+ * ({@code UNKNOWN_COPY_STATE}: its lease ended), the copy fails as any other and the next one
+ * starts afresh.
  */
 final class StreamingCopyJob extends CopyJob {
   private record Pending(String name, FileMetaData meta, VerifyingFileInput input) {}
 
   private final ReplicatingReplicaNode node;
-  private final Connection connection;
+  /** The connection to fetch on: the one the copy-state came on, or the one the copy resumed on. */
+  private volatile Connection connection;
   private final CopyState copyState;
   private final Message.SourceKind sourceKind;
   private final long sourceId;
@@ -43,6 +60,12 @@ final class StreamingCopyJob extends CopyJob {
   private final ReplicaStats stats;
   private final int maxFileRetries;
   private final int prefetch;
+  private final long resumeWindowNanos;
+  /** Set while the copy waits for the link to come back after {@code connection} dropped. */
+  private volatile Connection lostConnection;
+  private long lostAtNanos;
+  /** The copy resumed at least once: a later "unknown copy-state" means the lease had ended. */
+  private boolean resumed;
   private final ArrayDeque<Pending> queued = new ArrayDeque<>();
   private final Map<String, Integer> retries = new HashMap<>();
   private Iterator<Map.Entry<String, FileMetaData>> remaining;
@@ -65,6 +88,7 @@ final class StreamingCopyJob extends CopyJob {
     this.stats = ctx.stats();
     this.maxFileRetries = ctx.config().maxFileRetries();
     this.prefetch = ctx.config().prefetchFiles();
+    this.resumeWindowNanos = ctx.config().copyResumeWindow().toNanos();
   }
 
   /** A job copying the files of a copy-state the primary holds for us under {@code copyStateId}. */
@@ -110,6 +134,9 @@ final class StreamingCopyJob extends CopyJob {
     if (exc != null) {
       return true;
     }
+    if (lostConnection != null && !resume()) {
+      return false;
+    }
     if (current == null) {
       Pending next = queued.poll();
       fill();
@@ -134,8 +161,140 @@ final class StreamingCopyJob extends CopyJob {
       // Local storage, not the primary, failed: fetching again cannot help until space returns.
       stats.storageFailed();
       throw e;
+    } catch (NrtClusterException e) {
+      if (!linkLost(e)) {
+        if (resumed && e.code() == ErrorCode.UNKNOWN_COPY_STATE) {
+          stats.resumeRefused();
+          log.info("the primary no longer holds copy-state {} (its lease ended): the copy starts over", sourceId);
+        }
+        throw e;
+      }
     }
     return false;
+  }
+
+  /**
+   * The connection dropped under a copy that can resume: its streams are closed (the inputs keep
+   * their checksum state) and the copy waits for the link. False when it cannot resume.
+   */
+  private boolean linkLost(NrtClusterException e) {
+    Connection c = connection;
+    if (!(e instanceof ConnectionException) || sourceKind != Message.SourceKind.COPY_STATE || resumeWindowNanos == 0
+        || c.isOpen()) {
+      return false;
+    }
+    lostAtNanos = System.nanoTime();
+    lostConnection = c;
+    if (currentInput != null) {
+      currentInput.close();
+    }
+    for (Pending p : queued) {
+      p.input().close();
+    }
+    log.info("connection to the primary dropped at byte {} of {} ({}); resuming on the next connection within {} ms",
+        current == null ? 0 : current.getBytesCopied(), current == null ? "-" : current.name, this,
+        resumeWindowNanos / 1_000_000);
+    return true;
+  }
+
+  /** Waits up to {@code millis} for the link to come back when the copy lost its connection. */
+  void awaitLink(long millis) throws InterruptedException {
+    Connection lost = lostConnection;
+    if (lost != null) {
+      node.link().awaitOther(lost, millis);
+    }
+  }
+
+  /** Resumes on the link's new connection; false while there is none yet. */
+  private boolean resume() throws IOException {
+    Connection lost = lostConnection;
+    Connection next = node.link().current();
+    if (next == null || next == lost) {
+      if (System.nanoTime() - lostAtNanos > resumeWindowNanos) {
+        stats.resumeRefused();
+        throw new ConnectionException("the connection to the primary stayed down for more than "
+            + resumeWindowNanos / 1_000_000 + " ms; the copy starts over");
+      }
+      return false;
+    }
+    if (next.peerNodeId() != lost.peerNodeId() || next.peerPrimaryGen() != lost.peerPrimaryGen()) {
+      stats.resumeRefused();
+      throw new ConnectionException("reconnected to P" + next.peerNodeId() + " generation " + next.peerPrimaryGen()
+          + ", not P" + lost.peerNodeId() + " generation " + lost.peerPrimaryGen() + ": the copy starts over");
+    }
+    connection = next;
+    lostConnection = null;
+    resumed = true;
+    long kept = recheckFinished();
+    reopenQueued();
+    if (current != null) {
+      kept += resumeCurrent();
+    }
+    stats.resumedAfterDrop(kept);
+    log.info("resumed {} on the new connection after {} ms, keeping {} bytes already copied", this,
+        (System.nanoTime() - lostAtNanos) / 1_000_000, kept);
+    return true;
+  }
+
+  /** Checks every finished temp file in full; one changed on disk is deleted and fetched again. */
+  private long recheckFinished() {
+    long kept = 0;
+    List<Pending> again = new java.util.ArrayList<>();
+    Iterator<Map.Entry<String, String>> it = copiedFiles.entrySet().iterator();
+    while (it.hasNext()) {
+      Map.Entry<String, String> e = it.next();
+      FileMetaData meta = files.get(e.getKey());
+      if (TempFileRecheck.intact(node.getDirectory(), e.getValue(), meta)) {
+        kept += meta.length();
+        continue;
+      }
+      log.warn("temp file {} of {} changed on disk while the connection was down; fetching it again", e.getValue(), e.getKey());
+      stats.checksumMismatch();
+      stats.discarded(meta.length());
+      it.remove();
+      totBytesCopied -= meta.length();
+      IOUtils.deleteFilesIgnoringExceptions(node.getDirectory(), e.getValue());
+      again.add(new Pending(e.getKey(), meta, null));
+    }
+    for (Pending p : again) {
+      queued.addFirst(p);
+    }
+    return kept;
+  }
+
+  /** Requests every queued file again on the new connection (their old streams died with the old one). */
+  private void reopenQueued() {
+    List<Pending> old = List.copyOf(queued);
+    queued.clear();
+    for (Pending p : old) {
+      queued.add(new Pending(p.name(), p.meta(), open(p.name(), p.meta(), 0, new CRC32())));
+    }
+  }
+
+  /**
+   * Continues the partly copied file from its byte offset, with the checksum state of its bytes as
+   * they are on disk now; a file whose bytes changed meanwhile is fetched again from byte 0. Returns
+   * the bytes kept.
+   */
+  private long resumeCurrent() {
+    TempFileCopy copy = (TempFileCopy) current;
+    VerifyingFileInput before = currentInput;
+    long offset = before.position();
+    TempFileRecheck.Prefix disk = TempFileRecheck.prefix(node.indexFolder().resolve(copy.tmpName), offset, before.bodyEnd());
+    if (disk == null || disk.crc().getValue() != before.crc().getValue() || disk.trailer() != before.trailer()) {
+      log.warn("partly copied file {} ({}) changed on disk while the connection was down ({} bytes reread); fetching it "
+          + "again from byte 0", copy.name, copy.tmpName, offset);
+      stats.checksumMismatch();
+      stats.discarded(offset);
+      String name = copy.name;
+      FileMetaData meta = copy.metaData;
+      discardCurrent();
+      queued.addFirst(new Pending(name, meta, open(name, meta, 0, new CRC32())));
+      return 0;
+    }
+    currentInput = before.continueOn(connection.fetchFile(sourceKind, sourceId, copy.name, offset), disk.crc(), disk.trailer());
+    current = new TempFileCopy(copy, currentInput);
+    return offset;
   }
 
   private void refetchCurrent(ChecksumMismatchException cause) throws IOException {
@@ -143,6 +302,7 @@ final class StreamingCopyJob extends CopyJob {
     FileMetaData meta = current.metaData;
     int attempt = retries.merge(name, 1, Integer::sum);
     stats.checksumMismatch();
+    stats.discarded(current.getBytesCopied());
     discardCurrent();
     if (attempt > maxFileRetries) {
       log.warn("{}; giving up after {} attempts", cause.getMessage(), attempt);
@@ -169,7 +329,13 @@ final class StreamingCopyJob extends CopyJob {
   protected CopyOneFile newCopyOneFile(CopyOneFile prev) {
     // Continue the file the superseded job was writing, from the byte it reached, with its checksum.
     StreamingCopyJob from = transferringFrom;
-    currentInput = open(prev.name, prev.metaData, prev.getBytesCopied(), from.currentInput.crc());
+    VerifyingFileInput before = from.currentInput;
+    InboundFileStream stream = connection.fetchFile(sourceKind, sourceId, prev.name, prev.getBytesCopied());
+    TempFileRecheck.Prefix disk = from.lostConnection == null ? null
+        : TempFileRecheck.prefix(node.indexFolder().resolve(prev.tmpName), before.position(), before.bodyEnd());
+    // A copy that waited for its link is continued from the bytes on disk (if they changed, the final
+    // checksum check fails and the file is fetched again).
+    currentInput = disk == null ? before.continueOn(stream) : before.continueOn(stream, disk.crc(), disk.trailer());
     from.currentInput.close();
     from.currentInput = null;
     return new TempFileCopy((TempFileCopy) prev, currentInput);
@@ -202,6 +368,13 @@ final class StreamingCopyJob extends CopyJob {
 
   @Override
   public synchronized void cancel(String reason, Throwable exc) throws IOException {
+    if (this.exc == null && !superseded) {
+      long thrownAway = current == null ? 0 : current.getBytesCopied();
+      for (String name : copiedFiles.keySet()) {
+        thrownAway += files.get(name).length();
+      }
+      stats.discarded(thrownAway);
+    }
     try {
       super.cancel(reason, exc);
     } finally {
@@ -227,8 +400,14 @@ final class StreamingCopyJob extends CopyJob {
       return;
     }
     released = true;
-    if (connection.isOpen()) {
-      connection.request(id -> new Message.ReleaseCopyState(id, sourceId))
+    Connection c = connection;
+    Connection now = node.link().current();
+    if (!c.isOpen() && now != null && now.peerNodeId() == c.peerNodeId() && now.peerPrimaryGen() == c.peerPrimaryGen()) {
+      // Dropped: the primary keeps the copy-state under a lease, which this ends early.
+      c = now;
+    }
+    if (c.isOpen()) {
+      c.request(id -> new Message.ReleaseCopyState(id, sourceId))
           .exceptionally(t -> {
             log.debug("release of copy-state {} failed (the primary releases it on disconnect): {}", sourceId, t.toString());
             return null;

@@ -22,6 +22,9 @@ final class ConnectionDropHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof FileChunk chunk) {
+      faults.fileBytesArrived(chunk.content().readableBytes());
+    }
     if (dropped) {
       ReferenceCountUtil.release(msg);
       return;

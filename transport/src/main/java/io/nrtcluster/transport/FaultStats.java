@@ -14,6 +14,7 @@ public final class FaultStats {
   private final SplittableRandom random;
   private final AtomicLong bitFlipsInjected = new AtomicLong();
   private final AtomicLong connectionsDropped = new AtomicLong();
+  private final AtomicLong dropPointFileBytes = new AtomicLong();
   private final Set<ChannelTrafficShapingHandler> throttles = ConcurrentHashMap.newKeySet();
   private volatile FaultInjection config;
 
@@ -35,6 +36,18 @@ public final class FaultStats {
   /** Connections the "dropAfterFileBytes" fault point closed so far. */
   public long connectionsDropped() {
     return connectionsDropped.get();
+  }
+
+  /**
+   * File-data bytes that arrived at the "dropAfterFileBytes" fault point (the chunk a drop discards
+   * included): what the peers sent this transport's connections, when that point is configured.
+   */
+  public long dropPointFileBytes() {
+    return dropPointFileBytes.get();
+  }
+
+  void fileBytesArrived(int bytes) {
+    dropPointFileBytes.addAndGet(bytes);
   }
 
   /**

@@ -41,6 +41,7 @@ class ConnectionDropHandlerTest {
     assertThat(crossing.refCnt()).as("and released").isZero();
     assertThat(ch.isOpen()).isFalse();
     assertThat(stats.connectionsDropped()).isEqualTo(1);
+    assertThat(stats.dropPointFileBytes()).as("every file byte that arrived, the discarded chunk included").isEqualTo(12_000);
     assertThat(ch.finishAndReleaseAll()).isFalse();
   }
 

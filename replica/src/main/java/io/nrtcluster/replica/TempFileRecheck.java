@@ -1,0 +1,71 @@
+package io.nrtcluster.replica;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32;
+import org.apache.lucene.codecs.CodecUtil;
+import org.apache.lucene.replicator.nrt.FileMetaData;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+
+/**
+ * Rereads what a copy wrote before its connection dropped, before the copy resumes on a new one: the
+ * running checksum kept in memory says what was received, not what is on disk now, and the disk may
+ * have changed while the link was down. Reading back is cheap next to sending the bytes again.
+ */
+final class TempFileRecheck {
+  private static final int BUFFER = 1 << 20;
+
+  private TempFileRecheck() {}
+
+  /** Checksum state of a file's first bytes: the body's CRC32 and the footer's checksum bytes so far. */
+  record Prefix(CRC32 crc, long trailer) {}
+
+  /**
+   * The checksum state of the first {@code bytes} bytes of {@code file} whose body ends at {@code
+   * bodyEnd}, as on disk now; null when the file is shorter or cannot be read.
+   */
+  static Prefix prefix(Path file, long bytes, long bodyEnd) {
+    CRC32 crc = new CRC32();
+    long trailer = 0;
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      if (ch.size() < bytes) {
+        return null;
+      }
+      ByteBuffer buf = ByteBuffer.allocate(BUFFER);
+      long pos = 0;
+      while (pos < bytes) {
+        buf.clear().limit((int) Math.min(BUFFER, bytes - pos));
+        int n = ch.read(buf, pos);
+        if (n < 0) {
+          return null;
+        }
+        buf.flip();
+        int body = (int) Math.max(0, Math.min(n, bodyEnd - pos));
+        if (body > 0) {
+          crc.update(buf.slice(0, body));
+        }
+        for (int i = body; i < n; i++) {
+          trailer = (trailer << 8) | (buf.get(i) & 0xFF);
+        }
+        pos += n;
+      }
+    } catch (IOException e) {
+      return null;
+    }
+    return new Prefix(crc, trailer);
+  }
+
+  /** True when temp file {@code tmpName} is exactly the file {@code meta} describes, every byte checked. */
+  static boolean intact(Directory dir, String tmpName, FileMetaData meta) {
+    try (IndexInput in = dir.openInput(tmpName, IOContext.READONCE)) {
+      return in.length() == meta.length() && CodecUtil.checksumEntireFile(in) == meta.checksum();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}
