@@ -45,7 +45,7 @@ final class CopyJobRunner {
           break;
         }
         // A copy whose connection dropped waits here, outside its monitor, for the link to return.
-        job.awaitLink(200);
+        job.betweenSlices(200);
       }
       if (closed && !job.getFailed()) {
         job.cancel("replica closing", null);

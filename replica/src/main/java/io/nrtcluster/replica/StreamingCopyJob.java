@@ -7,7 +7,6 @@ import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.StorageException;
 import io.nrtcluster.transport.Connection;
-import io.nrtcluster.transport.InboundFileStream;
 import io.nrtcluster.transport.Message;
 import java.io.IOException;
 import java.util.ArrayDeque;
@@ -66,6 +65,10 @@ final class StreamingCopyJob extends CopyJob {
   private long lostAtNanos;
   /** The copy resumed at least once: a later "unknown copy-state" means the lease had ended. */
   private boolean resumed;
+  /** What was written before a drop must be reread from disk before the copy goes on. */
+  private volatile boolean recheckNeeded;
+  /** That reread, done between slices outside the monitor ({@link #betweenSlices}); applied by {@link #visit}. */
+  private volatile TempFileRecheck.Result recheck;
   private final ArrayDeque<Pending> queued = new ArrayDeque<>();
   private final Map<String, Integer> retries = new HashMap<>();
   private Iterator<Map.Entry<String, FileMetaData>> remaining;
@@ -137,6 +140,14 @@ final class StreamingCopyJob extends CopyJob {
     if (lostConnection != null && !resume()) {
       return false;
     }
+    if (recheckNeeded && lostConnection == null) {
+      // A newer point's copy took over this partly copied file from a copy that had lost its link.
+      TempFileRecheck.Result rc = readyRecheck();
+      if (rc == null) {
+        return false;
+      }
+      applyRecheck(rc, false);
+    }
     if (current == null) {
       Pending next = queued.poll();
       fill();
@@ -184,6 +195,8 @@ final class StreamingCopyJob extends CopyJob {
       return false;
     }
     lostAtNanos = System.nanoTime();
+    recheck = null;
+    recheckNeeded = true;
     lostConnection = c;
     if (currentInput != null) {
       currentInput.close();
@@ -197,15 +210,49 @@ final class StreamingCopyJob extends CopyJob {
     return true;
   }
 
-  /** Waits up to {@code millis} for the link to come back when the copy lost its connection. */
-  void awaitLink(long millis) throws InterruptedException {
+  /**
+   * Runs between two slices, outside the monitor: a copy that lost its connection waits up to {@code
+   * millis} for the link to come back, and what it wrote before the drop is reread from disk here,
+   * where a large file takes no monitor anyone else needs.
+   */
+  void betweenSlices(long millis) throws InterruptedException {
     Connection lost = lostConnection;
-    if (lost != null) {
-      node.link().awaitOther(lost, millis);
+    if (lost != null && node.link().awaitOther(lost, millis) == null) {
+      return;
+    }
+    if (!recheckNeeded || recheck != null) {
+      return;
+    }
+    TempFileRecheck.Request request = recheckRequest();
+    if (request != null) {
+      recheck = TempFileRecheck.run(request, node.indexFolder(), node.getDirectory(), files);
     }
   }
 
-  /** Resumes on the link's new connection; false while there is none yet. */
+  private synchronized TempFileRecheck.Request recheckRequest() {
+    if (exc != null) {
+      return null;
+    }
+    boolean partial = current != null && currentInput != null;
+    return new TempFileRecheck.Request(partial ? current.tmpName : null, partial ? currentInput.position() : 0,
+        partial ? currentInput.bodyEnd() : 0, Map.copyOf(copiedFiles));
+  }
+
+  /** The reread of the job's state as it is now, or null when there is none yet (or it is outdated). */
+  private TempFileRecheck.Result readyRecheck() {
+    TempFileRecheck.Result rc = recheck;
+    if (rc == null) {
+      return null;
+    }
+    TempFileRecheck.Request now = recheckRequest();
+    if (!rc.request().equals(now)) {
+      recheck = null;
+      return null;
+    }
+    return rc;
+  }
+
+  /** Resumes on the link's new connection; false while there is none yet or the disk is being reread. */
   private boolean resume() throws IOException {
     Connection lost = lostConnection;
     Connection next = node.link().current();
@@ -222,65 +269,67 @@ final class StreamingCopyJob extends CopyJob {
       throw new ConnectionException("reconnected to P" + next.peerNodeId() + " generation " + next.peerPrimaryGen()
           + ", not P" + lost.peerNodeId() + " generation " + lost.peerPrimaryGen() + ": the copy starts over");
     }
+    TempFileRecheck.Result rc = readyRecheck();
+    if (rc == null) {
+      return false;
+    }
     connection = next;
     lostConnection = null;
     resumed = true;
-    long kept = recheckFinished();
-    reopenQueued();
-    if (current != null) {
-      kept += resumeCurrent();
-    }
+    long kept = applyRecheck(rc, true);
     stats.resumedAfterDrop(kept);
     log.info("resumed {} on the new connection after {} ms, keeping {} bytes already copied", this,
         (System.nanoTime() - lostAtNanos) / 1_000_000, kept);
     return true;
   }
 
-  /** Checks every finished temp file in full; one changed on disk is deleted and fetched again. */
-  private long recheckFinished() {
+  /**
+   * Goes on from what the disk holds: a finished temp file that changed is deleted and fetched again,
+   * a partly copied file that changed is fetched again from byte 0, else continues from its offset
+   * with the checksum state of its bytes on disk. With {@code newConnection}, every stream is opened
+   * again on {@link #connection}. Returns the bytes kept.
+   */
+  private long applyRecheck(TempFileRecheck.Result rc, boolean newConnection) {
+    recheck = null;
+    recheckNeeded = false;
     long kept = 0;
     List<Pending> again = new java.util.ArrayList<>();
-    Iterator<Map.Entry<String, String>> it = copiedFiles.entrySet().iterator();
-    while (it.hasNext()) {
-      Map.Entry<String, String> e = it.next();
+    for (Map.Entry<String, String> e : rc.request().finished().entrySet()) {
       FileMetaData meta = files.get(e.getKey());
-      if (TempFileRecheck.intact(node.getDirectory(), e.getValue(), meta)) {
+      if (!rc.changedFinished().contains(e.getKey())) {
         kept += meta.length();
         continue;
       }
       log.warn("temp file {} of {} changed on disk while the connection was down; fetching it again", e.getValue(), e.getKey());
       stats.checksumMismatch();
       stats.discarded(meta.length());
-      it.remove();
+      copiedFiles.remove(e.getKey());
       totBytesCopied -= meta.length();
       IOUtils.deleteFilesIgnoringExceptions(node.getDirectory(), e.getValue());
-      again.add(new Pending(e.getKey(), meta, null));
+      again.add(new Pending(e.getKey(), meta, open(e.getKey(), meta, 0, new CRC32())));
+    }
+    if (newConnection) {
+      // The queued files' streams died with the old connection.
+      List<Pending> old = List.copyOf(queued);
+      queued.clear();
+      for (Pending p : old) {
+        queued.add(new Pending(p.name(), p.meta(), open(p.name(), p.meta(), 0, new CRC32())));
+      }
     }
     for (Pending p : again) {
       queued.addFirst(p);
     }
+    if (current != null) {
+      kept += continueCurrent(rc.partial(), newConnection);
+    }
     return kept;
   }
 
-  /** Requests every queued file again on the new connection (their old streams died with the old one). */
-  private void reopenQueued() {
-    List<Pending> old = List.copyOf(queued);
-    queued.clear();
-    for (Pending p : old) {
-      queued.add(new Pending(p.name(), p.meta(), open(p.name(), p.meta(), 0, new CRC32())));
-    }
-  }
-
-  /**
-   * Continues the partly copied file from its byte offset, with the checksum state of its bytes as
-   * they are on disk now; a file whose bytes changed meanwhile is fetched again from byte 0. Returns
-   * the bytes kept.
-   */
-  private long resumeCurrent() {
+  /** The partly copied file after a reread of its bytes on disk ({@code disk}); returns the bytes kept. */
+  private long continueCurrent(TempFileRecheck.Prefix disk, boolean newConnection) {
     TempFileCopy copy = (TempFileCopy) current;
     VerifyingFileInput before = currentInput;
     long offset = before.position();
-    TempFileRecheck.Prefix disk = TempFileRecheck.prefix(node.indexFolder().resolve(copy.tmpName), offset, before.bodyEnd());
     if (disk == null || disk.crc().getValue() != before.crc().getValue() || disk.trailer() != before.trailer()) {
       log.warn("partly copied file {} ({}) changed on disk while the connection was down ({} bytes reread); fetching it "
           + "again from byte 0", copy.name, copy.tmpName, offset);
@@ -292,7 +341,10 @@ final class StreamingCopyJob extends CopyJob {
       queued.addFirst(new Pending(name, meta, open(name, meta, 0, new CRC32())));
       return 0;
     }
-    currentInput = before.continueOn(connection.fetchFile(sourceKind, sourceId, copy.name, offset), disk.crc(), disk.trailer());
+    // The checksum state of the bytes on disk, not the one kept in memory, verifies the file from here on.
+    currentInput = newConnection
+        ? before.continueOn(connection.fetchFile(sourceKind, sourceId, copy.name, offset), disk.crc(), disk.trailer())
+        : before.withChecksumState(disk.crc(), disk.trailer());
     current = new TempFileCopy(copy, currentInput);
     return offset;
   }
@@ -329,13 +381,7 @@ final class StreamingCopyJob extends CopyJob {
   protected CopyOneFile newCopyOneFile(CopyOneFile prev) {
     // Continue the file the superseded job was writing, from the byte it reached, with its checksum.
     StreamingCopyJob from = transferringFrom;
-    VerifyingFileInput before = from.currentInput;
-    InboundFileStream stream = connection.fetchFile(sourceKind, sourceId, prev.name, prev.getBytesCopied());
-    TempFileRecheck.Prefix disk = from.lostConnection == null ? null
-        : TempFileRecheck.prefix(node.indexFolder().resolve(prev.tmpName), before.position(), before.bodyEnd());
-    // A copy that waited for its link is continued from the bytes on disk (if they changed, the final
-    // checksum check fails and the file is fetched again).
-    currentInput = disk == null ? before.continueOn(stream) : before.continueOn(stream, disk.crc(), disk.trailer());
+    currentInput = from.currentInput.continueOn(connection.fetchFile(sourceKind, sourceId, prev.name, prev.getBytesCopied()));
     from.currentInput.close();
     from.currentInput = null;
     return new TempFileCopy((TempFileCopy) prev, currentInput);
@@ -351,6 +397,10 @@ final class StreamingCopyJob extends CopyJob {
     transferringFrom = prev;
     try {
       super.transferAndCancel(prevJob);
+      if (prev.lostConnection != null && (current != null || !copiedFiles.isEmpty())) {
+        // What it carried over was written before a drop: reread it (outside the monitors) before going on.
+        recheckNeeded = true;
+      }
       // Nothing is copied by this job yet: whatever it holds now was carried over.
       long carried = current == null ? 0 : current.getBytesCopied();
       for (String name : copiedFiles.keySet()) {

@@ -5,6 +5,9 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
 import java.util.zip.CRC32;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.replicator.nrt.FileMetaData;
@@ -15,12 +18,38 @@ import org.apache.lucene.store.IndexInput;
 /**
  * Rereads what a copy wrote before its connection dropped, before the copy resumes on a new one: the
  * running checksum kept in memory says what was received, not what is on disk now, and the disk may
- * have changed while the link was down. Reading back is cheap next to sending the bytes again.
+ * have changed while the link was down. Reading back is cheap next to sending the bytes again. Runs
+ * outside the copy job's monitor (it may read a large file), on a snapshot the job takes.
  */
 final class TempFileRecheck {
   private static final int BUFFER = 1 << 20;
 
   private TempFileRecheck() {}
+
+  /**
+   * What to reread: the partly copied file's temp file (null when none) up to {@code offset}, its
+   * body ending at {@code bodyEnd}, and the finished temp files by file name.
+   */
+  record Request(String partialTmp, long offset, long bodyEnd, Map<String, String> finished) {}
+
+  /**
+   * What the disk holds: the partly copied file's checksum state (null when it is shorter or
+   * unreadable) and the names of finished files whose temp file is not exactly the expected file.
+   */
+  record Result(Request request, Prefix partial, Set<String> changedFinished) {}
+
+  /** Rereads everything {@code request} names from the index folder {@code folder} (directory {@code dir}). */
+  static Result run(Request request, Path folder, Directory dir, Map<String, FileMetaData> metas) {
+    Prefix partial = request.partialTmp() == null ? null
+        : prefix(folder.resolve(request.partialTmp()), request.offset(), request.bodyEnd());
+    Set<String> changed = new HashSet<>();
+    for (Map.Entry<String, String> e : request.finished().entrySet()) {
+      if (!intact(dir, e.getValue(), metas.get(e.getKey()))) {
+        changed.add(e.getKey());
+      }
+    }
+    return new Result(request, partial, changed);
+  }
 
   /** Checksum state of a file's first bytes: the body's CRC32 and the footer's checksum bytes so far. */
   record Prefix(CRC32 crc, long trailer) {}

@@ -66,6 +66,11 @@ final class VerifyingFileInput extends DataInput {
     return new VerifyingFileInput(next, name, length, checksum, position, diskCrc, diskTrailer, stats);
   }
 
+  /** This input, not read from yet, with checksum state {@code diskCrc} and {@code diskTrailer} instead of its own. */
+  VerifyingFileInput withChecksumState(CRC32 diskCrc, long diskTrailer) {
+    return new VerifyingFileInput(stream, name, length, checksum, position, diskCrc, diskTrailer, stats);
+  }
+
   CRC32 crc() {
     return crc;
   }
