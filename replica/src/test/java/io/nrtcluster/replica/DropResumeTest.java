@@ -161,6 +161,53 @@ class DropResumeTest {
     }
   }
 
+  /** Flips one bit in the middle of the largest temp file of replica 0: the partly copied one. */
+  private static void flipABitInThePartlyCopiedFile(MiniCluster cluster, long seed) throws IOException {
+    Path partial;
+    try (Stream<Path> files = Files.list(cluster.dataDir(0).resolve("index"))) {
+      partial = files.filter(p -> p.getFileName().toString().endsWith(".tmp"))
+          .max(Comparator.comparingLong(p -> p.toFile().length())).orElseThrow();
+    }
+    long size = Files.size(partial);
+    assertThat(size).as("seed %d: the partly copied file", seed).isGreaterThan(MB);
+    long at = size / 2;
+    try (FileChannel ch = FileChannel.open(partial, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      ByteBuffer one = ByteBuffer.allocate(1);
+      ch.read(one, at);
+      one.put(0, (byte) (one.get(0) ^ 0x10)).rewind();
+      ch.write(one, at);
+    }
+    LOG.info("seed {}: flipped a bit at {} of {} ({} bytes on disk)", seed, at, partial.getFileName(), size);
+  }
+
+  /**
+   * The resumed copy and the newer point's copy race after the reconnect (the newer one takes over
+   * the partly copied file either from the resumed copy or from the one still waiting for its link):
+   * either way the bit flipped on disk is caught and the newest point is reached.
+   */
+  @Test
+  void aNewerPointPublishedWhileTheLinkIsDownIsReachedAndTheChangedBytesAreCaught() throws Exception {
+    long seed = TestSeeds.seed();
+    try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), slowLink(seed)).start()) {
+      Replica r = cluster.replica(0);
+      addLargeSegment(cluster, 24, seed);
+      cutOffAfter(r, 4L * MB);
+      flipABitInThePartlyCopiedFile(cluster, seed);
+      long mismatchesBefore = r.stats().checksumMismatches();
+      cluster.addDocs(50);
+      long newest = cluster.refresh();
+      r.setPrimary(cluster.primary().address());
+
+      cluster.awaitReplicasAt(newest, Duration.ofSeconds(120));
+      assertThat(r.stats().checksumMismatches()).as("seed %d: the changed bytes were caught (%s)", seed, r.stats())
+          .isGreaterThan(mismatchesBefore);
+      assertServesThePrimarysPoint(cluster, r, seed);
+      await().atMost(Duration.ofSeconds(20)).until(() -> cluster.primary().copyStatesHeld() == 0);
+      cluster.closeReplica(0);
+      FaultToleranceTest.assertCheckIndexClean(cluster.dataDir(0).resolve("index"), seed);
+    }
+  }
+
   @Test
   void aPartlyCopiedFileChangedOnDiskWhileTheLinkWasDownIsFetchedAgain() throws Exception {
     long seed = TestSeeds.seed();
@@ -168,21 +215,7 @@ class DropResumeTest {
       Replica r = cluster.replica(0);
       addLargeSegment(cluster, 24, seed);
       cutOffAfter(r, 4L * MB);
-      Path partial;
-      try (Stream<Path> files = Files.list(cluster.dataDir(0).resolve("index"))) {
-        partial = files.filter(p -> p.getFileName().toString().endsWith(".tmp"))
-            .max(Comparator.comparingLong(p -> p.toFile().length())).orElseThrow();
-      }
-      long size = Files.size(partial);
-      assertThat(size).as("seed %d: the partly copied file", seed).isGreaterThan(MB);
-      long at = size / 2;
-      try (FileChannel ch = FileChannel.open(partial, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-        ByteBuffer one = ByteBuffer.allocate(1);
-        ch.read(one, at);
-        one.put(0, (byte) (one.get(0) ^ 0x10)).rewind();
-        ch.write(one, at);
-      }
-      LOG.info("seed {}: flipped a bit at {} of {} ({} bytes on disk)", seed, at, partial.getFileName(), size);
+      flipABitInThePartlyCopiedFile(cluster, seed);
       long mismatchesBefore = r.stats().checksumMismatches();
       r.setPrimary(cluster.primary().address());
 
