@@ -43,6 +43,8 @@ final class CopyStateRegistry {
     final CopyState state;
     final int replicaId;
     Connection owner;
+    /** A file was fetched from it: a copy was under way, so a drop leases it rather than releasing it. */
+    volatile boolean fetched;
 
     Held(long id, CopyState state, Connection owner) {
       this.id = id;
@@ -146,12 +148,14 @@ final class CopyStateRegistry {
     synchronized (h) {
       previous = h.owner;
       if (previous == c) {
+        h.fetched = true;
         return h.state;
       }
       if (previous == null && !leases.take(id)) {
         return null;
       }
       h.owner = c;
+      h.fetched = true;
     }
     heldPerOwner.merge(c, 1, Integer::sum);
     if (previous != null) {
@@ -189,8 +193,8 @@ final class CopyStateRegistry {
   record Dropped(int leased, int released) {}
 
   /**
-   * {@code owner} disconnected: each copy-state it held is kept under a lease for its replica to
-   * resume (when leases are on and there is room), else released.
+   * {@code owner} disconnected: each copy-state it held that a file was fetched from (a copy was under
+   * way) is kept under a lease for its replica to resume, when leases are on; the others are released.
    */
   Dropped disconnected(Connection owner) {
     int leased = 0;
@@ -209,7 +213,8 @@ final class CopyStateRegistry {
           continue;
         }
         h.owner = null;
-        evicted = held.containsKey(h.id) ? leases.offer(h.id, h.state, h.replicaId, current) : null;
+        // Only a copy under way is worth a lease: a copy-state nothing was fetched from is released.
+        evicted = h.fetched && held.containsKey(h.id) ? leases.offer(h.id, h.state, h.replicaId, current) : null;
       }
       unreserve(owner);
       if (evicted == null) {

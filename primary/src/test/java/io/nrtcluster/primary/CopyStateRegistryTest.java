@@ -248,6 +248,13 @@ class CopyStateRegistryTest {
     return server;
   }
 
+  /** Acquires a copy-state on {@code c} and fetches from it, as a replica that started copying does. */
+  private CopyStateRegistry.Lease copying(Connection c) throws Exception {
+    CopyStateRegistry.Lease lease = registry.acquire(c);
+    assertThat(registry.getFor(c, lease.id())).isSameAs(lease.state());
+    return lease;
+  }
+
   private static void dropped(Connection c) throws Exception {
     c.close();
     c.closeFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -257,7 +264,7 @@ class CopyStateRegistryTest {
   void aDroppedReplicasCopyStateIsLeasedAndItsNextConnectionTakesItBack() throws Exception {
     leasing(Duration.ofMinutes(1), 8, Long.MAX_VALUE);
     Connection first = replica(7);
-    CopyStateRegistry.Lease lease = registry.acquire(first);
+    CopyStateRegistry.Lease lease = copying(first);
     dropped(first);
     assertThat(registry.disconnected(first)).isEqualTo(new CopyStateRegistry.Dropped(1, 0));
     assertThat(registry.size()).as("kept under a lease").isEqualTo(1);
@@ -273,10 +280,21 @@ class CopyStateRegistryTest {
   }
 
   @Test
+  void aCopyStateNothingWasFetchedFromIsReleasedAtOnce() throws Exception {
+    leasing(Duration.ofMinutes(1), 8, Long.MAX_VALUE);
+    Connection c = replica(7);
+    CopyStateRegistry.Lease idle = registry.acquire(c);
+    dropped(c);
+    assertThat(registry.disconnected(c)).isEqualTo(new CopyStateRegistry.Dropped(0, 1));
+    assertThat(registry.size()).isZero();
+    assertThat(registry.getFor(replica(7), idle.id())).isNull();
+  }
+
+  @Test
   void theSameReplicaOnANewConnectionTakesOverBeforeTheOldOneIsSeenToDrop() throws Exception {
     leasing(Duration.ofMinutes(1), 8, Long.MAX_VALUE);
     Connection old = replica(7);
-    CopyStateRegistry.Lease lease = registry.acquire(old);
+    CopyStateRegistry.Lease lease = copying(old);
     Connection fresh = replica(7);
     assertThat(registry.getFor(fresh, lease.id())).isSameAs(lease.state());
     assertThat(registry.disconnected(old)).as("the old connection's close leaves it alone").isEqualTo(new CopyStateRegistry.Dropped(0, 0));
@@ -288,7 +306,7 @@ class CopyStateRegistryTest {
   void anExpiredLeaseIsReleasedAndCannotBeResumed() throws Exception {
     leasing(Duration.ofMillis(200), 8, Long.MAX_VALUE);
     Connection first = replica(7);
-    CopyStateRegistry.Lease lease = registry.acquire(first);
+    CopyStateRegistry.Lease lease = copying(first);
     dropped(first);
     registry.disconnected(first);
     await().atMost(WAIT).until(() -> registry.size() == 0);
@@ -302,7 +320,7 @@ class CopyStateRegistryTest {
     List<CopyStateRegistry.Lease> leases = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       Connection c = replica(10 + i);
-      leases.add(registry.acquire(c));
+      leases.add(copying(c));
       dropped(c);
       registry.disconnected(c);
     }
@@ -316,13 +334,13 @@ class CopyStateRegistryTest {
   void leasesAreBoundedInTheBytesOnlyTheyKeepOnDisk() throws Exception {
     leasing(Duration.ofMinutes(1), 8, 1);
     Connection current = replica(7);
-    CopyStateRegistry.Lease ofCurrentPoint = registry.acquire(current);
+    CopyStateRegistry.Lease ofCurrentPoint = copying(current);
     dropped(current);
     registry.disconnected(current);
     assertThat(registry.leaseCounts().held()).as("files the current point uses cost a lease nothing").isEqualTo(1);
 
     Connection old = replica(8);
-    CopyStateRegistry.Lease ofOldPoint = registry.acquire(old);
+    CopyStateRegistry.Lease ofOldPoint = copying(old);
     refreshWithNewSegment();
     node.writer().forceMerge(1);
     node.flushAndRefresh();

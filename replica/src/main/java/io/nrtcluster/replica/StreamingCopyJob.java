@@ -509,7 +509,13 @@ final class StreamingCopyJob extends CopyJob {
   @Override
   public void runBlocking() throws IOException {
     while (!visit()) {
-      // visit() does a bounded slice of work per call.
+      // visit() does a bounded slice of work per call; between slices a dropped copy waits for its link.
+      try {
+        betweenSlices(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted waiting for the link to the primary");
+      }
     }
     if (getFailed()) {
       throw new IOException("copy failed: " + cancelReason, exc);
