@@ -67,7 +67,13 @@ public enum ErrorCode {
    * ZooKeeper could not record it. The node may well still be the primary (that is {@link
    * #NOT_PRIMARY}); the version is not visible to anyone until it is published: retry.
    */
-  NOT_PUBLISHED(32);
+  NOT_PUBLISHED(32),
+  /**
+   * A local index file failed its checksum and could not be replaced from a primary yet: the node
+   * neither ranks in an election nor is promoted by hand without {@code --force}. The message names
+   * the file.
+   */
+  CORRUPT_LOCAL_FILE(40);
 
   private final int wire;
 

@@ -25,6 +25,8 @@ import java.util.Properties;
  * @param lastCopyMillis wall-clock millis of its last completed copy, 0 if none
  * @param metadata the application's metadata, within the bounds of {@link MemberMetadata}; never
  *     null (null in: empty), unmodifiable
+ * @param consecutiveCopyFailures NRT copies that failed since its last successful one (0 for a
+ *     primary, and in records of nodes that do not report it)
  */
 public record MemberInfo(
     int nodeId,
@@ -35,12 +37,19 @@ public record MemberInfo(
     long commitVersion,
     boolean copying,
     long lastCopyMillis,
-    Map<String, String> metadata) {
+    Map<String, String> metadata,
+    long consecutiveCopyFailures) {
   /** Prefix of the metadata keys in the encoded record: a key of its own can never collide with the fixed fields. */
   private static final String METADATA_PREFIX = "meta.";
 
   public MemberInfo {
     metadata = MemberMetadata.checked("metadata", metadata);
+  }
+
+  /** A record that reports no copy failures. */
+  public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
+      boolean copying, long lastCopyMillis, Map<String, String> metadata) {
+    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata, 0);
   }
 
   /** A record without application metadata. */
@@ -68,12 +77,14 @@ public record MemberInfo(
   }
 
   public MemberInfo withRole(Role newRole) {
-    return new MemberInfo(nodeId, address, newRole, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata);
+    return new MemberInfo(nodeId, address, newRole, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
+        consecutiveCopyFailures);
   }
 
   /** This record with {@code newMetadata} (checked as {@link MemberMetadata#checked} does) instead of its own. */
   public MemberInfo withMetadata(Map<String, String> newMetadata) {
-    return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, newMetadata);
+    return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, newMetadata,
+        consecutiveCopyFailures);
   }
 
   byte[] encode() {
@@ -86,6 +97,7 @@ public record MemberInfo(
     p.setProperty("commitVersion", Long.toString(commitVersion));
     p.setProperty("copying", Boolean.toString(copying));
     p.setProperty("lastCopyMillis", Long.toString(lastCopyMillis));
+    p.setProperty("consecutiveCopyFailures", Long.toString(consecutiveCopyFailures));
     metadata.forEach((k, v) -> p.setProperty(METADATA_PREFIX + k, v));
     return PropertiesCodec.encode(p);
   }
@@ -108,7 +120,9 @@ public record MemberInfo(
           Long.parseLong(p.getProperty("commitVersion")),
           Boolean.parseBoolean(p.getProperty("copying")),
           Long.parseLong(p.getProperty("lastCopyMillis")),
-          metadata);
+          metadata,
+          // Absent in records of nodes from before it was reported.
+          Long.parseLong(p.getProperty("consecutiveCopyFailures", "0")));
     } catch (RuntimeException e) {
       throw new ProtocolException("malformed member data: " + e);
     }

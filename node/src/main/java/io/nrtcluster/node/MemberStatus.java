@@ -15,6 +15,8 @@ import io.nrtcluster.election.Role;
  *     -1 when there is no primary)
  * @param millisSinceLastCopy time since its last completed copy, -1 if never
  * @param copying whether a copy is running
+ * @param consecutiveCopyFailures NRT copies that failed since its last successful one: rising while
+ *     the primary publishes means it is stuck on its last good searcher (its WARN lines say why)
  */
 public record MemberStatus(
     int nodeId,
@@ -25,4 +27,5 @@ public record MemberStatus(
     long commitVersion,
     long versionsBehind,
     long millisSinceLastCopy,
-    boolean copying) {}
+    boolean copying,
+    long consecutiveCopyFailures) {}
