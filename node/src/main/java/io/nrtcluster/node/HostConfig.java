@@ -34,6 +34,8 @@ import java.util.Map;
  *     membership (for example the address of the application's own API), readable by every node
  *     in {@code ClusterNode.members()}; bounded by {@link MemberMetadata}; changeable later with
  *     {@link NrtHost#setMemberMetadata}. Empty by default
+ * @param replicaTuning how this host's replicas scrub their files, report bad primary files and
+ *     resume dropped copies ({@link ReplicaTuning#defaults()} by default)
  */
 public record HostConfig(
     int nodeId,
@@ -49,7 +51,8 @@ public record HostConfig(
     boolean automaticFailover,
     TransportConfig transport,
     ZooKeeperAuth zooKeeperAuth,
-    Map<String, String> memberMetadata) {
+    Map<String, String> memberMetadata,
+    ReplicaTuning replicaTuning) {
 
   /** The {@link #zooKeeper} value that starts an in-process server. */
   public static final String EMBEDDED = "embedded";
@@ -67,6 +70,7 @@ public record HostConfig(
     Checks.positive("electionSettle", electionSettle);
     Checks.notNull("transport", transport);
     memberMetadata = MemberMetadata.checked("memberMetadata", memberMetadata);
+    Checks.notNull("replicaTuning", replicaTuning);
   }
 
   public boolean embeddedZooKeeper() {
@@ -95,6 +99,8 @@ public record HostConfig(
     private Map<String, String> memberMetadata = Map.of();
 
     /** Application metadata published with this host's membership of every index (see {@link HostConfig#memberMetadata}). */
+    private ReplicaTuning replicaTuning = ReplicaTuning.defaults();
+
     public Builder memberMetadata(Map<String, String> v) {
       memberMetadata = v;
       return this;
@@ -166,9 +172,16 @@ public record HostConfig(
       return this;
     }
 
+    /** See {@link HostConfig#replicaTuning()}. */
+    public Builder replicaTuning(ReplicaTuning v) {
+      replicaTuning = v;
+      return this;
+    }
+
     public HostConfig build() {
       return new HostConfig(nodeId, cluster, dataDir, zooKeeper, embeddedZooKeeperPort, bindHost, port,
-          sessionTimeout, connectionTimeout, electionSettle, automaticFailover, transport, zooKeeperAuth, memberMetadata);
+          sessionTimeout, connectionTimeout, electionSettle, automaticFailover, transport, zooKeeperAuth, memberMetadata,
+          replicaTuning);
     }
   }
 }

@@ -113,6 +113,15 @@ public record ReplicaConfig(
         .storageFaults(storageFaults).scrub(scrub).copyResumeWindow(copyResumeWindow);
   }
 
+  /** Default of {@link #corruptFileReportAfter()}. */
+  public static final int DEFAULT_CORRUPT_FILE_REPORT_AFTER = 3;
+  /** Default of {@link #badFileBackoffMin()}. */
+  public static final Duration DEFAULT_BAD_FILE_BACKOFF_MIN = Duration.ofSeconds(5);
+  /** Default of {@link #badFileBackoffMax()}. */
+  public static final Duration DEFAULT_BAD_FILE_BACKOFF_MAX = Duration.ofMinutes(2);
+  /** Default of {@link #copyResumeWindow()}. */
+  public static final Duration DEFAULT_COPY_RESUME_WINDOW = Duration.ofSeconds(15);
+
   /** Builds a validated {@link ReplicaConfig}; only cluster, index and dataDir have no default. */
   public static final class Builder {
     private int nodeId = 1;
@@ -123,9 +132,9 @@ public record ReplicaConfig(
     private Duration reconnectMin = Duration.ofMillis(100);
     private Duration reconnectMax = Duration.ofSeconds(5);
     private int maxFileRetries = 10;
-    private int corruptFileReportAfter = 3;
-    private Duration badFileBackoffMin = Duration.ofSeconds(5);
-    private Duration badFileBackoffMax = Duration.ofMinutes(2);
+    private int corruptFileReportAfter = DEFAULT_CORRUPT_FILE_REPORT_AFTER;
+    private Duration badFileBackoffMin = DEFAULT_BAD_FILE_BACKOFF_MIN;
+    private Duration badFileBackoffMax = DEFAULT_BAD_FILE_BACKOFF_MAX;
     private int prefetchFiles = 4;
     private Duration preCopyProgressInterval = Duration.ofSeconds(1);
     private Duration closeTimeout = Duration.ofSeconds(10);
@@ -133,7 +142,7 @@ public record ReplicaConfig(
     private TransportConfig transport = TransportConfig.defaults();
     private StorageFaults storageFaults = StorageFaults.NONE;
     private ScrubConfig scrub = ScrubConfig.defaults();
-    private Duration copyResumeWindow = Duration.ofSeconds(15);
+    private Duration copyResumeWindow = DEFAULT_COPY_RESUME_WINDOW;
 
     public Builder nodeId(int v) {
       nodeId = v;
