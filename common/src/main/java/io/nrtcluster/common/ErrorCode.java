@@ -67,7 +67,19 @@ public enum ErrorCode {
    * ZooKeeper could not record it. The node may well still be the primary (that is {@link
    * #NOT_PRIMARY}); the version is not visible to anyone until it is published: retry.
    */
-  NOT_PUBLISHED(32);
+  NOT_PUBLISHED(32),
+  /**
+   * The primary's Lucene writer hit a tragic event (a corrupt segment, a full disk, a fatal I/O
+   * error) and closed for good: the node acknowledges no more writes, gives its epoch up and rejoins
+   * as a replica. Retry against the next primary once one is elected.
+   */
+  WRITER_LOST(40),
+  /**
+   * The primary's data directory has less free space than its configured floor: writes are refused
+   * before Lucene fails in a flush or merge; they resume by themselves when space returns. Retrying
+   * at once does not help.
+   */
+  INSUFFICIENT_STORAGE(41);
 
   private final int wire;
 

@@ -121,6 +121,28 @@ final class Elector {
     }
   }
 
+  /**
+   * Gives the epoch up because this node can no longer lead (its writer is lost), without waiting:
+   * on the election thread, resigns (so the others elect at once, as after a crash) and steps down.
+   * The caller has already made this node a non-candidate, so the next election passes it over.
+   */
+  void giveUp(String why) {
+    if (closed) {
+      return;
+    }
+    executor.execute(() -> {
+      try {
+        resignNow();
+        if (role == Role.PRIMARY || role == Role.FENCED) {
+          stepDown(why);
+        }
+      } catch (Exception e) {
+        log.warn("giving the epoch up failed: {}", e.toString());
+      }
+      scheduleEvaluate(0);
+    });
+  }
+
   /** Designates {@code successor}, resigns and steps down, on the election thread. */
   void handOff(int successor) throws NrtClusterException {
     try {

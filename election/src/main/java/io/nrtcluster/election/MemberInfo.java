@@ -25,6 +25,9 @@ import java.util.Properties;
  * @param lastCopyMillis wall-clock millis of its last completed copy, 0 if none
  * @param metadata the application's metadata, within the bounds of {@link MemberMetadata}; never
  *     null (null in: empty), unmodifiable
+ * @param candidate whether the node may be elected now; false while it recovers from giving its
+ *     epoch up ({@link IndexElection#giveUp}); records written before this field existed decode as true
+ * @param lastStepDown the last time the node gave its epoch up by itself, or null if it never did
  */
 public record MemberInfo(
     int nodeId,
@@ -35,12 +38,20 @@ public record MemberInfo(
     long commitVersion,
     boolean copying,
     long lastCopyMillis,
-    Map<String, String> metadata) {
+    Map<String, String> metadata,
+    boolean candidate,
+    StepDown lastStepDown) {
   /** Prefix of the metadata keys in the encoded record: a key of its own can never collide with the fixed fields. */
   private static final String METADATA_PREFIX = "meta.";
 
   public MemberInfo {
     metadata = MemberMetadata.checked("metadata", metadata);
+  }
+
+  /** A candidate that never stepped down by itself. */
+  public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
+      boolean copying, long lastCopyMillis, Map<String, String> metadata) {
+    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata, true, null);
   }
 
   /** A record without application metadata. */
@@ -68,12 +79,20 @@ public record MemberInfo(
   }
 
   public MemberInfo withRole(Role newRole) {
-    return new MemberInfo(nodeId, address, newRole, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata);
+    return new MemberInfo(nodeId, address, newRole, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
+        candidate, lastStepDown);
   }
 
   /** This record with {@code newMetadata} (checked as {@link MemberMetadata#checked} does) instead of its own. */
   public MemberInfo withMetadata(Map<String, String> newMetadata) {
-    return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, newMetadata);
+    return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, newMetadata,
+        candidate, lastStepDown);
+  }
+
+  /** This record with the given candidacy and last step-down. */
+  public MemberInfo withStanding(boolean newCandidate, StepDown newLastStepDown) {
+    return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
+        newCandidate, newLastStepDown);
   }
 
   byte[] encode() {
@@ -86,6 +105,12 @@ public record MemberInfo(
     p.setProperty("commitVersion", Long.toString(commitVersion));
     p.setProperty("copying", Boolean.toString(copying));
     p.setProperty("lastCopyMillis", Long.toString(lastCopyMillis));
+    p.setProperty("candidate", Boolean.toString(candidate));
+    if (lastStepDown != null) {
+      p.setProperty("stepDown.reason", lastStepDown.reason().name());
+      p.setProperty("stepDown.message", lastStepDown.message());
+      p.setProperty("stepDown.millis", Long.toString(lastStepDown.atMillis()));
+    }
     metadata.forEach((k, v) -> p.setProperty(METADATA_PREFIX + k, v));
     return PropertiesCodec.encode(p);
   }
@@ -99,6 +124,9 @@ public record MemberInfo(
           metadata.put(key.substring(METADATA_PREFIX.length()), p.getProperty(key));
         }
       }
+      String reason = p.getProperty("stepDown.reason");
+      StepDown stepDown = reason == null ? null : new StepDown(reason(reason), p.getProperty("stepDown.message"),
+          Long.parseLong(p.getProperty("stepDown.millis", "0")));
       return new MemberInfo(
           Integer.parseInt(p.getProperty("nodeId")),
           p.getProperty("address"),
@@ -108,9 +136,21 @@ public record MemberInfo(
           Long.parseLong(p.getProperty("commitVersion")),
           Boolean.parseBoolean(p.getProperty("copying")),
           Long.parseLong(p.getProperty("lastCopyMillis")),
-          metadata);
+          metadata,
+          !"false".equals(p.getProperty("candidate")),
+          stepDown);
     } catch (RuntimeException e) {
       throw new ProtocolException("malformed member data: " + e);
     }
+  }
+
+  /** A reason a newer node wrote that this one does not know reads as the most general one. */
+  private static StepDownReason reason(String name) {
+    for (StepDownReason r : StepDownReason.values()) {
+      if (r.name().equals(name)) {
+        return r;
+      }
+    }
+    return StepDownReason.FATAL_ERROR;
   }
 }

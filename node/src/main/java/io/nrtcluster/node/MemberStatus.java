@@ -1,6 +1,7 @@
 package io.nrtcluster.node;
 
 import io.nrtcluster.election.Role;
+import io.nrtcluster.election.StepDown;
 
 /**
  * One node's row in an index's status, as an operator sees it.
@@ -15,6 +16,9 @@ import io.nrtcluster.election.Role;
  *     -1 when there is no primary)
  * @param millisSinceLastCopy time since its last completed copy, -1 if never
  * @param copying whether a copy is running
+ * @param candidate whether it may be elected now (false while it recovers from giving its epoch up)
+ * @param lastStepDown the last time it gave its epoch up by itself (a lost index writer) and why,
+ *     or null if it never did
  */
 public record MemberStatus(
     int nodeId,
@@ -25,4 +29,6 @@ public record MemberStatus(
     long commitVersion,
     long versionsBehind,
     long millisSinceLastCopy,
-    boolean copying) {}
+    boolean copying,
+    boolean candidate,
+    StepDown lastStepDown) {}

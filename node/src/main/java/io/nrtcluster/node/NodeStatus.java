@@ -1,6 +1,7 @@
 package io.nrtcluster.node;
 
 import io.nrtcluster.election.Role;
+import io.nrtcluster.election.StepDown;
 
 /**
  * A snapshot of one node's state for one index.
@@ -16,6 +17,11 @@ import io.nrtcluster.election.Role;
  * @param copying whether a copy is running
  * @param lastCopyMillis wall-clock millis of its last completed copy, 0 if none
  * @param replayPosition application source position of the version it searches, or null
+ * @param candidate whether it may be elected now (false while it recovers from giving its epoch up)
+ * @param lastStepDown the last time it gave its epoch up by itself (a lost index writer) and why,
+ *     or null if it never did
+ * @param belowDiskFloor whether its data directory is below the free-space floor now (a primary
+ *     then refuses writes)
  */
 public record NodeStatus(
     int nodeId,
@@ -28,4 +34,7 @@ public record NodeStatus(
     String primaryAddress,
     boolean copying,
     long lastCopyMillis,
-    String replayPosition) {}
+    String replayPosition,
+    boolean candidate,
+    StepDown lastStepDown,
+    boolean belowDiskFloor) {}

@@ -28,6 +28,15 @@ public final class NrtMeters {
    * generation it leads or follows moved to a newer one after it had known an older one.
    */
   public static final String FAILOVERS = "nrt.failovers";
+  /**
+   * Counter: times this node's primary lost its index writer (Lucene's tragic event) and gave its
+   * epoch up, tagged {@value #TAG_REASON} with the {@code StepDownReason}.
+   */
+  public static final String WRITER_LOST = "nrt.primary.writer.lost";
+  /** Tag: the {@code StepDownReason} of {@link #WRITER_LOST}. */
+  public static final String TAG_REASON = "reason";
+  /** Counter: writes the primary refused because its data directory was below the free-space floor. */
+  public static final String WRITES_REFUSED_STORAGE = "nrt.primary.writes.refused.storage";
   /** Timer: each refresh on the primary (flush, new reader, publication in ZooKeeper). */
   public static final String REFRESH = "nrt.refresh";
   /**

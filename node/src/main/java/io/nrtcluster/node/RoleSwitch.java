@@ -205,11 +205,30 @@ final class RoleSwitch implements ElectionListener {
   public void unfenced() {
     machine.submit("unfence", () -> {
       IndexElection e = election;
-      if (machine.state() == IndexState.FENCED && e != null && e.role() == Role.PRIMARY) {
+      IndexSnapshot s = machine.snapshot();
+      if (s.state() == IndexState.FENCED && e != null && e.role() == Role.PRIMARY && !writerLost(s.primary())) {
         machine.moveTo(IndexState.LEADING, "epoch confirmed after reconnect");
       }
       return null;
     });
+  }
+
+  /**
+   * Queued: a primary whose writer is lost stops acknowledging writes (fenced until the election's
+   * step-down it asked for arrives); nothing changes when {@code p} is no longer this node's primary.
+   */
+  void fenceLostWriter(Primary p, String why) {
+    machine.submit("fence a lost writer", () -> {
+      IndexSnapshot s = machine.snapshot();
+      if (s.primary() == p && (s.state() == IndexState.LEADING || s.state() == IndexState.HANDING_OFF)) {
+        machine.moveTo(IndexState.FENCED, "index writer lost: " + why);
+      }
+      return null;
+    });
+  }
+
+  private static boolean writerLost(Primary p) {
+    return p != null && p.writer().getTragicException() != null;
   }
 
   @Override
@@ -227,7 +246,7 @@ final class RoleSwitch implements ElectionListener {
       release(previous);
       // Rolls back to the last commit: whatever was never replicated is dropped here; the new
       // primary's point-in-time replaces it.
-      s.primary().close();
+      closeSteppingDown(s.primary());
       Replica r = openReplica(null);
       machine.transition(x -> x.replicating(r, null), "stepped down");
       if (bridge != null) {
@@ -242,6 +261,21 @@ final class RoleSwitch implements ElectionListener {
     if (stepped) {
       log.warn("stepped down; rejoined as a replica");
       afterSwitch.accept(Role.REPLICA, -1);
+    }
+  }
+
+  /**
+   * A lost writer closed itself already (releasing the write lock), so its primary failing to close
+   * must not keep the node from rejoining as a replica; any other failure stands.
+   */
+  private void closeSteppingDown(Primary p) throws IOException {
+    try {
+      p.close();
+    } catch (IOException | RuntimeException e) {
+      if (!writerLost(p)) {
+        throw e;
+      }
+      log.warn("closing the primary whose writer is lost: {}", e.toString());
     }
   }
 
@@ -386,8 +420,10 @@ final class RoleSwitch implements ElectionListener {
     return s == IndexState.CLOSING || s == IndexState.CLOSED;
   }
 
+  /** Leading, with a writer that is not lost (a lost one is fenced a moment later). */
   boolean isWritablePrimary() {
-    return machine.state().admitsWrites();
+    IndexSnapshot s = machine.snapshot();
+    return s.state().admitsWrites() && !writerLost(s.primary());
   }
 
   Primary primary() {
