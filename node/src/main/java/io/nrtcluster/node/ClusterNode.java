@@ -100,6 +100,7 @@ public final class ClusterNode implements Closeable {
   /** Every progress report (about every 100 ms): a lost writer is noticed here when nothing writes. */
   private void periodic() {
     lostWriter.check();
+    roles.dropBridgeOnceFollowing();
     metrics.sample(this);
   }
 

@@ -115,12 +115,27 @@ final class LostWriterWatch {
     lostAtNanos = System.nanoTime();
     log.error("the index writer is lost ({}): no more writes; giving the epoch up", why.reason(), tragic);
     metrics.get().writerLost(why.reason());
-    roles.fenceLostWriter(p, why.reason() + ": " + why.message());
+    fence(p, why.reason() + ": " + why.message());
     IndexElection e = roles.election();
     if (e != null) {
       e.giveUp(why);
     }
     return why;
+  }
+
+  /**
+   * Queued: a primary whose writer is lost stops acknowledging writes (fenced until the election's
+   * step-down it asked for arrives); nothing changes when {@code p} is no longer this node's primary.
+   */
+  private void fence(Primary p, String why) {
+    IndexStateMachine machine = roles.machine();
+    machine.submit("fence a lost writer", () -> {
+      IndexSnapshot s = machine.snapshot();
+      if (s.primary() == p && (s.state() == IndexState.LEADING || s.state() == IndexState.HANDING_OFF)) {
+        machine.moveTo(IndexState.FENCED, "index writer lost: " + why);
+      }
+      return null;
+    });
   }
 
   /** The kind of failure, from the exception chain and, for I/O, how much space is left. */

@@ -213,21 +213,7 @@ final class RoleSwitch implements ElectionListener {
     });
   }
 
-  /**
-   * Queued: a primary whose writer is lost stops acknowledging writes (fenced until the election's
-   * step-down it asked for arrives); nothing changes when {@code p} is no longer this node's primary.
-   */
-  void fenceLostWriter(Primary p, String why) {
-    machine.submit("fence a lost writer", () -> {
-      IndexSnapshot s = machine.snapshot();
-      if (s.primary() == p && (s.state() == IndexState.LEADING || s.state() == IndexState.HANDING_OFF)) {
-        machine.moveTo(IndexState.FENCED, "index writer lost: " + why);
-      }
-      return null;
-    });
-  }
-
-  private static boolean writerLost(Primary p) {
+  static boolean writerLost(Primary p) {
     return p != null && p.writer().getTragicException() != null;
   }
 
@@ -381,6 +367,35 @@ final class RoleSwitch implements ElectionListener {
       release(b);
     }
     return null;
+  }
+
+  /**
+   * Periodic: drops the bridge once the replica searches a point of the primary it follows, also
+   * when it got there without an NRT copy (a resync syncs the new primary's point while it opens,
+   * and no version listener hears of it). A point of the followed primary's generation can only
+   * have been copied from it, never be this node's own reopened commit.
+   */
+  void dropBridgeOnceFollowing() {
+    IndexSnapshot s = machine.snapshot();
+    if (s.bridge() == null || !followsWithItsGeneration(s)) {
+      return;
+    }
+    machine.submit("drop the bridge after a sync", () -> {
+      IndexSnapshot now = machine.snapshot();
+      IndexSnapshot.Bridge b = now.bridge();
+      if (b != null && followsWithItsGeneration(now)) {
+        machine.transition(x -> x.withBridge(null), "the replica searches the followed primary's version "
+            + now.replica().searchingVersion());
+        release(b);
+      }
+      return null;
+    });
+  }
+
+  private static boolean followsWithItsGeneration(IndexSnapshot s) {
+    Replica r = s.replica();
+    return s.state() == IndexState.REPLICATING && r != null && s.followed() != null
+        && r.primaryGen() == s.followed().primaryGen() && r.searchingVersion() >= s.bridge().version();
   }
 
   private void release(IndexSnapshot.Bridge b) {
