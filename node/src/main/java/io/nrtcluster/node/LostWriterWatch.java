@@ -8,8 +8,7 @@ import io.nrtcluster.election.StepDownReason;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.replica.Replica;
 import java.io.IOException;
-import java.util.Collections;
-import java.util.Set;
+import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.function.Supplier;
 import org.apache.lucene.index.CorruptIndexException;
@@ -43,10 +42,11 @@ final class LostWriterWatch {
   private final NodeLog log;
   private final int nodeId;
   private final String index;
-  /** The primaries whose lost writer was acted on (each is acted on once); weak: a closed primary goes. */
-  private final Set<Primary> acted = Collections.newSetFromMap(new WeakHashMap<>());
-  private volatile StepDown lastWhy;
+  /** The primaries whose lost writer was acted on (each once), and why; weak: a closed primary goes. */
+  private final Map<Primary, StepDown> acted = new WeakHashMap<>();
   private volatile long lostAtNanos;
+  /** Lucene's exception of the last lost writer: the cause of every refusal until a new primary is followed. */
+  private volatile Throwable lastTragic;
 
   LostWriterWatch(RoleSwitch roles, DiskFloor floor, Supplier<IndexMetrics> metrics, NodeLog log, int nodeId, String index) {
     this.roles = roles;
@@ -81,7 +81,7 @@ final class LostWriterWatch {
       return null;
     }
     StepDown why = lost(p, tragic);
-    WriterLostException e = refusal(what, why);
+    WriterLostException e = refusal(what, why, tragic);
     e.addSuppressed(failure);
     return e;
   }
@@ -95,24 +95,27 @@ final class LostWriterWatch {
     if (e == null || e.isCandidate() || e.lastStepDown() == null || s.followed() != null) {
       return null;
     }
-    return refusal(what, e.lastStepDown());
+    return refusal(what, e.lastStepDown(), lastTragic);
   }
 
-  private WriterLostException refusal(String what, StepDown why) {
+  private WriterLostException refusal(String what, StepDown why, Throwable tragic) {
     return new WriterLostException("node " + nodeId + " cannot " + what + " on " + index + ": its index writer is lost ("
-        + why.reason() + ": " + why.message() + "); it gave its epoch up: retry on the next primary", null);
+        + why.reason() + ": " + why.message() + "); it gave its epoch up: retry on the next primary", tragic);
   }
 
   private StepDown lost(Primary p, Throwable tragic) {
+    StepDown why;
     synchronized (acted) {
-      if (!acted.add(p)) {
-        StepDown last = lastWhy;
-        return last != null ? last : new StepDown(StepDownReason.FATAL_ERROR, String.valueOf(tragic), System.currentTimeMillis());
+      StepDown seen = acted.get(p);
+      if (seen != null) {
+        return seen;
       }
+      // Classified once per writer, under the lock (one statfs): every refusal names the same reason.
+      why = new StepDown(classify(tragic), String.valueOf(tragic), System.currentTimeMillis());
+      acted.put(p, why);
     }
-    StepDown why = new StepDown(classify(tragic), String.valueOf(tragic), System.currentTimeMillis());
-    lastWhy = why;
     lostAtNanos = System.nanoTime();
+    lastTragic = tragic;
     log.error("the index writer is lost ({}): no more writes; giving the epoch up", why.reason(), tragic);
     metrics.get().writerLost(why.reason());
     fence(p, why.reason() + ": " + why.message());

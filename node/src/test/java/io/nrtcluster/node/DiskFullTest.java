@@ -24,6 +24,9 @@ import org.apache.lucene.index.CheckIndex;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.NoLockFactory;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +40,18 @@ import org.junit.jupiter.api.io.TempDir;
 class DiskFullTest {
   private static final long MIB = 1 << 20;
   @TempDir Path dir;
+
+  @BeforeEach
+  void mergeThreadsMayFail() {
+    // A merge that runs out of space ends its merge thread with an uncaught exception, on purpose;
+    // Awaitility would otherwise fail whichever wait is running at that moment.
+    Awaitility.doNotCatchUncaughtExceptionsByDefault();
+  }
+
+  @AfterEach
+  void resetAwaitility() {
+    Awaitility.reset();
+  }
 
   @Test
   void belowTheFloorWritesAreRefusedWhileRefreshesAndSearchesGoOnAndTheyResumeWhenSpaceReturns() throws Exception {

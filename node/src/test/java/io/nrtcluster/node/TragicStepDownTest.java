@@ -23,6 +23,9 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.index.IndexWriter;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,6 +37,18 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(180)
 class TragicStepDownTest {
   @TempDir Path dir;
+
+  @BeforeEach
+  void mergeThreadsMayFail() {
+    // A merge that reads the corrupt segment ends its merge thread with an uncaught exception, on
+    // purpose; Awaitility would otherwise fail whichever wait is running at that moment.
+    Awaitility.doNotCatchUncaughtExceptionsByDefault();
+  }
+
+  @AfterEach
+  void resetAwaitility() {
+    Awaitility.reset();
+  }
 
   static long seed() {
     String s = System.getProperty("nrt.test.seed");
@@ -55,6 +70,36 @@ class TragicStepDownTest {
   }
 
   @Test
+  void aTragicEventIsNoticedWithoutAnyWriteAndTheRefusalNamesItsCause() throws Exception {
+    long seed = seed();
+    try (ClusterHarness c = new ClusterHarness(dir, seed, 2).startWithFirstAsPrimary()) {
+      ClusterNode old = c.node(0);
+      c.addDocs(old, 50);
+      c.awaitAllAt(old.refresh());
+      CorruptIndexException tragedy = new CorruptIndexException("bad checksum reported by a replica", "_0.cfs");
+      old.primary().writer().onTragicEvent(tragedy, "test");
+      // Nothing writes: the periodic look alone hands the epoch over.
+      assertThat(c.awaitPrimary()).as("seed %d", seed).isEqualTo(1);
+      assertThat(old.status().lastStepDown().reason()).isEqualTo(StepDownReason.CORRUPT_INDEX);
+      assertThat(old.status().lastStepDown().message()).contains("bad checksum reported by a replica");
+    }
+  }
+
+  @Test
+  void theFailedWriteItselfGetsTheTypedErrorWithLucenesExceptionAsItsCause() throws Exception {
+    long seed = seed();
+    try (ClusterHarness c = new ClusterHarness(dir, seed, 2).startWithFirstAsPrimary()) {
+      ClusterNode old = c.node(0);
+      CorruptIndexException tragedy = new CorruptIndexException("bad checksum reported by a replica", "_0.cfs");
+      old.primary().writer().onTragicEvent(tragedy, "test");
+      assertThatThrownBy(() -> old.addDocument(c.doc(1))).isInstanceOfSatisfying(WriterLostException.class, e -> {
+        assertThat(e.code()).isEqualTo(io.nrtcluster.common.ErrorCode.WRITER_LOST);
+        assertThat(e.getCause()).isSameAs(tragedy);
+      });
+    }
+  }
+
+  @Test
   void aCorruptSegmentReadByAMergeStepsThePrimaryDown() throws Exception {
     stepsDown((c, primary) -> {
       Path index = c.root().resolve("n1").resolve(ClusterHarness.INDEX).resolve("index");
@@ -62,7 +107,9 @@ class TragicStepDownTest {
       flipMiddleByte(victim);
       // The merge reads the corrupt file; Lucene then closes the writer for good.
       assertThatThrownBy(() -> primary.primary().writer().forceMerge(1)).as("merging %s", victim).isInstanceOf(Exception.class);
-      assertThat(primary.primary().writer().getTragicException()).isNotNull();
+      IndexWriter w = primary.primary().writer();
+      // The merge thread records the tragedy; forceMerge may return to us a moment before.
+      await("the writer's tragic exception").atMost(Duration.ofSeconds(10)).until(() -> w.getTragicException() != null);
     });
   }
 
