@@ -5,6 +5,7 @@ import io.nrtcluster.stress.ChaosReport;
 import io.nrtcluster.stress.ChaosRun;
 import io.nrtcluster.stress.FaultKind;
 import io.nrtcluster.stress.NetworkMode;
+import io.nrtcluster.stress.StorageMode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -35,6 +36,9 @@ import picocli.CommandLine.Spec;
           + "on a bridge the harness makes and always removes, and the schedule also cuts links: the primary from "
           + "ZooKeeper, the primary from its replicas, random halves, a bridge node seeing both sides, one-way cuts, "
           + "and slow links (tbf).",
+      "With --storage tmpfs (root only) each node's index lives on a size-limited tmpfs the harness mounts, "
+          + "fills from outside (a real `No space left on device`) and frees again (diskFull), and unmounts at the end "
+          + "after keeping a copy of each index beside the mount point.",
       "After each failover the harness replays its log from the new primary's replay position. At the end it "
           + "checks that no acknowledged document was lost, that nodes at the same version always agreed, that no "
           + "refresh was acknowledged with a version ZooKeeper never recorded for that primary, that no old primary "
@@ -66,13 +70,22 @@ public final class ChaosCommand implements Callable<Integer> {
       description = "Fault kinds to inject (default: all the network mode allows): primaryKill, replicaKill, "
           + "jvmCrash, pause, wire, zkServerRestart, fullClusterRestart, promotion, primaryPause; with namespaces "
           + "also partitionPrimaryZooKeeper, partitionPrimaryReplicas, partitionHalves, partitionBridge, "
-          + "partitionOneWay, slowLink.")
+          + "partitionOneWay, slowLink; with tmpfs storage also diskFull.")
   List<String> faults;
 
   @Option(names = "--network", paramLabel = "MODE", defaultValue = "loopback",
       description = "loopback (default) or namespaces: each host in its own network namespace, so links can be cut "
           + "and slowed. Needs root; without it the run is refused (exit 1), never run on loopback instead.")
   String network;
+
+  @Option(names = "--storage", paramLabel = "MODE", defaultValue = "plain",
+      description = "plain (default) or tmpfs: each node's index on its own size-limited tmpfs, so disks can be "
+          + "filled (diskFull). Needs root.")
+  StorageMode storage;
+
+  @Option(names = "--disk-mb", paramLabel = "MB", defaultValue = "1024",
+      description = "Size of each node's tmpfs with --storage tmpfs (default: ${DEFAULT-VALUE}).")
+  int diskMb;
 
   @Option(names = "--writes-per-second", paramLabel = "N", defaultValue = "300",
       description = "Bound on the write rate, all indexer threads together (default: ${DEFAULT-VALUE}).")
@@ -94,7 +107,7 @@ public final class ChaosCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--network: " + e.getMessage());
     }
-    Set<FaultKind> kinds = FaultKind.available(mode);
+    Set<FaultKind> kinds = FaultKind.available(mode, storage);
     if (faults != null) {
       kinds = EnumSet.noneOf(FaultKind.class);
       for (String f : faults) {
@@ -109,7 +122,8 @@ public final class ChaosCommand implements Callable<Integer> {
     ChaosConfig config;
     try {
       config = ChaosConfig.builder().nodes(nodes).duration(duration).seed(seed).reportDir(report.toAbsolutePath())
-          .faults(kinds).writesPerSecond(writesPerSecond).sessionTimeout(sessionTimeout).nodeHeapMb(nodeHeapMb).network(mode).build();
+          .faults(kinds).writesPerSecond(writesPerSecond).sessionTimeout(sessionTimeout).nodeHeapMb(nodeHeapMb).network(mode)
+          .storage(storage).diskMb(diskMb).build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

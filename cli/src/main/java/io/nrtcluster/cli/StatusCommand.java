@@ -60,12 +60,13 @@ final class StatusCommand implements Callable<Integer> {
   static void printTable(PrintWriter out, IndexStatus s) {
     out.printf("%s/%s  primary: %s%n", s.cluster(), s.index(),
         s.primaryNodeId() < 0 ? "none" : "node " + s.primaryNodeId() + " (generation " + s.primaryGen() + ")");
-    out.printf("  %4s  %-21s  %-8s  %4s  %10s  %10s  %7s  %10s  %7s%n",
-        "id", "address", "role", "gen", "searching", "committed", "behind", "last copy", "copying");
+    out.printf("  %4s  %-21s  %-8s  %4s  %10s  %10s  %7s  %10s  %7s  %13s%n",
+        "id", "address", "role", "gen", "searching", "committed", "behind", "last copy", "copying", "copy failures");
     for (MemberStatus m : s.members()) {
-      out.printf("  %4d  %-21s  %-8s  %4d  %10d  %10d  %7s  %10s  %7s%n", m.nodeId(), m.address(), m.role(), m.primaryGen(),
+      out.printf("  %4d  %-21s  %-8s  %4d  %10d  %10d  %7s  %10s  %7s  %13d%n", m.nodeId(), m.address(), m.role(), m.primaryGen(),
           m.searchingVersion(), m.commitVersion(), m.versionsBehind() < 0 ? "-" : Long.toString(m.versionsBehind()),
-          m.millisSinceLastCopy() < 0 ? "-" : Units.human(Duration.ofMillis(m.millisSinceLastCopy())) + " ago", m.copying() ? "yes" : "no");
+          m.millisSinceLastCopy() < 0 ? "-" : Units.human(Duration.ofMillis(m.millisSinceLastCopy())) + " ago", m.copying() ? "yes" : "no",
+          m.consecutiveCopyFailures());
       if (m.lastStepDown() != null) {
         // Why a primary gave its epoch up by itself (its index writer was lost), and whether it may lead again.
         out.printf("        stepped down %s ago: %s: %s%s%n",

@@ -58,11 +58,12 @@ class AdminCommandsTest {
         assertThat(m.get("searchingVersion").asLong()).isEqualTo(own.searchingVersion());
         assertThat(m.get("commitVersion").asLong()).isEqualTo(own.commitVersion());
         assertThat(m.get("address").asText()).isEqualTo(own.address());
+        assertThat(m.get("consecutiveCopyFailures").asLong()).as("caught up: no copy failing").isZero();
       }
     });
     NrtRun table = nrt("status", "--zk", zk, "--cluster", CLUSTER, "--index", "docs");
     assertThat(table.exit()).isZero();
-    assertThat(table.out()).contains(CLUSTER + "/docs  primary: node " + (p + 1));
+    assertThat(table.out()).contains(CLUSTER + "/docs  primary: node " + (p + 1)).contains("copy failures");
   }
 
   @Test

@@ -25,6 +25,8 @@ import java.util.Properties;
  * @param lastCopyMillis wall-clock millis of its last completed copy, 0 if none
  * @param metadata the application's metadata, within the bounds of {@link MemberMetadata}; never
  *     null (null in: empty), unmodifiable
+ * @param consecutiveCopyFailures NRT copies that failed since its last successful one (0 for a
+ *     primary, and in records of nodes that do not report it)
  * @param candidate whether the node may be elected now; false while it recovers from giving its
  *     epoch up ({@link IndexElection#giveUp}); records written before this field existed decode as true
  * @param lastStepDown the last time the node gave its epoch up by itself, or null if it never did
@@ -39,6 +41,7 @@ public record MemberInfo(
     boolean copying,
     long lastCopyMillis,
     Map<String, String> metadata,
+    long consecutiveCopyFailures,
     boolean candidate,
     StepDown lastStepDown) {
   /** Prefix of the metadata keys in the encoded record: a key of its own can never collide with the fixed fields. */
@@ -48,10 +51,17 @@ public record MemberInfo(
     metadata = MemberMetadata.checked("metadata", metadata);
   }
 
-  /** A candidate that never stepped down by itself. */
+  /** A candidate that never stepped down by itself and reports no copy failures. */
   public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
       boolean copying, long lastCopyMillis, Map<String, String> metadata) {
-    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata, true, null);
+    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata, 0);
+  }
+
+  /** A candidate that never stepped down by itself. */
+  public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
+      boolean copying, long lastCopyMillis, Map<String, String> metadata, long consecutiveCopyFailures) {
+    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
+        consecutiveCopyFailures, true, null);
   }
 
   /** A record without application metadata. */
@@ -80,19 +90,19 @@ public record MemberInfo(
 
   public MemberInfo withRole(Role newRole) {
     return new MemberInfo(nodeId, address, newRole, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
-        candidate, lastStepDown);
+        consecutiveCopyFailures, candidate, lastStepDown);
   }
 
   /** This record with {@code newMetadata} (checked as {@link MemberMetadata#checked} does) instead of its own. */
   public MemberInfo withMetadata(Map<String, String> newMetadata) {
     return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, newMetadata,
-        candidate, lastStepDown);
+        consecutiveCopyFailures, candidate, lastStepDown);
   }
 
   /** This record with the given candidacy and last step-down. */
   public MemberInfo withStanding(boolean newCandidate, StepDown newLastStepDown) {
     return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
-        newCandidate, newLastStepDown);
+        consecutiveCopyFailures, newCandidate, newLastStepDown);
   }
 
   byte[] encode() {
@@ -105,6 +115,7 @@ public record MemberInfo(
     p.setProperty("commitVersion", Long.toString(commitVersion));
     p.setProperty("copying", Boolean.toString(copying));
     p.setProperty("lastCopyMillis", Long.toString(lastCopyMillis));
+    p.setProperty("consecutiveCopyFailures", Long.toString(consecutiveCopyFailures));
     p.setProperty("candidate", Boolean.toString(candidate));
     if (lastStepDown != null) {
       p.setProperty("stepDown.reason", lastStepDown.reason().name());
@@ -137,6 +148,8 @@ public record MemberInfo(
           Boolean.parseBoolean(p.getProperty("copying")),
           Long.parseLong(p.getProperty("lastCopyMillis")),
           metadata,
+          // Absent in records of nodes from before it was reported.
+          Long.parseLong(p.getProperty("consecutiveCopyFailures", "0")),
           !"false".equals(p.getProperty("candidate")),
           stepDown);
     } catch (RuntimeException e) {

@@ -47,6 +47,16 @@ class MemberInfoTest {
   }
 
   @Test
+  void consecutiveCopyFailuresRoundTripAndAreKeptByTheWithers() throws Exception {
+    MemberInfo failing = new MemberInfo(3, "10.0.0.3:7000", Role.REPLICA, 4, 120, 110, true, 1_700_000_000_000L,
+        Map.of("http", "http://a:1"), 17);
+    assertThat(MemberInfo.decode(failing.encode())).isEqualTo(failing);
+    assertThat(failing.withRole(Role.PRIMARY).consecutiveCopyFailures()).isEqualTo(17);
+    assertThat(failing.withMetadata(Map.of()).consecutiveCopyFailures()).isEqualTo(17);
+    assertThat(BASE.consecutiveCopyFailures()).as("a record written before it existed decodes with 0").isZero();
+  }
+
+  @Test
   void metadataIsUnmodifiableAndACopy() {
     Map<String, String> source = new HashMap<>(Map.of("http", "http://a:1"));
     MemberInfo m = BASE.withMetadata(source);

@@ -16,6 +16,8 @@ import io.nrtcluster.election.StepDown;
  *     -1 when there is no primary)
  * @param millisSinceLastCopy time since its last completed copy, -1 if never
  * @param copying whether a copy is running
+ * @param consecutiveCopyFailures NRT copies that failed since its last successful one: rising while
+ *     the primary publishes means it is stuck on its last good searcher (its WARN lines say why)
  * @param candidate whether it may be elected now (false while it recovers from giving its epoch up)
  * @param lastStepDown the last time it gave its epoch up by itself (a lost index writer) and why,
  *     or null if it never did
@@ -30,5 +32,6 @@ public record MemberStatus(
     long versionsBehind,
     long millisSinceLastCopy,
     boolean copying,
+    long consecutiveCopyFailures,
     boolean candidate,
     StepDown lastStepDown) {}

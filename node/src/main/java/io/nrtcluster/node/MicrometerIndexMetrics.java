@@ -14,9 +14,13 @@ import io.nrtcluster.election.StepDownReason;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.primary.PreCopyResult;
 import io.nrtcluster.primary.PrimaryObserver;
+import io.nrtcluster.replica.CopyFailureReason;
 import io.nrtcluster.replica.Replica;
 import io.nrtcluster.replica.ReplicaObserver;
 import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -39,6 +43,9 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   private final Counter files;
   private final Counter failures;
   private final Counter mismatches;
+  private final Map<CopyFailureReason, Counter> failuresByReason = new EnumMap<>(CopyFailureReason.class);
+  private final Counter primaryCorrupt;
+  private final Counter primaryIntact;
   private final Counter resyncs;
   private final Counter storageFailures;
   private final Counter staleGenerations;
@@ -71,6 +78,18 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
         .description("files received and verified as a replica").register(registry));
     failures = add(Counter.builder(NrtMeters.COPY_FAILURES).tags(tags)
         .description("NRT copies that failed (retried)").register(registry));
+    for (CopyFailureReason reason : CopyFailureReason.values()) {
+      failuresByReason.put(reason, add(Counter.builder(NrtMeters.COPY_FAILURES_BY_REASON).tags(tags)
+          .tag(NrtMeters.TAG_REASON, reason.name().toLowerCase(Locale.ROOT))
+          .description("NRT copies that failed, by reason").register(registry)));
+    }
+    add(Gauge.builder(NrtMeters.CONSECUTIVE_COPY_FAILURES, node, MicrometerIndexMetrics::consecutiveCopyFailures).tags(tags)
+        .description("NRT copies failed since the last successful one (stuck on the last good searcher while it rises)")
+        .register(registry));
+    primaryCorrupt = add(Counter.builder(NrtMeters.FILE_VERDICTS).tags(tags).tag(NrtMeters.TAG_VERDICT, "corrupt")
+        .description("files reported to the primary after repeated checksum failures, by its verdict").register(registry));
+    primaryIntact = add(Counter.builder(NrtMeters.FILE_VERDICTS).tags(tags).tag(NrtMeters.TAG_VERDICT, "intact")
+        .description("files reported to the primary after repeated checksum failures, by its verdict").register(registry));
     mismatches = add(Counter.builder(NrtMeters.CHECKSUM_MISMATCHES).tags(tags)
         .description("files whose bytes did not match the primary's checksum or length (refetched)").register(registry));
     storageFailures = add(Counter.builder(NrtMeters.STORAGE_FAILURES).tags(tags)
@@ -96,6 +115,11 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   private static double versionsBehind(ClusterNode node) {
     Replica r = node.replica();
     return r == null ? 0 : r.versionsBehind();
+  }
+
+  private static double consecutiveCopyFailures(ClusterNode node) {
+    Replica r = node.replica();
+    return r == null ? 0 : r.stats().consecutiveCopyFailures();
   }
 
   private static double nanosBehind(ClusterNode node) {
@@ -177,6 +201,16 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   @Override
   public void copyFailed() {
     failures.increment();
+  }
+
+  @Override
+  public void copyFailed(CopyFailureReason reason) {
+    failuresByReason.get(reason).increment();
+  }
+
+  @Override
+  public void fileVerdict(boolean corrupt) {
+    (corrupt ? primaryCorrupt : primaryIntact).increment();
   }
 
   @Override

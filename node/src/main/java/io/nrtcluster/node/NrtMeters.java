@@ -33,8 +33,6 @@ public final class NrtMeters {
    * epoch up, tagged {@value #TAG_REASON} with the {@code StepDownReason}.
    */
   public static final String WRITER_LOST = "nrt.primary.writer.lost";
-  /** Tag: the {@code StepDownReason} of {@link #WRITER_LOST}. */
-  public static final String TAG_REASON = "reason";
   /** Counter: writes the primary refused because its data directory was below the free-space floor. */
   public static final String WRITES_REFUSED_STORAGE = "nrt.primary.writes.refused.storage";
   /** Timer: each refresh on the primary (flush, new reader, publication in ZooKeeper). */
@@ -51,6 +49,22 @@ public final class NrtMeters {
   public static final String COPY_FILES = "nrt.copy.files";
   /** Counter: NRT copies that failed on this replica (it retries; its last searcher keeps serving). */
   public static final String COPY_FAILURES = "nrt.copy.failures";
+  /**
+   * Counter, tagged {@link #TAG_REASON}: the NRT copies of {@link #COPY_FAILURES} by why they failed
+   * ({@code checksum_mismatch}, {@code connection_lost}, {@code storage}, {@code other}).
+   */
+  public static final String COPY_FAILURES_BY_REASON = "nrt.copy.failures.reason";
+  /** Tag of {@link #COPY_FAILURES_BY_REASON} (why a copy failed) and {@link #WRITER_LOST} (the {@code StepDownReason}). */
+  public static final String TAG_REASON = "reason";
+  /** Gauge: NRT copies that failed on this replica since its last successful one (0 on a primary). */
+  public static final String CONSECUTIVE_COPY_FAILURES = "nrt.copy.failures.consecutive";
+  /**
+   * Counter, tagged {@link #TAG_VERDICT} ({@code corrupt} or {@code intact}): files this replica
+   * reported to its primary after repeated checksum failures, by what the primary found.
+   */
+  public static final String FILE_VERDICTS = "nrt.copy.file.verdicts";
+  /** Tag of {@link #FILE_VERDICTS}. */
+  public static final String TAG_VERDICT = "verdict";
   /** Counter: files whose bytes did not match the primary's checksum or length (each refetched). */
   public static final String CHECKSUM_MISMATCHES = "nrt.copy.checksum.mismatches";
   /**

@@ -8,6 +8,7 @@ import io.nrtcluster.election.Role;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.replica.Replica;
 import java.io.IOException;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -86,7 +87,8 @@ final class ProgressReporter {
     }
     if (r != null) {
       return new MemberInfo(host.nodeId(), address, role, r.primaryGen(), r.searchingVersion(),
-          r.lastCommitVersion(), r.isCopying(), r.stats().lastCopyCompletedMillis());
+          r.lastCommitVersion(), r.isCopying(), r.stats().lastCopyCompletedMillis(), Map.of(),
+          r.stats().consecutiveCopyFailures());
     }
     return new MemberInfo(host.nodeId(), address, role, s.generation(), -1, -1, false, 0);
   }

@@ -85,6 +85,10 @@ class MetricsTest {
         assertThat(counter(r, NrtMeters.CHECKSUM_MISMATCHES)).isZero();
         assertThat(counter(r, NrtMeters.COPY_FAILURES)).isZero();
         assertThat(counter(r, NrtMeters.STORAGE_FAILURES)).isZero();
+        assertThat(r.get(NrtMeters.COPY_FAILURES_BY_REASON).counters()).as("one counter per reason").hasSize(4)
+            .allSatisfy(f -> assertThat(f.count()).isZero());
+        assertThat(r.get(NrtMeters.FILE_VERDICTS).counters()).hasSize(2).allSatisfy(f -> assertThat(f.count()).isZero());
+        assertThat(gauge(r, NrtMeters.CONSECUTIVE_COPY_FAILURES)).isZero();
         assertThat(timerCount(r, NrtMeters.REPLICATION_DELAY)).as("installs of announced versions").isPositive();
         await("N" + (i + 1) + " lag settles").atMost(WAIT).until(
             () -> gauge(r, NrtMeters.LAG_VERSIONS) == 0 && r.get(NrtMeters.LAG).timeGauge().value(TimeUnit.MILLISECONDS) == 0);

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
@@ -53,6 +54,7 @@ public final class Primary implements Closeable {
   private final PrimaryEndpoint endpoint;
   private final CopyStateRegistry copyStates;
   private final MergePreCopier preCopier;
+  private final FileVerifier verifier;
   private final Transport transport;
   private final boolean ownsTransport;
   private final TransportServer server;
@@ -105,8 +107,8 @@ public final class Primary implements Closeable {
   }
 
   private Primary(PrimaryConfig config, NodeLog log, GenerationStore store, ReplicatingPrimaryNode node,
-      PrimaryEndpoint endpoint, CopyStateRegistry copyStates, MergePreCopier preCopier, Transport transport,
-      boolean ownsTransport, TransportServer server) {
+      PrimaryEndpoint endpoint, CopyStateRegistry copyStates, MergePreCopier preCopier, FileVerifier verifier,
+      Transport transport, boolean ownsTransport, TransportServer server) {
     this.config = config;
     this.log = log;
     this.store = store;
@@ -114,6 +116,7 @@ public final class Primary implements Closeable {
     this.endpoint = endpoint;
     this.copyStates = copyStates;
     this.preCopier = preCopier;
+    this.verifier = verifier;
     this.transport = transport;
     this.ownsTransport = ownsTransport;
     this.server = server;
@@ -184,7 +187,8 @@ public final class Primary implements Closeable {
           new SearcherFactory(), log, preCopier);
       node.setRemoteCloseTimeoutMs(0);
       CopyStateRegistry copyStates = new CopyStateRegistry(node, log);
-      endpoint.bind(node, copyStates, preCopier);
+      FileVerifier verifier = new FileVerifier(node, dir, log, e -> corruptFileFound(node.writer(), log, e));
+      endpoint.bind(node, copyStates, preCopier, verifier);
       store.observeVersion(node.getCopyStateVersion());
       TransportServer server = transport.server();
       if (server == null) {
@@ -193,7 +197,8 @@ public final class Primary implements Closeable {
       server.register(config.index(), endpoint);
       log.info("primary of {}/{} listening on {} at version {} (data {})", config.cluster(), config.index(),
           server.localAddress(), node.getCopyStateVersion(), config.dataDir());
-      Primary primary = new Primary(config, log, store, node, endpoint, copyStates, preCopier, transport, ownsTransport, server);
+      Primary primary = new Primary(config, log, store, node, endpoint, copyStates, preCopier, verifier, transport,
+          ownsTransport, server);
       primary.replayPosition = position;
       primary.recordPosition(node.getCopyStateVersion(), position);
       endpoint.positions(primary::positionOf);
@@ -207,6 +212,18 @@ public final class Primary implements Closeable {
       IOUtils.closeWhileHandlingException(dir);
       throw e;
     }
+  }
+
+  /**
+   * The one place where a file this primary serves, found corrupt on its own disk after a replica's
+   * report, becomes a tragic event of the writer, exactly as when Lucene itself hits the corruption:
+   * Lucene records it ({@link IndexWriter#getTragicException()}), refuses commits and merges from now
+   * on and closes the writer at its next operation; whatever turns a tragic event into a step-down
+   * handles both alike.
+   */
+  private static void corruptFileFound(IndexWriter writer, NodeLog log, CorruptIndexException corrupt) {
+    log.error("recording a tragic event on the writer: {}", corrupt.getMessage());
+    writer.onTragicEvent(corrupt, "replica report");
   }
 
   /**
@@ -483,6 +500,7 @@ public final class Primary implements Closeable {
       log.warn("closing with {} copies still in progress after {}", copyStates.size(), config.closeTimeout());
     }
     preCopier.close();
+    verifier.close();
     server.unregister(config.index(), endpoint);
     copyStates.releaseAll();
     try {

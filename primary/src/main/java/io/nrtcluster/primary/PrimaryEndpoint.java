@@ -35,6 +35,7 @@ final class PrimaryEndpoint implements Endpoint {
   private volatile ReplicatingPrimaryNode node;
   private volatile CopyStateRegistry copyStates;
   private volatile MergePreCopier preCopier;
+  private volatile FileVerifier verifier;
   private volatile boolean closing;
   private volatile LongFunction<String> positions = v -> null;
   private volatile LongSupplier publishedVersion = () -> Long.MAX_VALUE;
@@ -46,10 +47,11 @@ final class PrimaryEndpoint implements Endpoint {
     this.log = log;
   }
 
-  void bind(ReplicatingPrimaryNode node, CopyStateRegistry copyStates, MergePreCopier preCopier) {
+  void bind(ReplicatingPrimaryNode node, CopyStateRegistry copyStates, MergePreCopier preCopier, FileVerifier verifier) {
     this.node = node;
     this.copyStates = copyStates;
     this.preCopier = preCopier;
+    this.verifier = verifier;
   }
 
   @Override
@@ -128,6 +130,7 @@ final class PrimaryEndpoint implements Endpoint {
           c.send(new Message.NrtPoint(c.nextRequestId(), primaryGen, version));
         }
       }
+      case Message.ReportCorruptFile r -> onCorruptFileReport(c, r);
       default -> throw new ProtocolException("a primary does not handle " + request.getClass().getSimpleName());
     }
   }
@@ -151,6 +154,33 @@ final class PrimaryEndpoint implements Endpoint {
       }
     }
     c.streamFile(f, indexPath.resolve(name));
+  }
+
+  /**
+   * A replica saw a file of ours fail its checksum again and again: our own copy is read in full on
+   * the verifier's thread (this request thread only queues it), and the verdict is sent when known.
+   */
+  private void onCorruptFileReport(Connection c, Message.ReportCorruptFile r) throws NrtClusterException {
+    if (r.primaryGen() != primaryGen) {
+      throw new FileNotServableException("the report names primary generation " + r.primaryGen() + ", this primary leads "
+          + primaryGen);
+    }
+    FileVerifier v = verifier;
+    if (closing || v == null) {
+      throw new NodeClosedException("primary " + log.name() + " is closing");
+    }
+    log.warn("replica R{} at {} reports that file {} failed its checksum {} times in transit; verifying our copy",
+        c.attachment(), c.remoteAddress(), PeerFileNames.requireSafe(r.name()), r.failures());
+    v.verify(r.name(), r.length(), r.checksum()).whenComplete((result, failure) -> {
+      if (failure == null) {
+        c.reply(new Message.FileVerdict(r.requestId(), result.verdict(), result.detail()));
+      } else if (failure instanceof NrtClusterException e) {
+        c.reply(new Message.ErrorReply(r.requestId(), e.code(), e.getMessage()));
+      } else {
+        log.warn("verifying file {} for replica R{} failed", r.name(), c.attachment(), failure);
+        c.reply(new Message.ErrorReply(r.requestId(), ErrorCode.INTERNAL, String.valueOf(failure)));
+      }
+    });
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.nrtcluster.replica;
 import io.nrtcluster.common.Backoff;
 import io.nrtcluster.common.NodeLog;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * The one thread that moves a replica towards the newest NRT point it has heard of. Announcements
@@ -13,6 +14,9 @@ import java.time.Duration;
  * nothing left to copy) or a reconnect. While it runs, new announcements only move the target: a
  * replica whose copies keep failing (a full disk) tries at most once per backoff delay, however
  * often the primary refreshes.
+ *
+ * <p>A hold-off (a file reported to the primary, see {@link BadFileTracker}) postpones every attempt
+ * until it ends, however often the loop is woken: copying again could only fetch the same bad file.
  */
 final class CatchUpLoop implements Runnable {
   /** What one attempt achieved. */
@@ -33,6 +37,7 @@ final class CatchUpLoop implements Runnable {
   private final NodeLog log;
   private final Step step;
   private final Backoff backoff;
+  private final Supplier<Duration> holdOff;
   private final Thread thread;
   private long targetGen = -1;
   private long targetVersion = -1;
@@ -41,8 +46,14 @@ final class CatchUpLoop implements Runnable {
   private volatile boolean closed;
 
   CatchUpLoop(NodeLog log, Step step, Duration minBackoff, Duration maxBackoff) {
+    this(log, step, minBackoff, maxBackoff, () -> Duration.ZERO);
+  }
+
+  /** {@code holdOff} says how long attempts must wait now (zero: none); it must not block. */
+  CatchUpLoop(NodeLog log, Step step, Duration minBackoff, Duration maxBackoff, Supplier<Duration> holdOff) {
     this.log = log;
     this.step = step;
+    this.holdOff = holdOff;
     this.backoff = new Backoff(minBackoff, maxBackoff);
     this.thread = new Thread(this, "nrt-catchup-" + log.name());
     this.thread.setDaemon(true);
@@ -113,6 +124,13 @@ final class CatchUpLoop implements Runnable {
         version = targetVersion;
       }
       if (closed || gen < 0) {
+        continue;
+      }
+      Duration hold = holdOff.get();
+      if (hold.isPositive()) {
+        synchronized (this) {
+          retryAtNanos = System.nanoTime() + hold.toNanos();
+        }
         continue;
       }
       try {

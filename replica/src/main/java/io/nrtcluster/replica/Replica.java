@@ -14,12 +14,15 @@ import io.nrtcluster.transport.Transport;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.util.Collection;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongConsumer;
 import org.apache.lucene.index.IndexNotFoundException;
 import org.apache.lucene.index.SegmentInfos;
@@ -92,6 +95,11 @@ public final class Replica implements Closeable {
   private final PrimaryLink link;
   private final CopyJobRunner runner;
   private final CatchUpLoop catchUp;
+  private final FileIntegrity integrity;
+  private final Scrubber scrubber;
+  /** Held by whoever reopens the index (the catch-up thread, or the scrub after a corrupt file). */
+  private final ReentrantLock reopening = new ReentrantLock();
+  private final BadFileTracker badFiles;
   private final List<LongConsumer> versionListeners = new CopyOnWriteArrayList<>();
   private final LagTracker lag = new LagTracker();
   /**
@@ -102,8 +110,8 @@ public final class Replica implements Closeable {
   private volatile ReplicatingReplicaNode node;
   private volatile IndexSearcher fallback;
   private volatile State state = State.STARTING;
-  /** The primary generation a resync reopens at (the catch-up thread's only). */
-  private long resyncGen = -1;
+  /** The primary generation a resync reopens at. */
+  private volatile long resyncGen = -1;
 
   private Replica(ReplicaConfig config, Transport transport, boolean ownsTransport, ReplicaObserver observer) throws IOException {
     this.config = config;
@@ -118,7 +126,11 @@ public final class Replica implements Closeable {
     this.ctx = new ReplicaContext(config, log, new ReplicaStats(observer), store);
     this.runner = new CopyJobRunner(log);
     this.link = new PrimaryLink(transport, ctx, new LinkListener());
-    this.catchUp = new CatchUpLoop(log, this::catchUpStep, config.reconnectMin(), config.reconnectMax());
+    this.integrity = new FileIntegrity(config, log, ctx.stats());
+    this.scrubber = new Scrubber(config.scrub(), config.indexPath(), log, ctx.stats(), new ScrubTarget());
+    this.badFiles = new BadFileTracker(ctx, this::onHoldChanged);
+    this.catchUp = new CatchUpLoop(log, this::catchUpStep, config.reconnectMin(), config.reconnectMax(),
+        this::holdOff);
   }
 
   /** Opens a replica with its own transport. */
@@ -166,6 +178,8 @@ public final class Replica implements Closeable {
   }
 
   private void start() throws IOException {
+    // Before anything reads the commit: a corrupt segments file would fail that read.
+    integrity.verifyBeforeOpen();
     Connection c = link.connectOnce();
     long commitGen = commitGeneration();
     ctx.store().observeGeneration(Math.max(commitGen, -1));
@@ -184,6 +198,7 @@ public final class Replica implements Closeable {
       moveTo(State.RUNNING);
     }
     catchUp.start();
+    scrubber.start();
     link.maintain();
     link.announce();
     catchUp.wakeUp();
@@ -201,11 +216,12 @@ public final class Replica implements Closeable {
 
   private ReplicatingReplicaNode openNode(long primaryGen) throws IOException {
     config.storageFaults().beforeIndexOpen(config.indexPath().toString());
+    integrity.verifyBeforeOpen();
     Directory dir = FaultInjectingDirectory.wrap(FSDirectory.open(config.indexPath()), config.storageFaults());
     ReplicatingReplicaNode n;
     try {
       n = new ReplicatingReplicaNode(config.nodeId(), dir, new SearcherFactory(), ctx, link,
-          runner, this::onNrtCopyDone);
+          runner, this::onNrtCopyDone, badFiles);
     } catch (IOException | RuntimeException e) {
       IOUtils.closeWhileHandlingException(dir);
       throw e;
@@ -262,6 +278,20 @@ public final class Replica implements Closeable {
     }
   }
 
+  /**
+   * How long catching up must wait for a file reported to the primary we are connected to now. A
+   * new primary (another generation) is never held off by reports to the old one.
+   */
+  private Duration holdOff() {
+    Connection c = link.current();
+    return c == null ? Duration.ZERO : badFiles.holdOff(c.peerPrimaryGen());
+  }
+
+  /** A reported file's hold-off changed (a verdict came): the catch-up loop looks at it again. */
+  private void onHoldChanged() {
+    catchUp.wakeUp();
+  }
+
   private void onNrtCopyDone(CopyJob job, boolean installed) {
     if (!installed) {
       if (!((StreamingCopyJob) job).superseded()) {
@@ -270,6 +300,7 @@ public final class Replica implements Closeable {
       return;
     }
     long version = job.getCopyState().version();
+    integrity.installed(job.getCopyState());
     try {
       ctx.stats().observer().versionSearched(version, lag.searched(version));
     } catch (RuntimeException e) {
@@ -317,6 +348,18 @@ public final class Replica implements Closeable {
    * the index's write lock.
    */
   private boolean reopen() {
+    if (!reopening.tryLock()) {
+      // The scrub is reopening after a corrupt file: the catch-up retries once it is done.
+      return false;
+    }
+    try {
+      return reopenLocked();
+    } finally {
+      reopening.unlock();
+    }
+  }
+
+  private boolean reopenLocked() {
     long gen = resyncGen;
     ReplicatingReplicaNode fresh;
     try {
@@ -425,7 +468,7 @@ public final class Replica implements Closeable {
         throw new NodeClosedException("replica " + log.name() + " is closed");
       }
       ReplicatingReplicaNode n = node;
-      if (st == State.RUNNING && n != null && n.isStarted()) {
+      if (st == State.RUNNING && n != null && n.isStarted() && !integrity.awaitingRepair()) {
         try {
           return n.getSearcherManager().acquire();
         } catch (AlreadyClosedException e) {
@@ -440,7 +483,8 @@ public final class Replica implements Closeable {
       long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
       if (left <= 0) {
         throw new IndexUnavailableException("replica " + log.name() + " has had no searcher for " + SEARCHER_WAIT_MILLIS
-            + " ms (" + st + "); retry");
+            + " ms (" + st + (integrity.awaitingRepair() ? ", copying its index again after corrupt files " + integrity.corruptFiles() : "")
+            + "); retry");
       }
       synchronized (lifecycle) {
         if (state == st && node == n) {
@@ -466,7 +510,7 @@ public final class Replica implements Closeable {
   /** The version searched now (the primary's version of the same point-in-time). */
   public long searchingVersion() {
     ReplicatingReplicaNode n = node;
-    if (n == null || !n.isStarted()) {
+    if (n == null || !n.isStarted() || integrity.awaitingRepair()) {
       return -1;
     }
     try {
@@ -548,6 +592,69 @@ public final class Replica implements Closeable {
 
   public State state() {
     return state;
+  }
+
+  /**
+   * Local files found corrupt (at start or by the scrub) and not yet replaced by a copy from a
+   * primary, sorted; empty when none. Durable across restarts. While it is not empty this node must
+   * not lead: it holds no complete, verified index.
+   */
+  public List<String> corruptFiles() {
+    return integrity.corruptFiles();
+  }
+
+  /**
+   * Quarantines corrupt {@code fileName} found by the scrub: stops serving the searcher that reads
+   * it at once (no earlier searcher stands in: it may read the same bytes), reopens the index from
+   * what is verified, and lets the catch-up copy the rest from the primary. Runs on the scrub thread.
+   */
+  private void repairAfterScrub(String fileName) {
+    try {
+      integrity.foundByScrub(fileName);
+    } catch (IOException e) {
+      log.warn("could not update the record of verified files: {}", e.toString());
+    }
+    ReplicatingReplicaNode old = null;
+    synchronized (lifecycle) {
+      if (state == State.RUNNING) {
+        moveTo(State.RESYNCING);
+        old = node;
+        node = null;
+        resyncGen = Math.max(resyncGen, old.lastPrimaryGen());
+      } else if (state != State.RESYNCING) {
+        return;
+      }
+    }
+    IndexSearcher f = fallback;
+    fallback = null;
+    if (f != null) {
+      releaseSearcher(f);
+    }
+    if (old != null) {
+      IOUtils.closeWhileHandlingException(old);
+    }
+    reopen();
+    catchUp.wakeUp();
+  }
+
+  private final class ScrubTarget implements Scrubber.Target {
+    @Override
+    public Collection<String> searchedFiles() {
+      ReplicatingReplicaNode n = node;
+      if (state != State.RUNNING || n == null || !n.isStarted()) {
+        return List.of();
+      }
+      try {
+        return n.searchedFileNames();
+      } catch (IOException | AlreadyClosedException e) {
+        return List.of();
+      }
+    }
+
+    @Override
+    public void corrupt(String fileName, String reason) {
+      repairAfterScrub(fileName);
+    }
   }
 
   public int nodeId() {
@@ -632,7 +739,9 @@ public final class Replica implements Closeable {
       moveTo(State.CLOSED);
       n = node;
     }
-    // The catch-up thread runs resyncs: once it is gone, no node can be opened behind our back.
+    // The catch-up thread and the scrub reopen the index: once they are gone, no node can be
+    // opened behind our back.
+    scrubber.close(config.closeTimeout().toMillis());
     catchUp.close(config.closeTimeout().toMillis());
     link.close();
     runner.close(config.closeTimeout().toMillis());

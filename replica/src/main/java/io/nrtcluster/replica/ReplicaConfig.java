@@ -18,6 +18,13 @@ import java.time.Duration;
  * @param reconnectMin first delay before reconnecting to an unreachable primary
  * @param reconnectMax longest delay between reconnect attempts
  * @param maxFileRetries times one file is re-fetched after a checksum mismatch before the copy fails
+ * @param corruptFileReportAfter checksum failures of the same file from the same primary (over any
+ *     number of copies) after which the replica stops fetching it and reports it to the primary,
+ *     which verifies its own copy
+ * @param badFileBackoffMin how long the replica waits before fetching a reported file again from the
+ *     same primary, after the first report; doubles (with jitter) with every further report
+ * @param badFileBackoffMax longest such wait; also how long a replica waits after its primary found
+ *     its own file corrupt (a new primary generation ends the wait at once)
  * @param prefetchFiles files of one copy requested ahead, so several are in flight at once
  * @param preCopyProgressInterval how often a running merge pre-copy tells the primary it is alive
  * @param closeTimeout longest {@code close()} waits for copy threads to stop
@@ -28,6 +35,7 @@ import java.time.Duration;
  *     failed fsyncs and renames); {@link StorageFaults#NONE} (the default) installs no fault point. A {@link
  *     StorageFaults#switchable()} instance is a switch shared with whoever turns the faults on and
  *     off while the replica runs: tests and chaos runs only
+ * @param scrub pace of the background scrub that rereads every searched file (see {@link ScrubConfig})
  */
 public record ReplicaConfig(
     int nodeId,
@@ -38,12 +46,16 @@ public record ReplicaConfig(
     Duration reconnectMin,
     Duration reconnectMax,
     int maxFileRetries,
+    int corruptFileReportAfter,
+    Duration badFileBackoffMin,
+    Duration badFileBackoffMax,
     int prefetchFiles,
     Duration preCopyProgressInterval,
     Duration closeTimeout,
     boolean commitOnClose,
     TransportConfig transport,
-    StorageFaults storageFaults) {
+    StorageFaults storageFaults,
+    ScrubConfig scrub) {
 
   public ReplicaConfig {
     Checks.inRange("nodeId", nodeId, 0, 65535);
@@ -56,11 +68,18 @@ public record ReplicaConfig(
       throw new IllegalArgumentException("reconnectMax must be >= reconnectMin");
     }
     Checks.inRange("maxFileRetries", maxFileRetries, 0, 1000);
+    Checks.inRange("corruptFileReportAfter", corruptFileReportAfter, 1, 1000);
+    Checks.positive("badFileBackoffMin", badFileBackoffMin);
+    Checks.positive("badFileBackoffMax", badFileBackoffMax);
+    if (badFileBackoffMax.compareTo(badFileBackoffMin) < 0) {
+      throw new IllegalArgumentException("badFileBackoffMax must be >= badFileBackoffMin");
+    }
     Checks.inRange("prefetchFiles", prefetchFiles, 1, 64);
     Checks.positive("preCopyProgressInterval", preCopyProgressInterval);
     Checks.positive("closeTimeout", closeTimeout);
     Checks.notNull("transport", transport);
     Checks.notNull("storageFaults", storageFaults);
+    Checks.notNull("scrub", scrub);
   }
 
   public Path indexPath() {
@@ -78,9 +97,11 @@ public record ReplicaConfig(
   public Builder toBuilder() {
     return new Builder().nodeId(nodeId).cluster(cluster).index(index).dataDir(dataDir).primary(primary)
         .reconnectMin(reconnectMin).reconnectMax(reconnectMax).maxFileRetries(maxFileRetries)
+        .corruptFileReportAfter(corruptFileReportAfter).badFileBackoffMin(badFileBackoffMin)
+        .badFileBackoffMax(badFileBackoffMax)
         .prefetchFiles(prefetchFiles).preCopyProgressInterval(preCopyProgressInterval)
         .closeTimeout(closeTimeout).commitOnClose(commitOnClose).transport(transport)
-        .storageFaults(storageFaults);
+        .storageFaults(storageFaults).scrub(scrub);
   }
 
   /** Builds a validated {@link ReplicaConfig}; only cluster, index and dataDir have no default. */
@@ -93,12 +114,16 @@ public record ReplicaConfig(
     private Duration reconnectMin = Duration.ofMillis(100);
     private Duration reconnectMax = Duration.ofSeconds(5);
     private int maxFileRetries = 10;
+    private int corruptFileReportAfter = 3;
+    private Duration badFileBackoffMin = Duration.ofSeconds(5);
+    private Duration badFileBackoffMax = Duration.ofMinutes(2);
     private int prefetchFiles = 4;
     private Duration preCopyProgressInterval = Duration.ofSeconds(1);
     private Duration closeTimeout = Duration.ofSeconds(10);
     private boolean commitOnClose = true;
     private TransportConfig transport = TransportConfig.defaults();
     private StorageFaults storageFaults = StorageFaults.NONE;
+    private ScrubConfig scrub = ScrubConfig.defaults();
 
     public Builder nodeId(int v) {
       nodeId = v;
@@ -140,6 +165,24 @@ public record ReplicaConfig(
       return this;
     }
 
+    /** See {@link ReplicaConfig#corruptFileReportAfter()}. */
+    public Builder corruptFileReportAfter(int v) {
+      corruptFileReportAfter = v;
+      return this;
+    }
+
+    /** See {@link ReplicaConfig#badFileBackoffMin()}. */
+    public Builder badFileBackoffMin(Duration v) {
+      badFileBackoffMin = v;
+      return this;
+    }
+
+    /** See {@link ReplicaConfig#badFileBackoffMax()}. */
+    public Builder badFileBackoffMax(Duration v) {
+      badFileBackoffMax = v;
+      return this;
+    }
+
     public Builder prefetchFiles(int v) {
       prefetchFiles = v;
       return this;
@@ -171,9 +214,15 @@ public record ReplicaConfig(
       return this;
     }
 
+    /** See {@link ReplicaConfig#scrub()}. */
+    public Builder scrub(ScrubConfig v) {
+      scrub = v;
+      return this;
+    }
+
     public ReplicaConfig build() {
       return new ReplicaConfig(nodeId, cluster, index, dataDir, primary, reconnectMin, reconnectMax,
-          maxFileRetries, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport, storageFaults);
+          maxFileRetries, corruptFileReportAfter, badFileBackoffMin, badFileBackoffMax, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport, storageFaults, scrub);
     }
   }
 }

@@ -25,6 +25,16 @@ public interface ReplicaObserver {
   /** An NRT copy failed (the last good searcher keeps serving; the replica retries). */
   default void copyFailed() {}
 
+  /** The NRT copy that just failed ({@link #copyFailed()}) failed for {@code reason}. */
+  default void copyFailed(CopyFailureReason reason) {}
+
+  /**
+   * The primary answered a report that one of its files kept failing its checksum: {@code
+   * primaryCorrupt} when its own copy is corrupt, false when it verified intact (the fault is on the
+   * way or on this node).
+   */
+  default void fileVerdict(boolean primaryCorrupt) {}
+
   /**
    * Writing to local storage failed (disk full, an I/O error, a failed fsync or rename): the copy
    * or commit involved failed cleanly and the replica keeps its last good searcher.
@@ -43,4 +53,10 @@ public interface ReplicaObserver {
 
   /** An NRT point, copy-state or primary was refused because its generation was stale. */
   default void staleGenerationRefused() {}
+
+  /**
+   * A local index file failed its checksum ({@code byScrub}: found by the background scrub; else by
+   * the check at start) and was quarantined; the replica copies it again from its primary.
+   */
+  default void corruptFileFound(String fileName, boolean byScrub) {}
 }

@@ -1,5 +1,7 @@
 package io.nrtcluster.replica;
 
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -20,10 +22,21 @@ public final class ReplicaStats {
   private final AtomicLong resyncs = new AtomicLong();
   private final AtomicLong storageFailures = new AtomicLong();
   private final AtomicLong failuresInARow = new AtomicLong();
+  private final AtomicLong corruptAtStart = new AtomicLong();
+  private final AtomicLong corruptByScrub = new AtomicLong();
+  private final AtomicLong quarantined = new AtomicLong();
+  private final AtomicLong bytesVerified = new AtomicLong();
+  private final Map<CopyFailureReason, AtomicLong> failuresByReason = new EnumMap<>(CopyFailureReason.class);
+  private final AtomicLong corruptFileReports = new AtomicLong();
+  private final AtomicLong primaryFilesCorrupt = new AtomicLong();
+  private final AtomicLong primaryFilesIntact = new AtomicLong();
   private volatile long lastCopyCompletedMillis;
 
   ReplicaStats(ReplicaObserver observer) {
     this.observer = observer;
+    for (CopyFailureReason r : CopyFailureReason.values()) {
+      failuresByReason.put(r, new AtomicLong());
+    }
   }
 
   ReplicaObserver observer() {
@@ -55,15 +68,39 @@ public final class ReplicaStats {
     lastCopyCompletedMillis = System.currentTimeMillis();
   }
 
-  void nrtCopyFailed() {
+  void nrtCopyFailed(CopyFailureReason reason) {
     nrtCopiesFailed.incrementAndGet();
-    observer.copyFailed();
+    failuresByReason.get(reason).incrementAndGet();
     failuresInARow.incrementAndGet();
+    observer.copyFailed();
+    observer.copyFailed(reason);
+  }
+
+  void corruptFileReported() {
+    corruptFileReports.incrementAndGet();
+  }
+
+  void verdictReceived(boolean primaryCorrupt) {
+    (primaryCorrupt ? primaryFilesCorrupt : primaryFilesIntact).incrementAndGet();
+    observer.fileVerdict(primaryCorrupt);
   }
 
   void storageFailed() {
     storageFailures.incrementAndGet();
     observer.storageFailed();
+  }
+
+  void corruptFileFound(String fileName, boolean byScrub) {
+    (byScrub ? corruptByScrub : corruptAtStart).incrementAndGet();
+    observer.corruptFileFound(fileName, byScrub);
+  }
+
+  void quarantined(int files) {
+    quarantined.addAndGet(files);
+  }
+
+  void verified(long bytes) {
+    bytesVerified.addAndGet(bytes);
   }
 
   void preCopyCompleted() {
@@ -120,6 +157,32 @@ public final class ReplicaStats {
     return failuresInARow.get();
   }
 
+  /** NRT copies that failed for {@code reason}; the counts of all reasons add up to {@link #nrtCopiesFailed()}. */
+  public long copyFailures(CopyFailureReason reason) {
+    return failuresByReason.get(reason).get();
+  }
+
+  /**
+   * Times this replica told its primary that a file kept failing its checksum in transit (after
+   * {@code ReplicaConfig.corruptFileReportAfter} failures of the same file from the same primary).
+   */
+  public long corruptFileReports() {
+    return corruptFileReports.get();
+  }
+
+  /** Reports the primary answered by finding its own file corrupt (a tragic event on the primary). */
+  public long primaryFilesCorrupt() {
+    return primaryFilesCorrupt.get();
+  }
+
+  /**
+   * Reports the primary answered by finding its file intact: the bytes were damaged on the way or on
+   * this node (network path, memory, local storage), and the replica backed off longer.
+   */
+  public long primaryFilesIntact() {
+    return primaryFilesIntact.get();
+  }
+
   /**
    * Copies (NRT points and merge pre-copies) and commits that failed on local storage: disk full, or
    * an I/O error writing, installing or syncing a file. A failed copy removes its temp files and is
@@ -143,6 +206,26 @@ public final class ReplicaStats {
     return resyncs.get();
   }
 
+  /** Local files whose checksum failed in the check at start (each is quarantined and copied again). */
+  public long corruptFilesAtStart() {
+    return corruptAtStart.get();
+  }
+
+  /** Local files whose checksum failed in the background scrub (each is quarantined and copied again). */
+  public long corruptFilesByScrub() {
+    return corruptByScrub.get();
+  }
+
+  /** Files moved into the quarantine folder (corrupt ones, and the commit point they made unusable). */
+  public long quarantinedFiles() {
+    return quarantined.get();
+  }
+
+  /** Bytes of local files whose whole checksum was recomputed (start check and scrub). */
+  public long bytesVerified() {
+    return bytesVerified.get();
+  }
+
   /** Wall-clock millis of the last completed NRT copy, 0 if none. */
   public long lastCopyCompletedMillis() {
     return lastCopyCompletedMillis;
@@ -152,6 +235,8 @@ public final class ReplicaStats {
   public String toString() {
     return "ReplicaStats(bytes=" + bytesCopied + ", files=" + filesCopied + ", mismatches=" + checksumMismatches
         + ", resumedBytes=" + bytesResumed + ", copies=" + nrtCopiesCompleted + ", failed=" + nrtCopiesFailed
-        + ", storageFailures=" + storageFailures + ")";
+        + ", inARow=" + failuresInARow + ", byReason=" + failuresByReason + ", storageFailures=" + storageFailures
+        + ", corruptAtStart=" + corruptAtStart + ", corruptByScrub=" + corruptByScrub + ", quarantined=" + quarantined
+        + ", reports=" + corruptFileReports + ", primaryCorrupt=" + primaryFilesCorrupt + ", primaryIntact=" + primaryFilesIntact + ")";
   }
 }

@@ -64,6 +64,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   private final PrimaryLink link;
   private final CopyJobRunner runner;
   private final CopyListener listener;
+  private final BadFileTracker badFiles;
   private final Object commitOrder = new Object();
   /** Replay positions of recently copied versions, as the primary reported them. */
   private final ConcurrentSkipListMap<Long, String> positions = new ConcurrentSkipListMap<>();
@@ -79,7 +80,8 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   private final AtomicLong tempCounter = new AtomicLong();
 
   ReplicatingReplicaNode(int id, Directory dir, SearcherFactory searcherFactory,
-      ReplicaContext ctx, PrimaryLink link, CopyJobRunner runner, CopyListener listener) throws IOException {
+      ReplicaContext ctx, PrimaryLink link, CopyJobRunner runner, CopyListener listener, BadFileTracker badFiles)
+      throws IOException {
     // The stream only carries the rare stack traces Lucene prints; messages go through message().
     super(id, dir, searcherFactory, new Slf4jPrintStream(ctx.log()));
     this.ctx = ctx;
@@ -87,6 +89,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     this.link = link;
     this.runner = runner;
     this.listener = listener;
+    this.badFiles = badFiles;
     setVerboseFiles(false);
   }
 
@@ -232,7 +235,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
           new ConnectionException("not connected"));
     }
     if (files != null) {
-      return StreamingCopyJob.forMerge(reason, this, files, onceDone, c, nextPreCopyId, ctx);
+      return StreamingCopyJob.forMerge(reason, this, files, onceDone, c, nextPreCopyId, ctx, badFiles);
     }
     FetchedCopyState fetched = prefetched;
     prefetched = null;
@@ -242,7 +245,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     }
     try {
       return StreamingCopyJob.forNrtPoint(reason, this, highPriority, onceDone, fetched.connection(), fetched.state(),
-          fetched.copyStateId(), ctx);
+          fetched.copyStateId(), ctx, badFiles);
     } catch (IOException | RuntimeException e) {
       fetched.release();
       throw e;
@@ -360,6 +363,11 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     }
   }
 
+  /** The files of the point-in-time searched now (never the node's monitor). */
+  Collection<String> searchedFileNames() throws IOException {
+    return searchedFiles();
+  }
+
   private Collection<String> searchedFiles() throws IOException {
     IndexSearcher s = mgr.acquire();
     try {
@@ -460,11 +468,11 @@ final class ReplicatingReplicaNode extends ReplicaNode {
             job.getTotalBytesCopied(), (System.nanoTime() - startNS) / 1_000_000);
         ctx.store().observeVersion(job.getCopyState().version());
       } else if (!(job instanceof StreamingCopyJob s && s.superseded())) {
-        ctx.stats().nrtCopyFailed();
+        ctx.stats().nrtCopyFailed(CopyFailureReason.of(job instanceof StreamingCopyJob s ? s.failure() : null));
       }
     } catch (IOException | RuntimeException e) {
       if (!installed) {
-        ctx.stats().nrtCopyFailed();
+        ctx.stats().nrtCopyFailed(CopyFailureReason.of(e));
       }
       throw e;
     } finally {

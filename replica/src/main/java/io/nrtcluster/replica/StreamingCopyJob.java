@@ -42,6 +42,7 @@ final class StreamingCopyJob extends CopyJob {
   private final NodeLog log;
   private final ReplicaStats stats;
   private final int maxFileRetries;
+  private final BadFileTracker badFiles;
   private final int prefetch;
   private final ArrayDeque<Pending> queued = new ArrayDeque<>();
   private final Map<String, Integer> retries = new HashMap<>();
@@ -54,8 +55,9 @@ final class StreamingCopyJob extends CopyJob {
 
   private StreamingCopyJob(String reason, Map<String, FileMetaData> files, ReplicatingReplicaNode node,
       boolean highPriority, OnceDone onceDone, Connection connection, CopyState copyState,
-      Message.SourceKind sourceKind, long sourceId, ReplicaContext ctx) throws IOException {
+      Message.SourceKind sourceKind, long sourceId, ReplicaContext ctx, BadFileTracker badFiles) throws IOException {
     super(reason, files, node, highPriority, onceDone);
+    this.badFiles = badFiles;
     this.node = node;
     this.connection = connection;
     this.copyState = copyState;
@@ -69,16 +71,18 @@ final class StreamingCopyJob extends CopyJob {
 
   /** A job copying the files of a copy-state the primary holds for us under {@code copyStateId}. */
   static StreamingCopyJob forNrtPoint(String reason, ReplicatingReplicaNode node, boolean highPriority,
-      OnceDone onceDone, Connection connection, CopyState copyState, long copyStateId, ReplicaContext ctx) throws IOException {
+      OnceDone onceDone, Connection connection, CopyState copyState, long copyStateId, ReplicaContext ctx,
+      BadFileTracker badFiles) throws IOException {
     return new StreamingCopyJob(reason, copyState.files(), node, highPriority, onceDone, connection, copyState,
-        Message.SourceKind.COPY_STATE, copyStateId, ctx);
+        Message.SourceKind.COPY_STATE, copyStateId, ctx, badFiles);
   }
 
   /** A job pre-copying the files of merge pre-copy {@code preCopyId}. */
   static StreamingCopyJob forMerge(String reason, ReplicatingReplicaNode node, Map<String, FileMetaData> files,
-      OnceDone onceDone, Connection connection, long preCopyId, ReplicaContext ctx) throws IOException {
+      OnceDone onceDone, Connection connection, long preCopyId, ReplicaContext ctx, BadFileTracker badFiles)
+      throws IOException {
     return new StreamingCopyJob(reason, files, node, false, onceDone, connection, null,
-        Message.SourceKind.MERGE_PRECOPY, preCopyId, ctx);
+        Message.SourceKind.MERGE_PRECOPY, preCopyId, ctx, badFiles);
   }
 
   @Override
@@ -124,6 +128,7 @@ final class StreamingCopyJob extends CopyJob {
         copiedFiles.put(current.name, current.tmpName);
         totBytesCopied += current.getBytesCopied();
         stats.fileCopied();
+        badFiles.fileCopied(connection, current.name, current.metaData);
         currentInput.close();
         currentInput = null;
         current = null;
@@ -144,6 +149,11 @@ final class StreamingCopyJob extends CopyJob {
     int attempt = retries.merge(name, 1, Integer::sum);
     stats.checksumMismatch();
     discardCurrent();
+    if (badFiles.checksumFailed(connection, name, meta)) {
+      // Reported to the primary (or held off after a report): fetching it again now cannot help.
+      log.warn("{}; giving up this copy after {} attempts, the file is reported to the primary", cause.getMessage(), attempt);
+      throw cause;
+    }
     if (attempt > maxFileRetries) {
       log.warn("{}; giving up after {} attempts", cause.getMessage(), attempt);
       throw cause;
@@ -296,6 +306,11 @@ final class StreamingCopyJob extends CopyJob {
       }
     }
     return false;
+  }
+
+  /** Why this job failed, or null. */
+  Throwable failure() {
+    return exc;
   }
 
   /** True when a newer NRT point's job took this one over (so its failure is no failure). */

@@ -57,11 +57,13 @@ final class MiniCluster implements AutoCloseable {
   private final List<TransportConfig> replicaTransports = new ArrayList<>();
   private final List<StorageFaults> replicaStorage = new ArrayList<>();
   private final List<ReplicaObserver> replicaObservers = new ArrayList<>();
+  private final List<ScrubConfig> replicaScrubs = new ArrayList<>();
   private final List<Replica> replicas = new ArrayList<>();
   /** Hit counts of {@link #QUERIES} on the primary at each version it published. */
   private final Map<Long, List<Long>> expectedCounts = new ConcurrentHashMap<>();
   private Primary primary;
   private int nextDocId;
+  private java.util.function.UnaryOperator<ReplicaConfig.Builder> replicaSettings = b -> b;
 
   MiniCluster(Path root, long seed, int replicaCount, TransportConfig primaryTransport, TransportConfig replicaTransport) {
     this.root = root;
@@ -71,6 +73,7 @@ final class MiniCluster implements AutoCloseable {
       replicaTransports.add(replicaTransport);
       replicaStorage.add(StorageFaults.NONE);
       replicaObservers.add(ReplicaObserver.NONE);
+      replicaScrubs.add(ScrubConfig.defaults());
     }
   }
 
@@ -94,9 +97,21 @@ final class MiniCluster implements AutoCloseable {
     return this;
   }
 
+  /** Every replica opened from now on gets these settings on top of the defaults here. */
+  MiniCluster replicaSettings(java.util.function.UnaryOperator<ReplicaConfig.Builder> settings) {
+    replicaSettings = settings;
+    return this;
+  }
+
   /** Replica {@code i} reports its copy events to {@code observer}. */
   MiniCluster replicaObserver(int i, ReplicaObserver observer) {
     replicaObservers.set(i, observer);
+    return this;
+  }
+
+  /** Replica {@code i} scrubs its files at {@code scrub}'s pace. */
+  MiniCluster replicaScrub(int i, ScrubConfig scrub) {
+    replicaScrubs.set(i, scrub);
     return this;
   }
 
@@ -131,10 +146,12 @@ final class MiniCluster implements AutoCloseable {
   }
 
   ReplicaConfig replicaConfig(int i) {
-    return ReplicaConfig.builder().nodeId(i + 1).cluster(CLUSTER).index(INDEX).dataDir(root.resolve("r" + (i + 1)))
+    return replicaSettings.apply(ReplicaConfig.builder().nodeId(i + 1).cluster(CLUSTER).index(INDEX).dataDir(root.resolve("r" + (i + 1)))
         .primary(primary == null ? null : primary.address()).transport(replicaTransports.get(i))
-        .storageFaults(replicaStorage.get(i))
-        .reconnectMin(Duration.ofMillis(50)).reconnectMax(Duration.ofMillis(500)).build();
+        .storageFaults(replicaStorage.get(i)).scrub(replicaScrubs.get(i))
+        .reconnectMin(Duration.ofMillis(50)).reconnectMax(Duration.ofMillis(500))
+        // A file reported after repeated wire bit flips waits out a short backoff, not minutes.
+        .badFileBackoffMin(Duration.ofMillis(100)).badFileBackoffMax(Duration.ofSeconds(1))).build();
   }
 
   Replica openReplica(int i) throws IOException {

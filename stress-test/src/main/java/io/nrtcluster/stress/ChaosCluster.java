@@ -28,12 +28,15 @@ final class ChaosCluster implements Closeable {
   private final ClusterAdmin admin;
   private final Links links;
   private final Closeable network;
+  private final Disks disks;
 
-  private ChaosCluster(ZooKeeperServers zk, List<NodeProcess> nodes, ClusterAdmin admin, Links links, Closeable network) {
+  private ChaosCluster(ZooKeeperServers zk, List<NodeProcess> nodes, ClusterAdmin admin, Links links, Closeable network,
+      Disks disks) {
     this.zk = zk;
     this.admin = admin;
     this.links = links;
     this.network = network;
+    this.disks = disks;
     this.processes = new ProcessCluster(nodes, Duration.ofMillis(START_TIMEOUT_MS)).primaryLocator(c -> zooKeepersPrimary());
   }
 
@@ -69,7 +72,11 @@ final class ChaosCluster implements Closeable {
       throws Exception {
     List<NodeProcess> nodes = new ArrayList<>();
     ClusterAdmin admin = null;
+    Disks disks = Disks.PLAIN;
     try {
+      if (config.storage() == StorageMode.TMPFS) {
+        disks = Disks.tmpfs(dir, INDEX, config.nodes(), (long) config.diskMb() << 20);
+      }
       admin = ClusterAdmin.connect(zk.connectString(), Duration.ofSeconds(30));
       for (int id = 1; id <= config.nodes(); id++) {
         Path nodeDir = dir.resolve("node-" + id);
@@ -77,7 +84,7 @@ final class ChaosCluster implements Closeable {
             INDEX, config.sessionTimeout().toMillis(), config.seed() * 31 + id, config.nodeHeapMb(),
             config.dropEveryNthWrite(), config.ackUnpublishedEvery(), address.apply(id)))));
       }
-      ChaosCluster cluster = new ChaosCluster(zk, List.copyOf(nodes), admin, links, network);
+      ChaosCluster cluster = new ChaosCluster(zk, List.copyOf(nodes), admin, links, network, disks);
       // The first node alone, so it is the first primary; the rest together.
       cluster.processes.startWithFirstAsPrimary();
       return cluster;
@@ -91,7 +98,11 @@ final class ChaosCluster implements Closeable {
       try {
         zk.close();
       } finally {
-        network.close();
+        try {
+          disks.close();
+        } finally {
+          network.close();
+        }
       }
       throw e;
     }
@@ -112,6 +123,11 @@ final class ChaosCluster implements Closeable {
 
   ZooKeeperServers zooKeeper() {
     return zk;
+  }
+
+  /** Fills and frees the nodes' disks (only with tmpfs storage). */
+  Disks disks() {
+    return disks;
   }
 
   /** Cuts and slows links between hosts (only in namespace mode). */
@@ -164,7 +180,11 @@ final class ChaosCluster implements Closeable {
       admin.close();
       zk.close();
     } finally {
-      network.close();
+      try {
+        disks.close();
+      } finally {
+        network.close();
+      }
     }
   }
 }

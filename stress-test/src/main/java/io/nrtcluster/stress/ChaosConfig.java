@@ -27,6 +27,8 @@ import java.util.Set;
  * @param network where the hosts run: loopback, or each in its own network namespace (root only)
  * @param ackUnpublishedEvery harness self-test only: nodes answer every Nth refresh with a version one
  *     above the one they published (0 = never); proves the unpublished-acknowledgement check can fail
+ * @param storage where nodes keep their index: plain, or a size-limited tmpfs each (root only)
+ * @param diskMb size of each node's tmpfs disk (with tmpfs storage)
  */
 public record ChaosConfig(
     int nodes,
@@ -44,7 +46,9 @@ public record ChaosConfig(
     int nodeHeapMb,
     int dropEveryNthWrite,
     NetworkMode network,
-    int ackUnpublishedEvery) {
+    int ackUnpublishedEvery,
+    StorageMode storage,
+    int diskMb) {
 
   public ChaosConfig {
     Checks.inRange("nodes", nodes, 3, 9);
@@ -68,10 +72,16 @@ public record ChaosConfig(
     Checks.inRange("dropEveryNthWrite", dropEveryNthWrite, 0, Integer.MAX_VALUE);
     Checks.notNull("network", network);
     Checks.inRange("ackUnpublishedEvery", ackUnpublishedEvery, 0, Integer.MAX_VALUE);
+    Checks.notNull("storage", storage);
+    Checks.inRange("diskMb", diskMb, 64, 65_536);
     for (FaultKind k : faults) {
       if (k.needsNamespaces() && network != NetworkMode.NAMESPACES) {
         throw new IllegalArgumentException("faults: " + k.key() + " cuts or slows links, which needs network "
             + "namespaces (--network namespaces)");
+      }
+      if (k.needsTmpfs() && storage != StorageMode.TMPFS) {
+        throw new IllegalArgumentException("faults: " + k.key() + " fills disks, which needs tmpfs storage "
+            + "(--storage tmpfs)");
       }
     }
   }
@@ -98,6 +108,8 @@ public record ChaosConfig(
     private int nodeHeapMb = 256;
     private int dropEveryNthWrite;
     private NetworkMode network = NetworkMode.LOOPBACK;
+    private StorageMode storage = StorageMode.PLAIN;
+    private int diskMb = 1024;
     private int ackUnpublishedEvery;
 
     public Builder nodes(int v) {
@@ -183,11 +195,24 @@ public record ChaosConfig(
       return this;
     }
 
+    /** Where nodes keep their index; the default fault set follows it (see {@link FaultKind#available}). */
+    public Builder storage(StorageMode v) {
+      storage = v;
+      return this;
+    }
+
+    /** Size of each node's tmpfs disk in MiB (with tmpfs storage). */
+    public Builder diskMb(int v) {
+      diskMb = v;
+      return this;
+    }
+
     public ChaosConfig build() {
-      Set<FaultKind> kinds = faults != null ? faults : network == null ? null : FaultKind.available(network);
+      Set<FaultKind> kinds = faults != null ? faults
+          : network == null || storage == null ? null : FaultKind.available(network, storage);
       return new ChaosConfig(nodes, duration, seed, reportDir, kinds, writesPerSecond, indexers, searchers,
           refreshInterval, commitInterval, sessionTimeout, recoveryTimeout, nodeHeapMb, dropEveryNthWrite, network,
-          ackUnpublishedEvery);
+          ackUnpublishedEvery, storage, diskMb);
     }
   }
 }

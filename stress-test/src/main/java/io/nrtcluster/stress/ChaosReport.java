@@ -13,6 +13,7 @@ public record ChaosReport(
     long durationSec,
     int nodes,
     NetworkMode network,
+    StorageMode storage,
     Ops ops,
     Faults faults,
     int failovers,
@@ -29,6 +30,7 @@ public record ChaosReport(
     boolean valid,
     Safety safety,
     List<NetworkFault> networkFaults,
+    List<DiskFault> diskFaults,
     List<String> problems,
     List<FaultPlan.Planned> schedule,
     List<Timeline.Event> events) {
@@ -62,6 +64,7 @@ public record ChaosReport(
       int partitionBridge,
       int partitionOneWay,
       int slowLink,
+      int diskFull,
       int killsDuringCopy,
       int killsDuringPreCopy,
       int planned,
@@ -77,6 +80,13 @@ public record ChaosReport(
    */
   public record NetworkFault(FaultKind kind, long atMillis, long holdMillis, int primaryBefore, long genBefore,
       int primaryAfter, long genAfter, long convergeMillis) {}
+
+  /**
+   * What one disk-full fault did: the node whose disk was filled (the primary's or a replica's), the
+   * bytes the filler took, and how long convergence took once freed (-1: not within the recovery timeout).
+   */
+  public record DiskFault(long atMillis, long holdMillis, int node, boolean primary, long bytesFilled,
+      long convergeMillis) {}
 
   /**
    * The safety rules beyond lost documents.

@@ -37,18 +37,31 @@ public enum FaultKind {
   /** Packets from one host to others dropped, the other direction delivered. */
   PARTITION_ONE_WAY("partitionOneWay", true),
   /** One host's link rate-limited (tbf) both ways. */
-  SLOW_LINK("slowLink", true);
+  SLOW_LINK("slowLink", true),
+  /** A node's disk (its tmpfs) filled from outside until nothing is left, then freed. */
+  DISK_FULL("diskFull", false, true);
 
   private final String key;
   private final boolean needsNamespaces;
+  private final boolean needsTmpfs;
 
   FaultKind(String key) {
     this(key, false);
   }
 
   FaultKind(String key, boolean needsNamespaces) {
+    this(key, needsNamespaces, false);
+  }
+
+  FaultKind(String key, boolean needsNamespaces, boolean needsTmpfs) {
     this.key = key;
     this.needsNamespaces = needsNamespaces;
+    this.needsTmpfs = needsTmpfs;
+  }
+
+  /** Whether it fills disks, which only tmpfs storage has. */
+  public boolean needsTmpfs() {
+    return needsTmpfs;
   }
 
   /** Whether it cuts or slows links, which only hosts in network namespaces have. */
@@ -66,11 +79,22 @@ public enum FaultKind {
     return needsNamespaces;
   }
 
-  /** The kinds a run on {@code network} can inject: every kind with namespaces, the others on loopback. */
+  /** The kinds a run on {@code network} with plain storage can inject. */
   public static Set<FaultKind> available(NetworkMode network) {
+    return available(network, StorageMode.PLAIN);
+  }
+
+  /**
+   * The kinds a run on {@code network} and {@code storage} can inject: link faults need namespaces,
+   * disk faults tmpfs storage.
+   */
+  public static Set<FaultKind> available(NetworkMode network, StorageMode storage) {
     EnumSet<FaultKind> kinds = EnumSet.allOf(FaultKind.class);
     if (network != NetworkMode.NAMESPACES) {
       kinds.removeIf(FaultKind::needsNamespaces);
+    }
+    if (storage != StorageMode.TMPFS) {
+      kinds.removeIf(FaultKind::needsTmpfs);
     }
     return kinds;
   }

@@ -39,6 +39,7 @@ final class FaultRunner {
   private final List<Long> convergeMillis = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final List<ChaosReport.NetworkFault> networkOutcomes = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final AtomicInteger notConverged = new AtomicInteger();
+  private final List<ChaosReport.DiskFault> diskOutcomes = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   FaultRunner(ChaosConfig config, ChaosCluster cluster, WritePath path, Timeline timeline) {
     this.config = config;
@@ -153,6 +154,7 @@ final class FaultRunner {
       }
       case PARTITION_PRIMARY_ZOOKEEPER, PARTITION_PRIMARY_REPLICAS, PARTITION_HALVES, PARTITION_BRIDGE,
           PARTITION_ONE_WAY, SLOW_LINK -> network(f);
+      case DISK_FULL -> diskFull(f);
       case PROMOTION -> {
         NodeProcess r = pickReplica(f.pick(), false);
         try {
@@ -193,6 +195,52 @@ final class FaultRunner {
       cluster.links().healAll();
       timeline.healed(band);
     }
+    long took = converge();
+    WritePath.Target after = path.target();
+    if (took >= 0) {
+      networkOutcomes.add(new ChaosReport.NetworkFault(f.kind(), at, f.holdMillis(), primary.id(), before == null ? -1 : before.gen(),
+          after == null ? -1 : after.node().id(), after == null ? -1 : after.gen(), took));
+    } else {
+      networkOutcomes.add(new ChaosReport.NetworkFault(f.kind(), at, f.holdMillis(), primary.id(), before == null ? -1 : before.gen(),
+          -1, -1, -1));
+      LOG.warn("the cluster did not converge within {} after healing {}", config.recoveryTimeout(), fault.description());
+    }
+  }
+
+  /**
+   * Fills a node's disk from outside (the primary's when the plan's variant says so, else a
+   * replica's), holds, frees it, then checks convergence as after a partition: a node whose disk
+   * filled must refuse or fail over, never lose an acknowledged write, and catch up once space is back.
+   */
+  private void diskFull(Planned f) throws IOException, InterruptedException {
+    NodeProcess n = f.variant() ? requirePrimary() : pickReplica(f.pick(), false);
+    long at = timeline.now();
+    int band;
+    long taken;
+    try {
+      taken = cluster.disks().fill(n.id());
+    } finally {
+      band = timeline.lasting(f.kind(), "N" + n.id(), (f.variant() ? "the primary's" : "a replica's")
+          + " disk full for " + f.holdMillis() + " ms");
+    }
+    try {
+      Thread.sleep(f.holdMillis());
+    } finally {
+      cluster.disks().free(n.id());
+      timeline.healed(band);
+    }
+    long took = converge();
+    diskOutcomes.add(new ChaosReport.DiskFault(at, f.holdMillis(), n.id(), f.variant(), taken, took));
+    if (took < 0) {
+      LOG.warn("the cluster did not converge within {} after freeing N{}'s disk", config.recoveryTimeout(), n.id());
+    }
+  }
+
+  /**
+   * After a fault is undone: once the write path is clean again, a refresh's version must reach
+   * every live node within the recovery timeout. Returns how long that took, or -1 (counted).
+   */
+  private long converge() throws InterruptedException {
     long healedAt = System.nanoTime();
     long deadline = healedAt + config.recoveryTimeout().toNanos();
     long version = -1;
@@ -208,16 +256,17 @@ final class FaultRunner {
       cluster.processes().awaitAllAt(version, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
       long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - healedAt);
       convergeMillis.add(took);
-      WritePath.Target after = path.target();
-      networkOutcomes.add(new ChaosReport.NetworkFault(f.kind(), at, f.holdMillis(), primary.id(), before == null ? -1 : before.gen(),
-          after == null ? -1 : after.node().id(), after == null ? -1 : after.gen(), took));
+      return took;
     } catch (IOException e) {
-      networkOutcomes.add(new ChaosReport.NetworkFault(f.kind(), at, f.holdMillis(), primary.id(), before == null ? -1 : before.gen(),
-          -1, -1, -1));
       notConverged.incrementAndGet();
-      LOG.warn("the cluster did not converge within {} after healing {}: {}", config.recoveryTimeout(), fault.description(),
-          e.getMessage());
+      LOG.warn("not converged: {}", e.getMessage());
+      return -1;
     }
+  }
+
+  /** What each disk-full fault did. */
+  List<ChaosReport.DiskFault> diskOutcomes() {
+    return List.copyOf(diskOutcomes);
   }
 
   /** How long each healed network fault took to converge (every live node at a version refreshed after healing). */

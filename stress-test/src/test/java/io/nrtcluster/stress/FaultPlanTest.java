@@ -59,15 +59,23 @@ class FaultPlanTest {
     assertThat(FaultKind.parse("ZK_RESTART")).isEqualTo(FaultKind.ZK_RESTART);
     assertThatThrownBy(() -> config(1).faults(EnumSet.of(FaultKind.PARTITION_HALVES)).build())
         .hasMessageContaining("faults").hasMessageContaining("partitionHalves").hasMessageContaining("namespaces");
-    assertThat(config(1).network(NetworkMode.NAMESPACES).build().faults()).isEqualTo(EnumSet.allOf(FaultKind.class));
+    assertThat(config(1).network(NetworkMode.NAMESPACES).build().faults())
+        .isEqualTo(EnumSet.complementOf(EnumSet.of(FaultKind.DISK_FULL)));
+    assertThat(config(1).network(NetworkMode.NAMESPACES).storage(StorageMode.TMPFS).build().faults())
+        .isEqualTo(EnumSet.allOf(FaultKind.class));
+    assertThat(config(1).storage(StorageMode.TMPFS).build().faults()).contains(FaultKind.DISK_FULL)
+        .doesNotContain(FaultKind.SLOW_LINK);
+    assertThatThrownBy(() -> config(1).faults(EnumSet.of(FaultKind.DISK_FULL)).build())
+        .hasMessageContaining("faults").hasMessageContaining("diskFull").hasMessageContaining("tmpfs");
+    assertThatThrownBy(() -> config(1).storage(StorageMode.TMPFS).diskMb(8).build()).hasMessageContaining("diskMb");
     assertThat(config(1).build().faults()).doesNotContain(FaultKind.SLOW_LINK).contains(FaultKind.PRIMARY_PAUSE);
     assertThatThrownBy(() -> NetworkMode.parse("tunnels")).hasMessageContaining("namespaces");
   }
 
   @Test
   void networkKindsHoldLongEnoughToMatterAndEveryKindComesInAShortNamespaceRun() {
-    ChaosConfig cfg = config(3).network(NetworkMode.NAMESPACES).duration(Duration.ofSeconds(150))
-        .sessionTimeout(Duration.ofSeconds(4)).build();
+    ChaosConfig cfg = config(3).network(NetworkMode.NAMESPACES).storage(StorageMode.TMPFS)
+        .duration(Duration.ofSeconds(150)).sessionTimeout(Duration.ofSeconds(4)).build();
     FaultPlan plan = FaultPlan.generate(cfg);
     assertThat(plan.faults().stream().map(FaultPlan.Planned::kind).collect(Collectors.toSet()))
         .isEqualTo(EnumSet.allOf(FaultKind.class));

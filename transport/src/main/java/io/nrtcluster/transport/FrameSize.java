@@ -40,6 +40,8 @@ final class FrameSize {
       case Message.PreCopyMerge p -> 8 + 8 + files(p.files());
       case Message.PreCopyProgress p -> 8;
       case Message.PreCopyDone d -> 1;
+      case Message.ReportCorruptFile r -> 8 + string(r.name()) + 8 + 8 + 4;
+      case Message.FileVerdict v -> 1 + string(WireFormat.capped(v.detail()));
     };
   }
 

@@ -28,7 +28,9 @@ public sealed interface Message
         Message.NewReplica,
         Message.PreCopyMerge,
         Message.PreCopyProgress,
-        Message.PreCopyDone {
+        Message.PreCopyDone,
+        Message.ReportCorruptFile,
+        Message.FileVerdict {
 
   /** The request this message is, or answers. */
   long requestId();
@@ -132,4 +134,30 @@ public sealed interface Message
 
   /** End of a pre-copy; {@code success} false when the replica gave up or was superseded. */
   record PreCopyDone(long requestId, boolean success) implements Message {}
+
+  /**
+   * Replica tells the primary that file {@code name}, as the primary advertised it ({@code length},
+   * {@code checksum}) in generation {@code primaryGen}, arrived with a wrong checksum {@code
+   * failures} times in a row. The primary verifies its own copy and answers {@link FileVerdict}, or
+   * {@code ERROR(FILE_NOT_SERVABLE)} for a name it would never serve.
+   */
+  record ReportCorruptFile(long requestId, long primaryGen, String name, long length, long checksum, int failures)
+      implements Message {}
+
+  /** What the primary found when it read a reported file in full. */
+  enum Verdict {
+    /** The primary's own copy fails its checksum: the primary's file is bad. */
+    CORRUPT(1),
+    /** The primary's copy verifies and matches what it advertised: the fault is on the way or at the replica. */
+    INTACT(2);
+
+    final byte wire;
+
+    Verdict(int wire) {
+      this.wire = (byte) wire;
+    }
+  }
+
+  /** Answer to {@link ReportCorruptFile}; {@code detail} says what was found, for the log. */
+  record FileVerdict(long requestId, Verdict verdict, String detail) implements Message {}
 }

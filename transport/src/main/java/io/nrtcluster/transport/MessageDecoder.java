@@ -136,6 +136,30 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
             WireFormat.need(in, 1, "pre-copy result");
             yield new Message.PreCopyDone(id, in.readBoolean());
           }
+          case REPORT_CORRUPT_FILE -> {
+            WireFormat.need(in, 8, "report generation");
+            long primaryGen = in.readLong();
+            String name = WireFormat.readString(in);
+            WireFormat.need(in, 20, "reported file");
+            long length = in.readLong();
+            long checksum = in.readLong();
+            int failures = in.readInt();
+            if (length < 0 || failures <= 0) {
+              throw new ProtocolException("bad reported length " + length + " or failure count " + failures);
+            }
+            yield new Message.ReportCorruptFile(id, primaryGen, name, length, checksum, failures);
+          }
+          case FILE_VERDICT -> {
+            WireFormat.need(in, 1, "verdict");
+            byte wire = in.readByte();
+            Message.Verdict verdict =
+                switch (wire) {
+                  case 1 -> Message.Verdict.CORRUPT;
+                  case 2 -> Message.Verdict.INTACT;
+                  default -> throw new ProtocolException("unknown verdict " + wire);
+                };
+            yield new Message.FileVerdict(id, verdict, WireFormat.readString(in));
+          }
         };
     if (in.isReadable()) {
       if (m instanceof FileChunk c) {

@@ -126,6 +126,17 @@ final class MessageEncoder extends MessageToMessageEncoder<Message> {
       }
       case Message.PreCopyProgress m -> b.writeLong(m.bytesCopied());
       case Message.PreCopyDone m -> b.writeBoolean(m.success());
+      case Message.ReportCorruptFile m -> {
+        b.writeLong(m.primaryGen());
+        WireFormat.writeString(b, m.name());
+        b.writeLong(m.length());
+        b.writeLong(m.checksum());
+        b.writeInt(m.failures());
+      }
+      case Message.FileVerdict m -> {
+        b.writeByte(m.verdict().wire);
+        WireFormat.writeString(b, WireFormat.capped(m.detail()));
+      }
     }
     return 0;
   }

@@ -21,7 +21,9 @@ enum MessageType {
   NEW_REPLICA(21, true),
   PRE_COPY_MERGE(22, true),
   PRE_COPY_PROGRESS(23, false),
-  PRE_COPY_DONE(24, false);
+  PRE_COPY_DONE(24, false),
+  REPORT_CORRUPT_FILE(30, true),
+  FILE_VERDICT(31, false);
 
   private static final MessageType[] BY_CODE = new MessageType[256];
 
@@ -69,6 +71,8 @@ enum MessageType {
       case Message.PreCopyMerge x -> PRE_COPY_MERGE;
       case Message.PreCopyProgress x -> PRE_COPY_PROGRESS;
       case Message.PreCopyDone x -> PRE_COPY_DONE;
+      case Message.ReportCorruptFile x -> REPORT_CORRUPT_FILE;
+      case Message.FileVerdict x -> FILE_VERDICT;
     };
   }
 }

@@ -22,6 +22,12 @@ final class WireFormat {
 
   private WireFormat() {}
 
+  /** A free-text field (error message, verdict detail) as sent: null as empty, at most 4096 chars. */
+  static String capped(String text) {
+    String t = text == null ? "" : text;
+    return t.length() > 4096 ? t.substring(0, 4096) : t;
+  }
+
   static void writeString(ByteBuf out, String s) {
     byte[] b = s.getBytes(StandardCharsets.UTF_8);
     if (b.length > MAX_STRING_BYTES) {

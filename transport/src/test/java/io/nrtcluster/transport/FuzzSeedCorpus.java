@@ -60,7 +60,9 @@ final class FuzzSeedCorpus {
         new Message.NewReplica(16, 1, 17),
         new Message.PreCopyMerge(17, 2, 3, merged),
         new Message.PreCopyProgress(17, 4096),
-        new Message.PreCopyDone(17, true));
+        new Message.PreCopyDone(17, true),
+        new Message.ReportCorruptFile(18, 3, "_0.cfs", 1000, 0xC0FFEEL, 3),
+        new Message.FileVerdict(18, Message.Verdict.CORRUPT, "checksum failed"));
   }
 
   private static FileMeta meta(int seed, long length) {

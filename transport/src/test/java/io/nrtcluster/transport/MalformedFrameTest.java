@@ -91,7 +91,9 @@ class MalformedFrameTest {
             new Message.NewReplica(1, 2, 3),
             new Message.PreCopyMerge(1, 2, 3, files),
             new Message.PreCopyProgress(1, 2),
-            new Message.PreCopyDone(1, true))
+            new Message.PreCopyDone(1, true),
+            new Message.ReportCorruptFile(1, 2, "_0.cfs", 3, 4, 5),
+            new Message.FileVerdict(1, Message.Verdict.INTACT, "fine"))
         .map(m -> Arguments.of(m.getClass().getSimpleName(), m));
   }
 
@@ -120,6 +122,24 @@ class MalformedFrameTest {
     for (int extra = 1; extra <= 3; extra++) {
       assertRefused(Arrays.copyOf(body, body.length + extra), "trailing bytes");
     }
+  }
+
+  @Test
+  void corruptFileReportWithImpossibleFieldsIsRefused() {
+    assertRefused(frame(MessageType.REPORT_CORRUPT_FILE, b -> {
+      b.writeLong(1);
+      WireFormat.writeString(b, "_0.cfs");
+      b.writeLong(-1).writeLong(0).writeInt(3);
+    }), "bad reported length -1");
+    assertRefused(frame(MessageType.REPORT_CORRUPT_FILE, b -> {
+      b.writeLong(1);
+      WireFormat.writeString(b, "_0.cfs");
+      b.writeLong(10).writeLong(0).writeInt(0);
+    }), "failure count 0");
+    assertRefused(frame(MessageType.FILE_VERDICT, b -> {
+      b.writeByte(3);
+      WireFormat.writeString(b, "");
+    }), "unknown verdict 3");
   }
 
   @Test

@@ -104,7 +104,11 @@ class MessageCodecTest {
             new Message.NewReplica(9, 2, -1),
             new Message.PreCopyProgress(10, 1L << 35),
             new Message.PreCopyDone(10, true),
-            new Message.PreCopyDone(11, false))
+            new Message.PreCopyDone(11, false),
+            new Message.ReportCorruptFile(12, 4, "_3_Lucene90_0.dvd", 1L << 34, 0xFFFFFFFFL, 3),
+            new Message.ReportCorruptFile(13, -1, "segments_9", 0, 0, Integer.MAX_VALUE),
+            new Message.FileVerdict(12, Message.Verdict.CORRUPT, "checksum failed (hardware problem?)"),
+            new Message.FileVerdict(13, Message.Verdict.INTACT, ""))
         .map(m -> Arguments.of(m.getClass().getSimpleName(), m));
   }
 

@@ -1,0 +1,158 @@
+package io.nrtcluster.replica;
+
+import io.nrtcluster.common.StorageException;
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * The durable record of which local index files were verified (their whole checksum recomputed, or
+ * copied and checked in transit) since they were last written, and which files were found corrupt
+ * and not yet replaced. Kept beside the node state file, outside the index directory (Lucene deletes
+ * unknown files there).
+ *
+ * <p>A file counts as verified only while its {@link Stamp} (length, footer checksum, modification
+ * time) is the one recorded: anything that rewrote it, even one byte from outside the process,
+ * changes its modification time, so a restart reads it again. Bit rot that leaves the modification
+ * time alone is what the background scrub is for.
+ *
+ * <p>Updates replace the file atomically (temp file, rename). Verified entries are written without
+ * fsync (losing them costs a reread, never a wrong answer); the corrupt set is fsynced with its
+ * directory, since forgetting it could let a node holding a corrupt file lead.
+ */
+final class VerifiedFiles {
+  /** What identifies one written version of a file. */
+  record Stamp(long length, long checksum, long modifiedNanos) {}
+
+  private static final String VERIFIED = "V";
+  private static final String CORRUPT = "C";
+
+  private final Path file;
+  private final Map<String, Stamp> verified = new HashMap<>();
+  private final TreeSet<String> corrupt = new TreeSet<>();
+
+  private VerifiedFiles(Path file) {
+    this.file = file;
+  }
+
+  /** Opens the record at {@code file}; an unreadable or malformed record is empty (everything is read again). */
+  static VerifiedFiles open(Path file) {
+    VerifiedFiles v = new VerifiedFiles(file);
+    if (!Files.exists(file)) {
+      return v;
+    }
+    try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      String line;
+      while ((line = in.readLine()) != null) {
+        String[] f = line.split(" ");
+        if (f.length == 5 && f[0].equals(VERIFIED)) {
+          v.verified.put(f[1], new Stamp(Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4])));
+        } else if (f.length == 2 && f[0].equals(CORRUPT)) {
+          v.corrupt.add(f[1]);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // Costs a full verification, never a wrong answer; the corrupt names read so far are kept.
+      v.verified.clear();
+    }
+    return v;
+  }
+
+  synchronized boolean isVerified(String name, Stamp stamp) {
+    return stamp.equals(verified.get(name));
+  }
+
+  /** Whether {@code name} is recorded with this length and checksum (whatever its modification time). */
+  synchronized boolean has(String name, long length, long checksum) {
+    Stamp s = verified.get(name);
+    return s != null && s.length() == length && s.checksum() == checksum;
+  }
+
+  /** Records {@code stamps} as verified, drops every other verified entry not in {@code keep}. */
+  synchronized void record(Map<String, Stamp> stamps, Collection<String> keep) throws StorageException {
+    boolean changed = verified.keySet().retainAll(keep);
+    for (Map.Entry<String, Stamp> e : stamps.entrySet()) {
+      changed |= !e.getValue().equals(verified.put(e.getKey(), e.getValue()));
+    }
+    if (changed) {
+      write(false);
+    }
+  }
+
+  /** Forgets that {@code name} was verified: the next check reads it again. */
+  synchronized void forget(String name) throws StorageException {
+    if (verified.remove(name) != null) {
+      write(false);
+    }
+  }
+
+  /** Records that {@code names} were found corrupt and are not replaced yet (durable). */
+  synchronized void markCorrupt(Collection<String> names) throws StorageException {
+    verified.keySet().removeAll(names);
+    if (corrupt.addAll(names)) {
+      write(true);
+    }
+  }
+
+  /** The corrupt files not replaced yet, sorted. */
+  synchronized List<String> corrupt() {
+    return List.copyOf(corrupt);
+  }
+
+  /** A verified point-in-time from a primary was installed: what was corrupt is replaced (durable). */
+  synchronized void clearCorrupt() throws StorageException {
+    if (!corrupt.isEmpty()) {
+      corrupt.clear();
+      write(true);
+    }
+  }
+
+  private void write(boolean sync) throws StorageException {
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    try {
+      Files.createDirectories(file.toAbsolutePath().getParent());
+      try (BufferedWriter out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+        for (String name : corrupt) {
+          out.write(CORRUPT + " " + name + "\n");
+        }
+        for (Map.Entry<String, Stamp> e : verified.entrySet()) {
+          Stamp s = e.getValue();
+          out.write(VERIFIED + " " + e.getKey() + " " + s.length() + " " + s.checksum() + " " + s.modifiedNanos() + "\n");
+        }
+      }
+      if (sync) {
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+          ch.force(true);
+        }
+      }
+      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      if (sync) {
+        fsyncDirectory(file.toAbsolutePath().getParent());
+      }
+    } catch (IOException e) {
+      throw new StorageException("cannot write the record of verified files " + file, e);
+    }
+  }
+
+  private static void fsyncDirectory(Path dir) throws IOException {
+    if (System.getProperty("os.name", "").startsWith("Windows")) {
+      return;
+    }
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
+    } catch (IOException e) {
+      // As GenerationStore: a file system that cannot sync a directory is not made unusable for it.
+    }
+  }
+}
