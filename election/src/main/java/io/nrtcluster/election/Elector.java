@@ -264,7 +264,14 @@ final class Elector {
           role = role.moveTo(Role.REPLICA);
         }
         log.info("following primary {} at {} (epoch {})", current.nodeId(), current.address(), current.primaryGen());
-        listener.followPrimary(current);
+        try {
+          listener.followPrimary(current);
+        } catch (Exception e) {
+          // Not following yet (e.g. the replica could not open on a full disk): the retry must try
+          // again, not find the primary already followed and do nothing.
+          followed = null;
+          throw e;
+        }
       }
       case ELECT -> elect();
       default -> throw new IllegalStateException("unexpected first-stage decision " + d);

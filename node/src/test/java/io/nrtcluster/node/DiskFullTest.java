@@ -162,7 +162,7 @@ class DiskFullTest {
         // Space returns: the old node rejoins as a replica of the new primary and converges.
         Files.delete(filler);
         await("N1 replicates N2 (seed " + seed + ")").atMost(Duration.ofSeconds(60))
-            .until(() -> old.role() == Role.REPLICA && old.searchingVersion() >= v);
+            .until(() -> old.role() == Role.REPLICA && ClusterHarness.view(old).version() >= v);
         c.assertSameHits(v);
         fresh.commit();
         old.commit();

@@ -153,7 +153,7 @@ class TragicStepDownTest {
 
       // The old node rejoins as a replica of the new primary and converges.
       await("N1 replicates N2 (seed " + seed + ")").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
-          .until(() -> old.role() == Role.REPLICA && old.searchingVersion() >= v2);
+          .until(() -> old.role() == Role.REPLICA && ClusterHarness.view(old).version() >= v2);
       c.assertSameHits(v2);
       assertThat(ClusterHarness.count(old)).isEqualTo(acked.size());
 
