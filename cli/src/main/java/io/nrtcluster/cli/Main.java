@@ -125,7 +125,7 @@ public final class Main implements Callable<Integer> {
     return switch (n.code()) {
       case CONNECTION, TIMEOUT, NOT_PUBLISHED -> 3;
       case WRONG_CLUSTER, UNKNOWN_INDEX, UNKNOWN_NODE -> 4;
-      case REFUSED, NOT_PRIMARY -> 5;
+      case REFUSED, NOT_PRIMARY, CORRUPT_LOCAL_FILE -> 5;
       case PROMOTION_FAILED -> 6;
       case ZOOKEEPER_ACCESS_DENIED, ZOOKEEPER_OPEN_ACL -> 7;
       default -> EXIT_FAILED;

@@ -21,9 +21,11 @@ import picocli.CommandLine.Spec;
     "Make node N the primary of index I.",
     "Graceful (default): the primary stops writes, publishes a final version, waits until N searches it,",
     "commits, and hands over; if N cannot catch up within --timeout nothing changes.",
-    "--force: the primary is dead; promote N even if another live node is ahead (prints what is lost).",
+    "--force: the primary is dead; promote N even if another live node is ahead (prints what is lost),",
+    "or if N holds corrupt local files it has not copied again (prints them; refused without --force).",
     "Exit codes: 0 promoted, 1 error, 3 ZooKeeper unreachable, 4 unknown cluster/index/node,",
-    "5 refused (e.g. N already primary, --force while a primary lives, no --yes), 6 promotion failed,",
+    "5 refused (e.g. N already primary, N holds corrupt files, --force while a primary lives, no --yes),",
+    "6 promotion failed,",
     "7 ZooKeeper denied access (missing or wrong --zk-user credentials)."})
 final class PromoteCommand implements Callable<Integer> {
   @Mixin AdminOptions admin;
@@ -38,7 +40,8 @@ final class PromoteCommand implements Callable<Integer> {
       description = "How long node N may take to catch up (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 
-  @Option(names = "--force", description = "The primary is dead: promote N even if it is not the most up-to-date.")
+  @Option(names = "--force", description = "The primary is dead: promote N even if it is not the most up-to-date,"
+      + " or holds corrupt local files.")
   boolean force;
 
   @Option(names = "--yes", description = "With --force: do not ask, accept losing what better candidates had.")
@@ -61,6 +64,9 @@ final class PromoteCommand implements Callable<Integer> {
               plan.bestCandidate(), plan.versionsAhead(), node);
         } else {
           out.printf("node %d is the most up-to-date live node; nothing is lost.%n", node);
+        }
+        if (!plan.corruptFiles().isEmpty()) {
+          out.printf("WARNING: node %d holds corrupt local files it has not copied again: %s%n", node, plan.corruptFiles());
         }
         out.flush();
         if (!yes) {

@@ -76,5 +76,11 @@ final class StatusCommand implements Callable<Integer> {
         out.printf("        not a candidate in elections%n");
       }
     }
+    for (MemberStatus m : s.members()) {
+      if (!m.integrity().corruptFiles().isEmpty()) {
+        out.printf("  node %d holds corrupt files not yet copied again (not eligible to lead): %s%n", m.nodeId(),
+            m.integrity().corruptFiles());
+      }
+    }
   }
 }

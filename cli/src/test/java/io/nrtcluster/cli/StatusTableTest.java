@@ -21,8 +21,8 @@ class StatusTableTest {
     StepDown why = new StepDown(StepDownReason.DISK_FULL, "java.io.IOException: No space left on device",
         System.currentTimeMillis() - 5_000);
     IndexStatus s = new IndexStatus("c", "docs", 2, 3, List.of(
-        new MemberStatus(1, "127.0.0.1:9001", Role.REPLICA, 3, 10, 8, 0, 100, false, 0, false, why),
-        new MemberStatus(2, "127.0.0.1:9002", Role.PRIMARY, 3, 10, 9, 0, -1, false, 0, true, null)));
+        new MemberStatus(1, "127.0.0.1:9001", Role.REPLICA, 3, 10, 8, 0, 100, false, 0, null, false, why),
+        new MemberStatus(2, "127.0.0.1:9002", Role.PRIMARY, 3, 10, 9, 0, -1, false, 0, null, true, null)));
     StringWriter text = new StringWriter();
     StatusCommand.printTable(new PrintWriter(text, true), s);
     assertThat(text.toString()).contains("stepped down", "DISK_FULL: java.io.IOException: No space left on device",

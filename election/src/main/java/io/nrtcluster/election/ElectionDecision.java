@@ -16,7 +16,9 @@ import java.util.Optional;
  * <p>Guarantees: only the designated successor claims while it is a live member; with no live
  * successor, a node claims only when failover is automatic, the settle time has passed, and it is
  * the best-ranked member that has not left ({@link MemberInfo#rank}; {@link Role#CLOSED} members
- * and members that are not {@link MemberInfo#candidate() candidates} never win); a primary znode of this node from another session is removed, never followed or
+ * and members that are not {@link MemberInfo#eligible()} (corrupt files, or not a candidate after
+ * giving their epoch up) never win: when none is eligible, nobody
+ * claims); a primary znode of this node from another session is removed, never followed or
  * adopted; a fenced primary whose own session still holds the znode resumes.
  */
 final class ElectionDecision {
@@ -135,11 +137,12 @@ final class ElectionDecision {
   }
 
   /**
-   * The member that should lead: the highest {@link MemberInfo#rank} among the candidates not {@link
-   * Role#CLOSED}.
+   * The member that should lead: the highest {@link MemberInfo#rank} among those not {@link
+   * Role#CLOSED} and {@link MemberInfo#eligible()} (a node holding a corrupt file it could not replace,
+   * or still verifying its files, must not lead whatever its versions say).
    */
   static Optional<MemberInfo> best(List<MemberInfo> members) {
-    return members.stream().filter(m -> m.role() != Role.CLOSED && m.candidate()).max(MemberInfo::rank);
+    return members.stream().filter(m -> m.role() != Role.CLOSED && m.eligible()).max(MemberInfo::rank);
   }
 
   private static boolean isMember(int nodeId, List<MemberInfo> members) {

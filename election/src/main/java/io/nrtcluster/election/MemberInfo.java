@@ -13,7 +13,10 @@ import java.util.Properties;
  * #rank}; metadata plays no part in it.
  *
  * <p>Records written before metadata existed decode with an empty map, and readers that do not
- * know metadata ignore it, so nodes of both kinds can share a cluster.
+ * know metadata ignore it, so nodes of both kinds can share a cluster. The same holds for {@link
+ * #integrity()}: a record without it decodes as {@link MemberIntegrity#CLEAN}. A member that is not
+ * {@link #eligible()} (a corrupt file it could not replace, or no index open yet) never wins an
+ * election on rank, whatever its rank.
  *
  * @param nodeId the node's cluster-unique id
  * @param address {@code host:port} of the node's replication endpoint
@@ -27,6 +30,8 @@ import java.util.Properties;
  *     null (null in: empty), unmodifiable
  * @param consecutiveCopyFailures NRT copies that failed since its last successful one (0 for a
  *     primary, and in records of nodes that do not report it)
+ * @param integrity what it says about its local files and whether it may lead; never null (null in:
+ *     {@link MemberIntegrity#CLEAN})
  * @param candidate whether the node may be elected now; false while it recovers from giving its
  *     epoch up ({@link IndexElection#giveUp}); records written before this field existed decode as true
  * @param lastStepDown the last time the node gave its epoch up by itself, or null if it never did
@@ -42,6 +47,7 @@ public record MemberInfo(
     long lastCopyMillis,
     Map<String, String> metadata,
     long consecutiveCopyFailures,
+    MemberIntegrity integrity,
     boolean candidate,
     StepDown lastStepDown) {
   /** Prefix of the metadata keys in the encoded record: a key of its own can never collide with the fixed fields. */
@@ -49,25 +55,43 @@ public record MemberInfo(
 
   public MemberInfo {
     metadata = MemberMetadata.checked("metadata", metadata);
-  }
-
-  /** A candidate that never stepped down by itself and reports no copy failures. */
-  public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
-      boolean copying, long lastCopyMillis, Map<String, String> metadata) {
-    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata, 0);
+    integrity = integrity == null ? MemberIntegrity.CLEAN : integrity;
   }
 
   /** A candidate that never stepped down by itself. */
   public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
+      boolean copying, long lastCopyMillis, Map<String, String> metadata, long consecutiveCopyFailures,
+      MemberIntegrity integrity) {
+    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
+        consecutiveCopyFailures, integrity, true, null);
+  }
+
+  /** A record with clean local files. */
+  public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
       boolean copying, long lastCopyMillis, Map<String, String> metadata, long consecutiveCopyFailures) {
     this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
-        consecutiveCopyFailures, true, null);
+        consecutiveCopyFailures, MemberIntegrity.CLEAN);
+  }
+
+  /** A record with clean local files that reports no copy failures. */
+  public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
+      boolean copying, long lastCopyMillis, Map<String, String> metadata) {
+    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata, 0);
   }
 
   /** A record without application metadata. */
   public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
       boolean copying, long lastCopyMillis) {
     this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, Map.of());
+  }
+
+  /**
+   * Whether this member may rank in an election: its files allow it ({@link
+   * MemberIntegrity#eligible()}) and it is a {@link #candidate()} (not recovering from giving its
+   * epoch up).
+   */
+  public boolean eligible() {
+    return integrity.eligible() && candidate;
   }
 
   /**
@@ -90,19 +114,25 @@ public record MemberInfo(
 
   public MemberInfo withRole(Role newRole) {
     return new MemberInfo(nodeId, address, newRole, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
-        consecutiveCopyFailures, candidate, lastStepDown);
+        consecutiveCopyFailures, integrity, candidate, lastStepDown);
   }
 
   /** This record with {@code newMetadata} (checked as {@link MemberMetadata#checked} does) instead of its own. */
   public MemberInfo withMetadata(Map<String, String> newMetadata) {
     return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, newMetadata,
-        consecutiveCopyFailures, candidate, lastStepDown);
+        consecutiveCopyFailures, integrity, candidate, lastStepDown);
+  }
+
+  /** This record with {@code newIntegrity} instead of its own. */
+  public MemberInfo withIntegrity(MemberIntegrity newIntegrity) {
+    return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
+        consecutiveCopyFailures, newIntegrity, candidate, lastStepDown);
   }
 
   /** This record with the given candidacy and last step-down. */
   public MemberInfo withStanding(boolean newCandidate, StepDown newLastStepDown) {
     return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
-        consecutiveCopyFailures, newCandidate, newLastStepDown);
+        consecutiveCopyFailures, integrity, newCandidate, newLastStepDown);
   }
 
   byte[] encode() {
@@ -116,6 +146,7 @@ public record MemberInfo(
     p.setProperty("copying", Boolean.toString(copying));
     p.setProperty("lastCopyMillis", Long.toString(lastCopyMillis));
     p.setProperty("consecutiveCopyFailures", Long.toString(consecutiveCopyFailures));
+    integrity.encodeInto(p);
     p.setProperty("candidate", Boolean.toString(candidate));
     if (lastStepDown != null) {
       p.setProperty("stepDown.reason", lastStepDown.reason().name());
@@ -129,15 +160,15 @@ public record MemberInfo(
   static MemberInfo decode(byte[] data) throws ProtocolException {
     Properties p = PropertiesCodec.decode(data);
     try {
+      String reason = p.getProperty("stepDown.reason");
+      StepDown stepDown = reason == null ? null : new StepDown(reason(reason), p.getProperty("stepDown.message"),
+          Long.parseLong(p.getProperty("stepDown.millis", "0")));
       Map<String, String> metadata = new HashMap<>();
       for (String key : p.stringPropertyNames()) {
         if (key.startsWith(METADATA_PREFIX)) {
           metadata.put(key.substring(METADATA_PREFIX.length()), p.getProperty(key));
         }
       }
-      String reason = p.getProperty("stepDown.reason");
-      StepDown stepDown = reason == null ? null : new StepDown(reason(reason), p.getProperty("stepDown.message"),
-          Long.parseLong(p.getProperty("stepDown.millis", "0")));
       return new MemberInfo(
           Integer.parseInt(p.getProperty("nodeId")),
           p.getProperty("address"),
@@ -150,6 +181,7 @@ public record MemberInfo(
           metadata,
           // Absent in records of nodes from before it was reported.
           Long.parseLong(p.getProperty("consecutiveCopyFailures", "0")),
+          MemberIntegrity.decodeFrom(p),
           !"false".equals(p.getProperty("candidate")),
           stepDown);
     } catch (RuntimeException e) {

@@ -78,6 +78,30 @@ class ElectionDecisionTest {
   // ---------------------------------------------------------------- stage two: no primary
 
   @Test
+  void aMemberHoldingACorruptFileOrStillVerifyingNeverWinsWhateverItsRank() {
+    MemberInfo corrupt = member(ME + 1, Role.REPLICA, 9, 500, 500)
+        .withIntegrity(new MemberIntegrity(true, List.of("_3.fdt"), 1, 0, 2));
+    MemberInfo verifying = member(ME + 2, Role.JOINING, 9, 400, 400)
+        .withIntegrity(new MemberIntegrity(false, List.of(), 0, 0, 0));
+    MemberInfo me = member(ME, Role.REPLICA, 8, 100, 100);
+    assertThat(corrupt.eligible()).as("a corrupt file makes any record ineligible").isFalse();
+    assertThat(ElectionDecision.best(List.of(corrupt, verifying, me))).contains(me);
+    assertThat(elect(null, List.of(corrupt, verifying, me), true, SETTLE).action()).isEqualTo(Action.CLAIM);
+    assertThat(elect(null, List.of(corrupt, verifying), true, SETTLE).action())
+        .as("no eligible member: nobody claims").isEqualTo(Action.WAIT_FOR_BETTER_CANDIDATE);
+    assertThat(elect(null, List.of(corrupt.withIntegrity(MemberIntegrity.CLEAN), me), true, SETTLE).action())
+        .as("once replaced, it ranks again").isEqualTo(Action.WAIT_FOR_BETTER_CANDIDATE);
+  }
+
+  @Test
+  void aDesignatedSuccessorClaimsEvenWhenNotEligible() {
+    // A forced promotion by an operator who accepted the corrupt files: the gate is the operator's.
+    MemberInfo meCorrupt = member(ME, Role.REPLICA, 8, 100, 100).withIntegrity(new MemberIntegrity(false, List.of("_0.cfs"), 1, 0, 2));
+    assertThat(elect(ME, List.of(meCorrupt, member(ME + 1, Role.REPLICA, 9, 200, 200)), true, 0).action()).isEqualTo(Action.CLAIM);
+  }
+
+
+  @Test
   void theBestRankedMemberClaimsOnceSettled() {
     List<MemberInfo> members = List.of(
         member(1, Role.REPLICA, 3, 100, 90),

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nrtcluster.common.ProtocolException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -54,6 +56,30 @@ class MemberInfoTest {
     assertThat(failing.withRole(Role.PRIMARY).consecutiveCopyFailures()).isEqualTo(17);
     assertThat(failing.withMetadata(Map.of()).consecutiveCopyFailures()).isEqualTo(17);
     assertThat(BASE.consecutiveCopyFailures()).as("a record written before it existed decodes with 0").isZero();
+    assertThat(failing.withIntegrity(MemberIntegrity.CLEAN).consecutiveCopyFailures()).isEqualTo(17);
+  }
+
+  @Test
+  void integrityRoundTripsAndAnOldRecordWithoutItIsEligible() throws Exception {
+    assertThat(BASE.integrity()).isEqualTo(MemberIntegrity.CLEAN);
+    assertThat(BASE.eligible()).isTrue();
+    MemberInfo corrupt = BASE.withMetadata(Map.of("http", "x")).withIntegrity(new MemberIntegrity(true, List.of("_0.cfs", "_1.fdt"), 1, 1, 3));
+    assertThat(corrupt.eligible()).as("naming a corrupt file is never eligible").isFalse();
+    MemberInfo decoded = MemberInfo.decode(corrupt.encode());
+    assertThat(decoded).isEqualTo(corrupt);
+    assertThat(decoded.withRole(Role.PRIMARY).integrity()).isEqualTo(corrupt.integrity());
+    MemberInfo verifying = BASE.withIntegrity(new MemberIntegrity(false, List.of(), 0, 0, 0));
+    assertThat(MemberInfo.decode(verifying.encode()).eligible()).isFalse();
+    // The record written before integrity existed (see aRecordWrittenBeforeMetadataExistedDecodesWithNone).
+    String old = "nodeId=3\naddress=a\\:1\nrole=REPLICA\nprimaryGen=4\nsearchingVersion=1\ncommitVersion=1\ncopying=false\nlastCopyMillis=0\n";
+    assertThat(MemberInfo.decode(old.getBytes(StandardCharsets.UTF_8)).integrity()).isEqualTo(MemberIntegrity.CLEAN);
+    List<String> many = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      many.add("_" + i + ".cfs");
+    }
+    assertThat(new MemberIntegrity(true, many, 0, 0, 0).corruptFiles()).hasSize(MemberIntegrity.MAX_NAMES);
+    assertThatThrownBy(() -> new MemberIntegrity(true, List.of("a,b"), 0, 0, 0)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("corruptFiles");
   }
 
   @Test

@@ -4,6 +4,7 @@ import io.nrtcluster.common.AdminException;
 import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.ClusterMismatchException;
 import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.CorruptLocalFileException;
 import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NrtClusterException;
@@ -36,7 +37,9 @@ import java.util.UUID;
  * <p>Every failure is an {@link NrtClusterException}: unknown cluster or index ({@link
  * ClusterMismatchException}), unknown node or refused request ({@link AdminException}), unreachable
  * ZooKeeper ({@link ConnectionException}), missing or wrong credentials for a cluster protected by
- * ZooKeeper ACLs ({@link ZooKeeperAccessException}). A failed promotion leaves the old primary in charge.
+ * ZooKeeper ACLs ({@link ZooKeeperAccessException}), a target holding corrupt local files it has not
+ * replaced ({@link CorruptLocalFileException}, naming them; only a forced promotion, or {@link
+ * #promote(String, String, int, Duration, boolean)} with the override, goes ahead). A failed promotion leaves the old primary in charge.
  * Waiting for the outcome of a request (a promotion, a commit, a new primary) is a ZooKeeper watch on
  * the znodes concerned, bounded by the request's timeout, never a poll.
  */
@@ -138,7 +141,7 @@ public final class ClusterAdmin implements Closeable {
       long behind = primaryVersion < 0 ? -1 : Math.max(0, primaryVersion - m.searchingVersion());
       rows.add(new MemberStatus(m.nodeId(), m.address(), m.role(), m.primaryGen(), m.searchingVersion(),
           m.commitVersion(), behind, m.lastCopyMillis() == 0 ? -1 : Math.max(0, now - m.lastCopyMillis()), m.copying(),
-          m.consecutiveCopyFailures(), m.candidate(), m.lastStepDown()));
+          m.consecutiveCopyFailures(), m.integrity(), m.candidate(), m.lastStepDown()));
     }
     return new IndexStatus(cluster, index, primary.map(PrimaryInfo::nodeId).orElse(-1),
         primary.map(PrimaryInfo::primaryGen).orElse(-1L), rows);
@@ -148,12 +151,27 @@ public final class ClusterAdmin implements Closeable {
    * Gracefully moves the primary role of {@code index} to {@code nodeId}: the primary stops writes,
    * publishes a final version, waits until the node searches it, commits, and resigns in its favour.
    * Returns the new primary's status. If the node cannot catch up within {@code timeout}, the old
-   * primary resumes writes and this fails with {@link ErrorCode#PROMOTION_FAILED}.
+   * primary resumes writes and this fails with {@link ErrorCode#PROMOTION_FAILED}. A node holding
+   * corrupt local files it has not replaced yet is refused with {@link CorruptLocalFileException}
+   * naming them (checked first, so also when the primary is dead).
    */
   public IndexStatus promote(String cluster, String index, int nodeId, Duration timeout) throws NrtClusterException {
+    return promote(cluster, index, nodeId, timeout, false);
+  }
+
+  /**
+   * {@link #promote(String, String, int, Duration)}; with {@code allowCorruptTarget} a target
+   * holding corrupt local files is not refused for them (the primary still waits until it searches
+   * the final version, which only a copy of every file it lacks can give it).
+   */
+  public IndexStatus promote(String cluster, String index, int nodeId, Duration timeout, boolean allowCorruptTarget)
+      throws NrtClusterException {
     ZkLayout layout = layout(cluster, index);
     IndexStatus before = status(cluster, index);
-    requireMember(before, nodeId);
+    MemberStatus target = requireMember(before, nodeId);
+    if (!allowCorruptTarget) {
+      requireIntact(before, target);
+    }
     if (before.primaryNodeId() < 0) {
       throw new AdminException(ErrorCode.REFUSED, "index " + index + " has no live primary; use a forced promotion");
     }
@@ -181,7 +199,8 @@ public final class ClusterAdmin implements Closeable {
 
   /**
    * What a forced promotion of {@code nodeId} would lose: how many versions the most up-to-date live
-   * member is ahead of it (0 when it is the best). Refused while a primary is alive.
+   * member is ahead of it (0 when it is the best), and the corrupt local files it holds and has not
+   * replaced (which the forced promotion accepts). Refused while a primary is alive.
    */
   public ForcePlan planForcedPromotion(String cluster, String index, int nodeId) throws NrtClusterException {
     IndexStatus status = status(cluster, index);
@@ -196,12 +215,14 @@ public final class ClusterAdmin implements Closeable {
         .orElse(target);
     long ahead = best.primaryGen() > target.primaryGen() ? Math.max(1, best.searchingVersion() - target.searchingVersion())
         : Math.max(0, best.searchingVersion() - target.searchingVersion());
-    return new ForcePlan(nodeId, best.nodeId(), ahead);
+    return new ForcePlan(nodeId, best.nodeId(), ahead, target.integrity().corruptFiles());
   }
 
   /**
    * Makes {@code nodeId} primary of an index whose primary is dead, even if it is not the most up-to-date
-   * live member (documents only the better candidates had are lost: see {@link #planForcedPromotion}).
+   * live member (documents only the better candidates had are lost: see {@link #planForcedPromotion}),
+   * and even if it holds corrupt local files it has not replaced ({@link ForcePlan#corruptFiles()}):
+   * the operator's force overrides the election's gate; the node is designated and claims.
    */
   public IndexStatus forcePromote(String cluster, String index, int nodeId, Duration timeout) throws NrtClusterException {
     ZkLayout layout = layout(cluster, index);
@@ -255,6 +276,16 @@ public final class ClusterAdmin implements Closeable {
             + status.cluster() + "/" + status.index()));
   }
 
+  /** Refuses a target that holds corrupt local files it has not replaced. */
+  private static void requireIntact(IndexStatus status, MemberStatus target) throws NrtClusterException {
+    List<String> corrupt = target.integrity().corruptFiles();
+    if (!corrupt.isEmpty()) {
+      throw new CorruptLocalFileException("node " + target.nodeId() + " of " + status.cluster() + "/" + status.index()
+          + " holds corrupt local files it has not copied again from a primary: " + corrupt
+          + "; wait until a primary's copy replaces them, or force the promotion accepting them (bin/nrt promote --force)", corrupt);
+    }
+  }
+
   private ZkLayout layout(String cluster, String index) throws NrtClusterException {
     List<String> indexes = indexes(cluster);
     if (!indexes.contains(index)) {
@@ -269,7 +300,20 @@ public final class ClusterAdmin implements Closeable {
     zk.close();
   }
 
-  /** Outcome preview of a forced promotion. */
-  public record ForcePlan(int nodeId, int bestCandidate, long versionsAhead) {}
+  /**
+   * Outcome preview of a forced promotion.
+   *
+   * @param corruptFiles corrupt local files the node holds and has not replaced (empty when none):
+   *     a forced promotion makes it primary anyway
+   */
+  public record ForcePlan(int nodeId, int bestCandidate, long versionsAhead, List<String> corruptFiles) {
+    public ForcePlan {
+      corruptFiles = corruptFiles == null ? List.of() : List.copyOf(corruptFiles);
+    }
+
+    public ForcePlan(int nodeId, int bestCandidate, long versionsAhead) {
+      this(nodeId, bestCandidate, versionsAhead, List.of());
+    }
+  }
 
 }

@@ -5,6 +5,7 @@ import io.nrtcluster.common.NotPrimaryException;
 import io.nrtcluster.election.ElectionConfig;
 import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.MemberInfo;
+import io.nrtcluster.election.MemberIntegrity;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.election.ZkLayout;
 import io.nrtcluster.primary.Primary;
@@ -275,6 +276,14 @@ public final class ClusterNode implements Closeable {
 
   public NodeStatus status() {
     return progress.status();
+  }
+
+  /**
+   * What this node knows of its local files now, as its member record says it (one snapshot, never
+   * blocks): whether it may lead, and the corrupt files it has not replaced yet.
+   */
+  public MemberIntegrity integrity() {
+    return progress.memberInfo().integrity();
   }
 
   /**

@@ -34,6 +34,8 @@ import java.util.Map;
  *     membership (for example the address of the application's own API), readable by every node
  *     in {@code ClusterNode.members()}; bounded by {@link MemberMetadata}; changeable later with
  *     {@link NrtHost#setMemberMetadata}. Empty by default
+ * @param replicaTuning how this host's replicas scrub their files, report bad primary files and
+ *     resume dropped copies ({@link ReplicaTuning#defaults()} by default)
  * @param minFreeDiskBytes the free-space floor of the data directory: while its usable space is
  *     below this many bytes, a primary refuses writes ({@code InsufficientStorageException}) before
  *     Lucene runs the disk full in a flush or merge; refreshes, commits and searches go on, and
@@ -59,6 +61,7 @@ public record HostConfig(
     TransportConfig transport,
     ZooKeeperAuth zooKeeperAuth,
     Map<String, String> memberMetadata,
+    ReplicaTuning replicaTuning,
     long minFreeDiskBytes,
     Duration freeSpaceCheckInterval) {
 
@@ -80,6 +83,7 @@ public record HostConfig(
     Checks.positive("electionSettle", electionSettle);
     Checks.notNull("transport", transport);
     memberMetadata = MemberMetadata.checked("memberMetadata", memberMetadata);
+    Checks.notNull("replicaTuning", replicaTuning);
     Checks.inRange("minFreeDiskBytes", minFreeDiskBytes, 0, Long.MAX_VALUE);
     Checks.positive("freeSpaceCheckInterval", freeSpaceCheckInterval);
     Checks.atMost("freeSpaceCheckInterval", freeSpaceCheckInterval, Duration.ofSeconds(10));
@@ -125,6 +129,8 @@ public record HostConfig(
     }
 
     /** Application metadata published with this host's membership of every index (see {@link HostConfig#memberMetadata}). */
+    private ReplicaTuning replicaTuning = ReplicaTuning.defaults();
+
     public Builder memberMetadata(Map<String, String> v) {
       memberMetadata = v;
       return this;
@@ -196,10 +202,16 @@ public record HostConfig(
       return this;
     }
 
+    /** See {@link HostConfig#replicaTuning()}. */
+    public Builder replicaTuning(ReplicaTuning v) {
+      replicaTuning = v;
+      return this;
+    }
+
     public HostConfig build() {
       return new HostConfig(nodeId, cluster, dataDir, zooKeeper, embeddedZooKeeperPort, bindHost, port,
           sessionTimeout, connectionTimeout, electionSettle, automaticFailover, transport, zooKeeperAuth, memberMetadata,
-          minFreeDiskBytes, freeSpaceCheckInterval);
+          replicaTuning, minFreeDiskBytes, freeSpaceCheckInterval);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.election.MemberIntegrity;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.election.StepDown;
 
@@ -18,6 +19,9 @@ import io.nrtcluster.election.StepDown;
  * @param copying whether a copy is running
  * @param consecutiveCopyFailures NRT copies that failed since its last successful one: rising while
  *     the primary publishes means it is stuck on its last good searcher (its WARN lines say why)
+ * @param integrity what it reports of its local files: whether it may lead, the corrupt files it has
+ *     not replaced yet, corrupt files found (at start, by the scrub) and quarantined; never null (an
+ *     older node's record: {@link MemberIntegrity#CLEAN})
  * @param candidate whether it may be elected now (false while it recovers from giving its epoch up)
  * @param lastStepDown the last time it gave its epoch up by itself (a lost index writer) and why,
  *     or null if it never did
@@ -33,5 +37,17 @@ public record MemberStatus(
     long millisSinceLastCopy,
     boolean copying,
     long consecutiveCopyFailures,
+    MemberIntegrity integrity,
     boolean candidate,
-    StepDown lastStepDown) {}
+    StepDown lastStepDown) {
+  public MemberStatus {
+    integrity = integrity == null ? MemberIntegrity.CLEAN : integrity;
+  }
+
+  /** A row without copy failures or what the node knows of its files ({@link MemberIntegrity#CLEAN}). */
+  public MemberStatus(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
+      long versionsBehind, long millisSinceLastCopy, boolean copying) {
+    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, versionsBehind, millisSinceLastCopy, copying,
+        0, MemberIntegrity.CLEAN, true, null);
+  }
+}

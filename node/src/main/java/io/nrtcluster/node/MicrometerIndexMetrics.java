@@ -49,6 +49,8 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   private final Counter resyncs;
   private final Counter storageFailures;
   private final Counter staleGenerations;
+  private final Counter corruptAtStart;
+  private final Counter corruptByScrub;
   private final Timer delay;
   private final Tags tags;
   private final Counter refusedForSpace;
@@ -98,6 +100,16 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
         .description("times the replica dropped its commit to copy a new primary afresh").register(registry));
     staleGenerations = add(Counter.builder(NrtMeters.STALE_GENERATIONS).tags(tags)
         .description("NRT points, copy-states or primaries refused for a stale generation").register(registry));
+    corruptAtStart = add(Counter.builder(NrtMeters.CORRUPT_FILES_FOUND).tags(tags).tag(NrtMeters.TAG_FOUND_BY, "start")
+        .description("local files found corrupt and quarantined").register(registry));
+    corruptByScrub = add(Counter.builder(NrtMeters.CORRUPT_FILES_FOUND).tags(tags).tag(NrtMeters.TAG_FOUND_BY, "scrub")
+        .description("local files found corrupt and quarantined").register(registry));
+    add(Gauge.builder(NrtMeters.CORRUPT_FILES, node, n -> n.integrity().corruptFiles().size()).tags(tags)
+        .description("corrupt local files not yet copied again from a primary").register(registry));
+    add(Gauge.builder(NrtMeters.QUARANTINED_FILES, node, n -> n.integrity().quarantinedFiles()).tags(tags)
+        .description("files the current replica moved into quarantine since it opened").register(registry));
+    add(Gauge.builder(NrtMeters.ELIGIBLE, node, n -> n.integrity().eligible() ? 1 : 0).tags(tags)
+        .description("1 while this node may rank in an election").register(registry));
     add(Gauge.builder(NrtMeters.LAG_VERSIONS, node, MicrometerIndexMetrics::versionsBehind).tags(tags)
         .description("versions behind the newest one the primary announced").register(registry));
     add(TimeGauge.builder(NrtMeters.LAG, node, TimeUnit.NANOSECONDS, MicrometerIndexMetrics::nanosBehind).tags(tags)
@@ -233,6 +245,11 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   @Override
   public void staleGenerationRefused() {
     staleGenerations.increment();
+  }
+
+  @Override
+  public void corruptFileFound(String fileName, boolean byScrub) {
+    (byScrub ? corruptByScrub : corruptAtStart).increment();
   }
 
   @Override

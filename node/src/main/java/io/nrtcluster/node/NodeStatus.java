@@ -1,5 +1,6 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.election.MemberIntegrity;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.election.StepDown;
 
@@ -17,6 +18,8 @@ import io.nrtcluster.election.StepDown;
  * @param copying whether a copy is running
  * @param lastCopyMillis wall-clock millis of its last completed copy, 0 if none
  * @param replayPosition application source position of the version it searches, or null
+ * @param integrity its local files: whether it may lead, corrupt files not yet replaced, corrupt
+ *     files found (at start, by the scrub) and quarantined since its replica opened; never null
  * @param candidate whether it may be elected now (false while it recovers from giving its epoch up)
  * @param lastStepDown the last time it gave its epoch up by itself (a lost index writer) and why,
  *     or null if it never did
@@ -35,6 +38,18 @@ public record NodeStatus(
     boolean copying,
     long lastCopyMillis,
     String replayPosition,
+    MemberIntegrity integrity,
     boolean candidate,
     StepDown lastStepDown,
-    boolean belowDiskFloor) {}
+    boolean belowDiskFloor) {
+  public NodeStatus {
+    integrity = integrity == null ? MemberIntegrity.CLEAN : integrity;
+  }
+
+  /** A status without what it knows of its files ({@link MemberIntegrity#CLEAN}). */
+  public NodeStatus(int nodeId, String index, String address, Role role, long primaryGen, long searchingVersion,
+      long commitVersion, String primaryAddress, boolean copying, long lastCopyMillis, String replayPosition) {
+    this(nodeId, index, address, role, primaryGen, searchingVersion, commitVersion, primaryAddress, copying, lastCopyMillis,
+        replayPosition, MemberIntegrity.CLEAN, true, null, false);
+  }
+}

@@ -76,6 +76,22 @@ public final class NrtMeters {
   public static final String RESYNCS = "nrt.replica.resyncs";
   /** Counter: NRT points, copy-states or primaries this replica refused for a stale generation. */
   public static final String STALE_GENERATIONS = "nrt.replica.stale.generations";
+  /**
+   * Counter: local index files found corrupt and quarantined, tagged {@value #TAG_FOUND_BY} ({@code
+   * start}: the check before the index opens; {@code scrub}: the background scrub).
+   */
+  public static final String CORRUPT_FILES_FOUND = "nrt.replica.corrupt.files.found";
+  /** Tag of {@link #CORRUPT_FILES_FOUND}: {@code start} or {@code scrub}. */
+  public static final String TAG_FOUND_BY = "found_by";
+  /**
+   * Gauge: corrupt local files not yet replaced by a copy from a primary; while above 0 the node
+   * neither ranks in an election nor is promoted without force.
+   */
+  public static final String CORRUPT_FILES = "nrt.replica.corrupt.files";
+  /** Gauge: files the current replica moved into its quarantine folder since it opened. */
+  public static final String QUARANTINED_FILES = "nrt.replica.quarantined.files";
+  /** Gauge: 1 while this node may rank in an election (a verified index open, no corrupt file), else 0. */
+  public static final String ELIGIBLE = "nrt.election.eligible";
 
   /**
    * Gauge: versions this replica searches behind the newest version its primary announced; 0 when

@@ -4,11 +4,12 @@ import io.nrtcluster.common.NamedThreadFactory;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.MemberInfo;
+import io.nrtcluster.election.MemberIntegrity;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.replica.Replica;
 import java.io.IOException;
-import java.util.Map;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +26,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class ProgressReporter {
   private static final long PERIOD_MILLIS = 100;
+  private static final MemberIntegrity NO_INDEX_OPEN = new MemberIntegrity(false, List.of(), 0, 0, 0);
 
   private final NrtHost host;
   private final String index;
@@ -87,10 +89,22 @@ final class ProgressReporter {
     }
     if (r != null) {
       return new MemberInfo(host.nodeId(), address, role, r.primaryGen(), r.searchingVersion(),
-          r.lastCommitVersion(), r.isCopying(), r.stats().lastCopyCompletedMillis(), Map.of(),
-          r.stats().consecutiveCopyFailures());
+          r.lastCommitVersion(), r.isCopying(), r.stats().lastCopyCompletedMillis(), null,
+          r.stats().consecutiveCopyFailures(), integrity(r));
     }
-    return new MemberInfo(host.nodeId(), address, role, s.generation(), -1, -1, false, 0);
+    // No index open (starting, verifying its files, promoting, closing): not a candidate, explicitly,
+    // rather than merely the lowest rank.
+    return new MemberInfo(host.nodeId(), address, role, s.generation(), -1, -1, false, 0, null, 0, NO_INDEX_OPEN);
+  }
+
+  /**
+   * What the replica knows of its files: eligible unless it holds a corrupt file it has not
+   * replaced; counters since it opened. A replica that reopens its index for another reason (a
+   * resync) stays eligible: it may be the only candidate left, and it ranks by its versions anyway.
+   */
+  static MemberIntegrity integrity(Replica r) {
+    return new MemberIntegrity(true, r.corruptFiles(), r.stats().corruptFilesAtStart(),
+        r.stats().corruptFilesByScrub(), r.stats().quarantinedFiles());
   }
 
   NodeStatus status() {
@@ -105,6 +119,6 @@ final class ProgressReporter {
     IndexElection e = roles.election();
     return new NodeStatus(host.nodeId(), index, host.address().toString(), m.role(), m.primaryGen(),
         m.searchingVersion(), m.commitVersion(), roles.primaryAddress(), m.copying(), m.lastCopyMillis(), position,
-        e == null || e.isCandidate(), e == null ? null : e.lastStepDown(), floor.isBelow());
+        m.integrity(), e == null || e.isCandidate(), e == null ? null : e.lastStepDown(), floor.isBelow());
   }
 }

@@ -86,7 +86,7 @@ final class RoleSwitch implements ElectionListener {
   }
 
   private ReplicaConfig replicaConfig(NodeAddress primaryAddress) {
-    return ReplicaConfig.builder()
+    return host.config().replicaTuning().applyTo(ReplicaConfig.builder())
         .nodeId(host.nodeId())
         .cluster(host.config().cluster())
         .index(settings.name())

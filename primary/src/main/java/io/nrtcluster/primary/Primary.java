@@ -186,7 +186,7 @@ public final class Primary implements Closeable {
       ReplicatingPrimaryNode node = new ReplicatingPrimaryNode(writer, config.nodeId(), gen, forceVersion,
           new SearcherFactory(), log, preCopier);
       node.setRemoteCloseTimeoutMs(0);
-      CopyStateRegistry copyStates = new CopyStateRegistry(node, log);
+      CopyStateRegistry copyStates = new CopyStateRegistry(node, log, CopyStateLeases.Policy.of(config));
       FileVerifier verifier = new FileVerifier(node, dir, log, e -> corruptFileFound(node.writer(), log, e));
       endpoint.bind(node, copyStates, preCopier, verifier);
       store.observeVersion(node.getCopyStateVersion());
@@ -345,6 +345,7 @@ public final class Primary implements Closeable {
   public void setObserver(PrimaryObserver observer) {
     this.observer = Objects.requireNonNull(observer, "observer");
     preCopier.observer(observer);
+    copyStates.observer(observer);
     observer.versionPublished(version());
   }
 
@@ -443,9 +444,17 @@ public final class Primary implements Closeable {
     return server.localAddress();
   }
 
-  /** Copy-states handed out and not yet released; 0 when no replica is copying. */
+  /**
+   * Copy-states handed out and not yet released, those kept under a lease for a replica that
+   * dropped mid-copy included; 0 when no replica is copying and no lease is held.
+   */
   public int copyStatesHeld() {
     return copyStates.size();
+  }
+
+  /** What the leases on copy-states of replicas that dropped mid-copy did so far. */
+  public CopyStateLeaseCounts copyStateLeases() {
+    return copyStates.leaseCounts();
   }
 
   /** Replicas connected and subscribed to NRT points. */
@@ -484,6 +493,8 @@ public final class Primary implements Closeable {
       return;
     }
     endpoint.beginClose();
+    // A replica that dropped will not be served again: its leased copy-state is not worth waiting for.
+    copyStates.endLeases();
     long deadline = System.nanoTime() + config.closeTimeout().toNanos();
     synchronized (this) {
       // Bounded wait for copies in progress; replicas release their copy-states when done.

@@ -26,6 +26,16 @@ import java.time.Duration;
  *     for small merges of just-flushed segments. 0 by default: refresh latency is this library's
  *     point, and merged segments are pre-copied in the background anyway
  * @param transport transport settings, used when the primary creates its own transport
+ * @param copyStateLease how long the primary keeps the copy-state (and so the files) of a replica
+ *     whose connection dropped in the middle of a copy, so that the replica, reconnecting within it,
+ *     resumes where it stopped instead of copying again from byte 0. 15 s by default (several
+ *     reconnect attempts of a replica, short enough that a replica gone for good pins nothing for
+ *     long); zero keeps nothing (a dropped copy starts over); at most 10 minutes
+ * @param maxCopyStateLeases most copy-states kept under a lease at once (1 to 1024, 8 by default);
+ *     past it the oldest lease is released
+ * @param maxLeasedBytes most bytes kept on disk by leases only: the files of leased copy-states that
+ *     the primary's current point no longer uses, measured when a lease starts (4 GiB by default); past
+ *     it the oldest leases are released
  */
 public record PrimaryConfig(
     int nodeId,
@@ -40,7 +50,10 @@ public record PrimaryConfig(
     Duration preCopyKeepAlive,
     Duration closeTimeout,
     Duration maxFullFlushMergeWait,
-    TransportConfig transport) {
+    TransportConfig transport,
+    Duration copyStateLease,
+    int maxCopyStateLeases,
+    long maxLeasedBytes) {
 
   public PrimaryConfig {
     Checks.inRange("nodeId", nodeId, 0, 65535);
@@ -59,6 +72,20 @@ public record PrimaryConfig(
       throw new IllegalArgumentException("maxFullFlushMergeWait must not be negative");
     }
     Checks.notNull("transport", transport);
+    Checks.notNull("copyStateLease", copyStateLease);
+    if (copyStateLease.isNegative() || copyStateLease.compareTo(MAX_COPY_STATE_LEASE) > 0) {
+      throw new IllegalArgumentException("copyStateLease must be in [0, " + MAX_COPY_STATE_LEASE + "], got " + copyStateLease);
+    }
+    Checks.inRange("maxCopyStateLeases", maxCopyStateLeases, 1, 1024);
+    Checks.inRange("maxLeasedBytes", maxLeasedBytes, 0, Long.MAX_VALUE);
+  }
+
+  /** Longest {@link #copyStateLease}: a lease pins files, and a replica gone for that long copies afresh anyway. */
+  public static final Duration MAX_COPY_STATE_LEASE = Duration.ofMinutes(10);
+
+  /** True when the primary keeps the copy-state of a replica that dropped mid-copy. */
+  public boolean leasesCopyStates() {
+    return !copyStateLease.isZero();
   }
 
   /** Where the Lucene index lives. */
@@ -90,6 +117,9 @@ public record PrimaryConfig(
     private Duration closeTimeout = Duration.ofSeconds(10);
     private Duration maxFullFlushMergeWait = Duration.ZERO;
     private TransportConfig transport = TransportConfig.defaults();
+    private Duration copyStateLease = Duration.ofSeconds(15);
+    private int maxCopyStateLeases = 8;
+    private long maxLeasedBytes = 4L << 30;
 
     public Builder nodeId(int v) {
       nodeId = v;
@@ -156,9 +186,28 @@ public record PrimaryConfig(
       return this;
     }
 
+    /** See {@link PrimaryConfig#copyStateLease()}; zero disables resuming across a dropped connection. */
+    public Builder copyStateLease(Duration v) {
+      copyStateLease = v;
+      return this;
+    }
+
+    /** See {@link PrimaryConfig#maxCopyStateLeases()}. */
+    public Builder maxCopyStateLeases(int v) {
+      maxCopyStateLeases = v;
+      return this;
+    }
+
+    /** See {@link PrimaryConfig#maxLeasedBytes()}. */
+    public Builder maxLeasedBytes(long v) {
+      maxLeasedBytes = v;
+      return this;
+    }
+
     public PrimaryConfig build() {
       return new PrimaryConfig(nodeId, cluster, index, dataDir, bindHost, port, primaryGen, forcePrimaryVersion,
-          preCopyTimeout, preCopyKeepAlive, closeTimeout, maxFullFlushMergeWait, transport);
+          preCopyTimeout, preCopyKeepAlive, closeTimeout, maxFullFlushMergeWait, transport, copyStateLease,
+          maxCopyStateLeases, maxLeasedBytes);
     }
   }
 }

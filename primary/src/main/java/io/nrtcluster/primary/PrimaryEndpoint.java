@@ -24,7 +24,9 @@ import org.apache.lucene.replicator.nrt.CopyState;
 /**
  * The primary's side of the wire for one index: hands out copy-states, streams only files that a
  * held copy-state or a running merge pre-copy names, tracks connected replicas and tells them about
- * new NRT points. A file name is checked before it is ever joined to the index path.
+ * new NRT points. A file name is checked before it is ever joined to the index path. A replica whose
+ * connection drops mid-copy keeps its copy-state under a lease (see {@link CopyStateLeases}) and,
+ * reconnected, fetches on from it by id.
  */
 final class PrimaryEndpoint implements Endpoint {
   private final int nodeId;
@@ -139,9 +141,11 @@ final class PrimaryEndpoint implements Endpoint {
     String name = PeerFileNames.requireSafe(f.name());
     switch (f.sourceKind()) {
       case COPY_STATE -> {
-        CopyState s = copyStates.get(f.sourceId());
+        // A replica that reconnected after a drop fetches on from the copy-state kept under its lease.
+        CopyState s = copyStates.getFor(c, f.sourceId());
         if (s == null) {
-          throw new NrtClusterException(ErrorCode.UNKNOWN_COPY_STATE, "copy-state " + f.sourceId() + " is not held");
+          throw new NrtClusterException(ErrorCode.UNKNOWN_COPY_STATE, "copy-state " + f.sourceId()
+              + " is not held (released, or its lease expired): ask for a new one");
         }
         if (!s.files().containsKey(name)) {
           throw new FileNotServableException("file '" + name + "' is not in copy-state " + f.sourceId());
@@ -190,9 +194,10 @@ final class PrimaryEndpoint implements Endpoint {
     }
     CopyStateRegistry registry = copyStates;
     if (registry != null) {
-      int released = registry.releaseAll(c);
-      if (released > 0) {
-        log.info("released {} copy-states held by disconnected {}", released, c.remoteAddress());
+      CopyStateRegistry.Dropped dropped = closing ? new CopyStateRegistry.Dropped(0, registry.releaseAll(c))
+          : registry.disconnected(c);
+      if (dropped.released() > 0) {
+        log.info("released {} copy-states held by disconnected {}", dropped.released(), c.remoteAddress());
       }
     }
   }

@@ -20,6 +20,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
@@ -56,6 +58,8 @@ class CopyStateRegistryTest {
   private ReplicatingPrimaryNode node;
   private CopyStateRegistry registry;
   private int docs;
+  /** The primary's side of the newest connection of each replica id, as leases see them. */
+  private final Map<Integer, Connection> serverSide = new ConcurrentHashMap<>();
 
   @BeforeEach
   void start() throws Exception {
@@ -85,6 +89,7 @@ class CopyStateRegistryTest {
 
       @Override
       public void onRequest(Connection c, Message request) {
+        serverSide.put(c.peerNodeId(), c);
         c.reply(new Message.Ack(request.requestId()));
       }
     });
@@ -225,5 +230,126 @@ class CopyStateRegistryTest {
         assertThat(Files.exists(dir.resolve("index").resolve(name))).as("%s deleted once released", name).isFalse();
       }
     });
+  }
+
+  private CopyStateRegistry leasing(Duration lease, int maxLeases, long maxBytes) {
+    registry.releaseAll();
+    registry = new CopyStateRegistry(node, new NodeLog(LoggerFactory.getLogger(CopyStateRegistryTest.class), "P1", () -> 1),
+        new CopyStateLeases.Policy(lease, maxLeases, maxBytes));
+    return registry;
+  }
+
+  /** A new connection of replica {@code nodeId}, as the primary's side of it (what owns copy-states there). */
+  private Connection replica(int nodeId) throws Exception {
+    Connection client = connection(nodeId);
+    client.request(id -> new Message.Ping(id)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    Connection server = serverSide.get(nodeId);
+    assertThat(server.peerNodeId()).isEqualTo(nodeId);
+    return server;
+  }
+
+  /** Acquires a copy-state on {@code c} and fetches from it, as a replica that started copying does. */
+  private CopyStateRegistry.Lease copying(Connection c) throws Exception {
+    CopyStateRegistry.Lease lease = registry.acquire(c);
+    assertThat(registry.getFor(c, lease.id())).isSameAs(lease.state());
+    return lease;
+  }
+
+  private static void dropped(Connection c) throws Exception {
+    c.close();
+    c.closeFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aDroppedReplicasCopyStateIsLeasedAndItsNextConnectionTakesItBack() throws Exception {
+    leasing(Duration.ofMinutes(1), 8, Long.MAX_VALUE);
+    Connection first = replica(7);
+    CopyStateRegistry.Lease lease = copying(first);
+    dropped(first);
+    assertThat(registry.disconnected(first)).isEqualTo(new CopyStateRegistry.Dropped(1, 0));
+    assertThat(registry.size()).as("kept under a lease").isEqualTo(1);
+    assertThat(registry.get(lease.id())).as("a leased copy-state is not held by anyone").isNull();
+    assertThat(registry.getFor(replica(8), lease.id())).as("another replica cannot take it").isNull();
+
+    Connection second = replica(7);
+    assertThat(registry.getFor(second, lease.id())).isSameAs(lease.state());
+    assertThat(registry.leaseCounts()).isEqualTo(new CopyStateLeaseCounts(0, 1, 1, 0, 0));
+    assertThat(registry.releaseAll(first)).as("the old connection holds nothing any more").isZero();
+    assertThat(registry.releaseAll(second)).as("the new one owns it").isEqualTo(1);
+    assertThat(registry.size()).isZero();
+  }
+
+  @Test
+  void aCopyStateNothingWasFetchedFromIsReleasedAtOnce() throws Exception {
+    leasing(Duration.ofMinutes(1), 8, Long.MAX_VALUE);
+    Connection c = replica(7);
+    CopyStateRegistry.Lease idle = registry.acquire(c);
+    dropped(c);
+    assertThat(registry.disconnected(c)).isEqualTo(new CopyStateRegistry.Dropped(0, 1));
+    assertThat(registry.size()).isZero();
+    assertThat(registry.getFor(replica(7), idle.id())).isNull();
+  }
+
+  @Test
+  void theSameReplicaOnANewConnectionTakesOverBeforeTheOldOneIsSeenToDrop() throws Exception {
+    leasing(Duration.ofMinutes(1), 8, Long.MAX_VALUE);
+    Connection old = replica(7);
+    CopyStateRegistry.Lease lease = copying(old);
+    Connection fresh = replica(7);
+    assertThat(registry.getFor(fresh, lease.id())).isSameAs(lease.state());
+    assertThat(registry.disconnected(old)).as("the old connection's close leaves it alone").isEqualTo(new CopyStateRegistry.Dropped(0, 0));
+    assertThat(registry.get(lease.id())).isSameAs(lease.state());
+    assertThat(registry.leaseCounts()).as("a resume without a lease").isEqualTo(new CopyStateLeaseCounts(0, 0, 1, 0, 0));
+  }
+
+  @Test
+  void anExpiredLeaseIsReleasedAndCannotBeResumed() throws Exception {
+    leasing(Duration.ofMillis(200), 8, Long.MAX_VALUE);
+    Connection first = replica(7);
+    CopyStateRegistry.Lease lease = copying(first);
+    dropped(first);
+    registry.disconnected(first);
+    await().atMost(WAIT).until(() -> registry.size() == 0);
+    assertThat(registry.leaseCounts()).isEqualTo(new CopyStateLeaseCounts(0, 1, 0, 1, 0));
+    assertThat(registry.getFor(replica(7), lease.id())).isNull();
+  }
+
+  @Test
+  void leasesAreBoundedInNumberTheOldestGoingFirst() throws Exception {
+    leasing(Duration.ofMinutes(1), 2, Long.MAX_VALUE);
+    List<CopyStateRegistry.Lease> leases = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      Connection c = replica(10 + i);
+      leases.add(copying(c));
+      dropped(c);
+      registry.disconnected(c);
+    }
+    assertThat(registry.size()).isEqualTo(2);
+    assertThat(registry.leaseCounts()).isEqualTo(new CopyStateLeaseCounts(2, 3, 0, 0, 1));
+    assertThat(registry.getFor(replica(10), leases.get(0).id())).as("the oldest was released").isNull();
+    assertThat(registry.getFor(replica(12), leases.get(2).id())).isSameAs(leases.get(2).state());
+  }
+
+  @Test
+  void leasesAreBoundedInTheBytesOnlyTheyKeepOnDisk() throws Exception {
+    leasing(Duration.ofMinutes(1), 8, 1);
+    Connection current = replica(7);
+    CopyStateRegistry.Lease ofCurrentPoint = copying(current);
+    dropped(current);
+    registry.disconnected(current);
+    assertThat(registry.leaseCounts().held()).as("files the current point uses cost a lease nothing").isEqualTo(1);
+
+    Connection old = replica(8);
+    CopyStateRegistry.Lease ofOldPoint = copying(old);
+    refreshWithNewSegment();
+    node.writer().forceMerge(1);
+    node.flushAndRefresh();
+    dropped(old);
+    registry.disconnected(old);
+    assertThat(registry.leaseCounts()).as("the old point's merged-away files are over the bound")
+        .isEqualTo(new CopyStateLeaseCounts(0, 2, 0, 0, 2));
+    assertThat(registry.size()).isZero();
+    assertThat(registry.getFor(replica(8), ofOldPoint.id())).isNull();
+    assertThat(registry.getFor(replica(7), ofCurrentPoint.id())).isNull();
   }
 }

@@ -44,6 +44,8 @@ final class CopyJobRunner {
         if (job.visit()) {
           break;
         }
+        // A copy whose connection dropped waits here, outside its monitor, for the link to return.
+        job.betweenSlices(200);
       }
       if (closed && !job.getFailed()) {
         job.cancel("replica closing", null);

@@ -138,11 +138,35 @@ final class PrimaryLink implements RequestHandler {
         return null;
       }
       current = c;
+      // Copies waiting to resume after a drop wait on this monitor.
+      notifyAll();
     }
     backoff.reset();
     c.closeFuture().thenRun(() -> onClosed(c));
     log.info("connected to primary P{} at {} (generation {})", c.peerNodeId(), address, c.peerPrimaryGen());
     return c;
+  }
+
+  /**
+   * Waits up to {@code millis} for a live connection other than {@code lost} (a copy waiting to
+   * resume after a drop); returns it, or null. Wakes at once when the link closes for good.
+   */
+  Connection awaitOther(Connection lost, long millis) throws InterruptedException {
+    long deadline = System.nanoTime() + millis * 1_000_000;
+    synchronized (this) {
+      while (!closed) {
+        Connection c = current;
+        if (c != null && c != lost && c.isOpen()) {
+          return c;
+        }
+        long left = (deadline - System.nanoTime()) / 1_000_000;
+        if (left <= 0) {
+          return null;
+        }
+        wait(left);
+      }
+    }
+    return null;
   }
 
   /** Keep reconnecting in the background whenever the link is down. */
@@ -208,6 +232,7 @@ final class PrimaryLink implements RequestHandler {
   void close() {
     synchronized (this) {
       closed = true;
+      notifyAll();
       if (reconnect != null) {
         reconnect.cancel(false);
       }

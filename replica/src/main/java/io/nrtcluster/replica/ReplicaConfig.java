@@ -36,6 +36,10 @@ import java.time.Duration;
  *     StorageFaults#switchable()} instance is a switch shared with whoever turns the faults on and
  *     off while the replica runs: tests and chaos runs only
  * @param scrub pace of the background scrub that rereads every searched file (see {@link ScrubConfig})
+ * @param copyResumeWindow how long a copy whose connection dropped waits for the link to come back
+ *     to the same primary and resumes where it stopped (each partly copied file from its byte
+ *     offset, finished temp files kept); past it, or with another primary, the copy starts over.
+ *     15 s by default, the primary's default lease on such a copy; zero turns resuming off
  */
 public record ReplicaConfig(
     int nodeId,
@@ -55,7 +59,8 @@ public record ReplicaConfig(
     boolean commitOnClose,
     TransportConfig transport,
     StorageFaults storageFaults,
-    ScrubConfig scrub) {
+    ScrubConfig scrub,
+    Duration copyResumeWindow) {
 
   public ReplicaConfig {
     Checks.inRange("nodeId", nodeId, 0, 65535);
@@ -80,6 +85,10 @@ public record ReplicaConfig(
     Checks.notNull("transport", transport);
     Checks.notNull("storageFaults", storageFaults);
     Checks.notNull("scrub", scrub);
+    Checks.notNull("copyResumeWindow", copyResumeWindow);
+    if (copyResumeWindow.isNegative() || copyResumeWindow.compareTo(Duration.ofMinutes(10)) > 0) {
+      throw new IllegalArgumentException("copyResumeWindow must be in [0, PT10M], got " + copyResumeWindow);
+    }
   }
 
   public Path indexPath() {
@@ -101,8 +110,17 @@ public record ReplicaConfig(
         .badFileBackoffMax(badFileBackoffMax)
         .prefetchFiles(prefetchFiles).preCopyProgressInterval(preCopyProgressInterval)
         .closeTimeout(closeTimeout).commitOnClose(commitOnClose).transport(transport)
-        .storageFaults(storageFaults).scrub(scrub);
+        .storageFaults(storageFaults).scrub(scrub).copyResumeWindow(copyResumeWindow);
   }
+
+  /** Default of {@link #corruptFileReportAfter()}. */
+  public static final int DEFAULT_CORRUPT_FILE_REPORT_AFTER = 3;
+  /** Default of {@link #badFileBackoffMin()}. */
+  public static final Duration DEFAULT_BAD_FILE_BACKOFF_MIN = Duration.ofSeconds(5);
+  /** Default of {@link #badFileBackoffMax()}. */
+  public static final Duration DEFAULT_BAD_FILE_BACKOFF_MAX = Duration.ofMinutes(2);
+  /** Default of {@link #copyResumeWindow()}. */
+  public static final Duration DEFAULT_COPY_RESUME_WINDOW = Duration.ofSeconds(15);
 
   /** Builds a validated {@link ReplicaConfig}; only cluster, index and dataDir have no default. */
   public static final class Builder {
@@ -114,9 +132,9 @@ public record ReplicaConfig(
     private Duration reconnectMin = Duration.ofMillis(100);
     private Duration reconnectMax = Duration.ofSeconds(5);
     private int maxFileRetries = 10;
-    private int corruptFileReportAfter = 3;
-    private Duration badFileBackoffMin = Duration.ofSeconds(5);
-    private Duration badFileBackoffMax = Duration.ofMinutes(2);
+    private int corruptFileReportAfter = DEFAULT_CORRUPT_FILE_REPORT_AFTER;
+    private Duration badFileBackoffMin = DEFAULT_BAD_FILE_BACKOFF_MIN;
+    private Duration badFileBackoffMax = DEFAULT_BAD_FILE_BACKOFF_MAX;
     private int prefetchFiles = 4;
     private Duration preCopyProgressInterval = Duration.ofSeconds(1);
     private Duration closeTimeout = Duration.ofSeconds(10);
@@ -124,6 +142,7 @@ public record ReplicaConfig(
     private TransportConfig transport = TransportConfig.defaults();
     private StorageFaults storageFaults = StorageFaults.NONE;
     private ScrubConfig scrub = ScrubConfig.defaults();
+    private Duration copyResumeWindow = DEFAULT_COPY_RESUME_WINDOW;
 
     public Builder nodeId(int v) {
       nodeId = v;
@@ -220,9 +239,16 @@ public record ReplicaConfig(
       return this;
     }
 
+    /** See {@link ReplicaConfig#copyResumeWindow()}; zero: a dropped copy always starts over. */
+    public Builder copyResumeWindow(Duration v) {
+      copyResumeWindow = v;
+      return this;
+    }
+
     public ReplicaConfig build() {
       return new ReplicaConfig(nodeId, cluster, index, dataDir, primary, reconnectMin, reconnectMax,
-          maxFileRetries, corruptFileReportAfter, badFileBackoffMin, badFileBackoffMax, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport, storageFaults, scrub);
+          maxFileRetries, corruptFileReportAfter, badFileBackoffMin, badFileBackoffMax, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport, storageFaults, scrub,
+          copyResumeWindow);
     }
   }
 }

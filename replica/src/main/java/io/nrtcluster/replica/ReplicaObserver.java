@@ -22,6 +22,15 @@ public interface ReplicaObserver {
   /** A file's bytes did not match the primary's checksum or length; it is fetched again. */
   default void checksumMismatch() {}
 
+  /** A copy cut by a dropped connection resumed on a new one, keeping {@code bytesKept} bytes already copied. */
+  default void copyResumed(long bytesKept) {}
+
+  /** A copy cut by a dropped connection could not resume (lease ended, another primary) and starts over. */
+  default void resumeRefused() {}
+
+  /** {@code bytes} received were thrown away and will be fetched again. */
+  default void bytesDiscarded(long bytes) {}
+
   /** An NRT copy failed (the last good searcher keeps serving; the replica retries). */
   default void copyFailed() {}
 

@@ -15,6 +15,9 @@ public final class ReplicaStats {
   private final AtomicLong filesCopied = new AtomicLong();
   private final AtomicLong checksumMismatches = new AtomicLong();
   private final AtomicLong bytesResumed = new AtomicLong();
+  private final AtomicLong bytesDiscarded = new AtomicLong();
+  private final AtomicLong copyResumes = new AtomicLong();
+  private final AtomicLong resumesRefused = new AtomicLong();
   private final AtomicLong nrtCopiesCompleted = new AtomicLong();
   private final AtomicLong nrtCopiesFailed = new AtomicLong();
   private final AtomicLong preCopiesCompleted = new AtomicLong();
@@ -60,6 +63,24 @@ public final class ReplicaStats {
 
   void resumedFile(long bytesCarriedOver) {
     bytesResumed.addAndGet(bytesCarriedOver);
+  }
+
+  void resumedAfterDrop(long bytesKept) {
+    copyResumes.incrementAndGet();
+    bytesResumed.addAndGet(bytesKept);
+    observer.copyResumed(bytesKept);
+  }
+
+  void resumeRefused() {
+    resumesRefused.incrementAndGet();
+    observer.resumeRefused();
+  }
+
+  void discarded(long bytes) {
+    if (bytes > 0) {
+      bytesDiscarded.addAndGet(bytes);
+      observer.bytesDiscarded(bytes);
+    }
   }
 
   void nrtCopyCompleted() {
@@ -133,11 +154,36 @@ public final class ReplicaStats {
   }
 
   /**
-   * Bytes a newer NRT point's copy took over from the copy it superseded (finished temp files and
-   * the partly copied file) instead of fetching them again.
+   * Bytes a copy kept instead of fetching them again (finished temp files and the partly copied
+   * file): taken over from the copy a newer NRT point superseded, or kept across a dropped
+   * connection ({@link #copyResumes()}).
    */
   public long bytesResumed() {
     return bytesResumed.get();
+  }
+
+  /**
+   * Bytes received and then thrown away, which a later attempt fetches again: the partly copied
+   * file and finished temp files of a copy that failed, a file that failed its checksum, a partly
+   * copied file found changed on disk when its copy resumed. Next to {@link #bytesResumed()}: what a
+   * dropped connection cost in bytes sent twice.
+   */
+  public long bytesDiscarded() {
+    return bytesDiscarded.get();
+  }
+
+  /** Copies that continued where they stopped after their connection to the primary dropped. */
+  public long copyResumes() {
+    return copyResumes.get();
+  }
+
+  /**
+   * Copies cut by a dropped connection that could not resume and started over: the primary's lease
+   * on the copy-state had ended, the link stayed down past {@code copyResumeWindow}, or it came back
+   * to another primary.
+   */
+  public long resumesRefused() {
+    return resumesRefused.get();
   }
 
   public long nrtCopiesCompleted() {
@@ -234,7 +280,8 @@ public final class ReplicaStats {
   @Override
   public String toString() {
     return "ReplicaStats(bytes=" + bytesCopied + ", files=" + filesCopied + ", mismatches=" + checksumMismatches
-        + ", resumedBytes=" + bytesResumed + ", copies=" + nrtCopiesCompleted + ", failed=" + nrtCopiesFailed
+        + ", resumedBytes=" + bytesResumed + ", discardedBytes=" + bytesDiscarded + ", resumes=" + copyResumes
+        + ", copies=" + nrtCopiesCompleted + ", failed=" + nrtCopiesFailed
         + ", inARow=" + failuresInARow + ", byReason=" + failuresByReason + ", storageFailures=" + storageFailures
         + ", corruptAtStart=" + corruptAtStart + ", corruptByScrub=" + corruptByScrub + ", quarantined=" + quarantined
         + ", reports=" + corruptFileReports + ", primaryCorrupt=" + primaryFilesCorrupt + ", primaryIntact=" + primaryFilesIntact + ")";

@@ -107,6 +107,16 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     return generation;
   }
 
+  /** The link to the primary (a copy that lost its connection resumes on the link's next one). */
+  PrimaryLink link() {
+    return link;
+  }
+
+  /** The folder of the index on disk: a replica's directory is always a file-system one. */
+  java.nio.file.Path indexFolder() {
+    return ((FSDirectory) FilterDirectory.unwrap(dir)).getDirectory();
+  }
+
   boolean isStarted() {
     return mgr != null;
   }

@@ -1,7 +1,10 @@
 package io.nrtcluster.replica;
 
 import io.nrtcluster.common.ChecksumMismatchException;
+import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.StorageException;
 import io.nrtcluster.transport.Connection;
 import io.nrtcluster.transport.Message;
@@ -11,6 +14,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.zip.CRC32;
@@ -30,12 +34,24 @@ import org.apache.lucene.util.IOUtils;
  * the metadata once more. A job superseded by a newer NRT point hands its finished temp files and
  * its partly copied file (with the byte offset and running checksum) to the new job. The primary's
  * copy-state is released exactly once, whatever the outcome.
+ *
+ * <p>A copy of an NRT point whose connection drops waits up to {@code copyResumeWindow} for the
+ * link to come back to the same primary, then goes on where it stopped: the partly copied file from
+ * its byte offset, queued files requested again, finished temp files kept; the primary kept the
+ * copy-state under a lease meanwhile. What was written before the drop is read back from disk
+ * first ({@link TempFileRecheck}): the partly copied file's checksum state is recomputed from its
+ * bytes on disk (a file changed meanwhile is fetched again from byte 0) and every finished temp file
+ * is checked in full, so a resumed file is verified exactly as one copied in one go. When the link
+ * stays down, comes back to another primary, or the primary no longer holds the copy-state
+ * ({@code UNKNOWN_COPY_STATE}: its lease ended), the copy fails as any other and the next one
+ * starts afresh.
  */
 final class StreamingCopyJob extends CopyJob {
   private record Pending(String name, FileMetaData meta, VerifyingFileInput input) {}
 
   private final ReplicatingReplicaNode node;
-  private final Connection connection;
+  /** The connection to fetch on: the one the copy-state came on, or the one the copy resumed on. */
+  private volatile Connection connection;
   private final CopyState copyState;
   private final Message.SourceKind sourceKind;
   private final long sourceId;
@@ -44,6 +60,16 @@ final class StreamingCopyJob extends CopyJob {
   private final int maxFileRetries;
   private final BadFileTracker badFiles;
   private final int prefetch;
+  private final long resumeWindowNanos;
+  /** Set while the copy waits for the link to come back after {@code connection} dropped. */
+  private volatile Connection lostConnection;
+  private long lostAtNanos;
+  /** The copy resumed at least once: a later "unknown copy-state" means the lease had ended. */
+  private boolean resumed;
+  /** What was written before a drop must be reread from disk before the copy goes on. */
+  private volatile boolean recheckNeeded;
+  /** That reread, done between slices outside the monitor ({@link #betweenSlices}); applied by {@link #visit}. */
+  private volatile TempFileRecheck.Result recheck;
   private final ArrayDeque<Pending> queued = new ArrayDeque<>();
   private final Map<String, Integer> retries = new HashMap<>();
   private Iterator<Map.Entry<String, FileMetaData>> remaining;
@@ -67,6 +93,7 @@ final class StreamingCopyJob extends CopyJob {
     this.stats = ctx.stats();
     this.maxFileRetries = ctx.config().maxFileRetries();
     this.prefetch = ctx.config().prefetchFiles();
+    this.resumeWindowNanos = ctx.config().copyResumeWindow().toNanos();
   }
 
   /** A job copying the files of a copy-state the primary holds for us under {@code copyStateId}. */
@@ -114,6 +141,17 @@ final class StreamingCopyJob extends CopyJob {
     if (exc != null) {
       return true;
     }
+    if (lostConnection != null && !resume()) {
+      return false;
+    }
+    if (recheckNeeded && lostConnection == null) {
+      // A newer point's copy took over this partly copied file from a copy that had lost its link.
+      TempFileRecheck.Result rc = readyRecheck();
+      if (rc == null) {
+        return false;
+      }
+      applyRecheck(rc, false);
+    }
     if (current == null) {
       Pending next = queued.poll();
       fill();
@@ -139,8 +177,181 @@ final class StreamingCopyJob extends CopyJob {
       // Local storage, not the primary, failed: fetching again cannot help until space returns.
       stats.storageFailed();
       throw e;
+    } catch (NrtClusterException e) {
+      if (!linkLost(e)) {
+        if (resumed && e.code() == ErrorCode.UNKNOWN_COPY_STATE) {
+          stats.resumeRefused();
+          log.info("the primary no longer holds copy-state {} (its lease ended): the copy starts over", sourceId);
+        }
+        throw e;
+      }
     }
     return false;
+  }
+
+  /**
+   * The connection dropped under a copy that can resume: its streams are closed (the inputs keep
+   * their checksum state) and the copy waits for the link. False when it cannot resume.
+   */
+  private boolean linkLost(NrtClusterException e) {
+    Connection c = connection;
+    if (!(e instanceof ConnectionException) || sourceKind != Message.SourceKind.COPY_STATE || resumeWindowNanos == 0
+        || c.isOpen()) {
+      return false;
+    }
+    lostAtNanos = System.nanoTime();
+    recheck = null;
+    recheckNeeded = true;
+    lostConnection = c;
+    if (currentInput != null) {
+      currentInput.close();
+    }
+    for (Pending p : queued) {
+      p.input().close();
+    }
+    log.info("connection to the primary dropped at byte {} of {} ({}); resuming on the next connection within {} ms",
+        current == null ? 0 : current.getBytesCopied(), current == null ? "-" : current.name, this,
+        resumeWindowNanos / 1_000_000);
+    return true;
+  }
+
+  /**
+   * Runs between two slices, outside the monitor: a copy that lost its connection waits up to {@code
+   * millis} for the link to come back, and what it wrote before the drop is reread from disk here,
+   * where a large file takes no monitor anyone else needs.
+   */
+  void betweenSlices(long millis) throws InterruptedException {
+    Connection lost = lostConnection;
+    if (lost != null && node.link().awaitOther(lost, millis) == null) {
+      return;
+    }
+    if (!recheckNeeded || recheck != null) {
+      return;
+    }
+    TempFileRecheck.Request request = recheckRequest();
+    if (request != null) {
+      recheck = TempFileRecheck.run(request, node.indexFolder(), node.getDirectory(), files);
+    }
+  }
+
+  private synchronized TempFileRecheck.Request recheckRequest() {
+    if (exc != null) {
+      return null;
+    }
+    boolean partial = current != null && currentInput != null;
+    return new TempFileRecheck.Request(partial ? current.tmpName : null, partial ? currentInput.position() : 0,
+        partial ? currentInput.bodyEnd() : 0, Map.copyOf(copiedFiles));
+  }
+
+  /** The reread of the job's state as it is now, or null when there is none yet (or it is outdated). */
+  private TempFileRecheck.Result readyRecheck() {
+    TempFileRecheck.Result rc = recheck;
+    if (rc == null) {
+      return null;
+    }
+    TempFileRecheck.Request now = recheckRequest();
+    if (!rc.request().equals(now)) {
+      recheck = null;
+      return null;
+    }
+    return rc;
+  }
+
+  /** Resumes on the link's new connection; false while there is none yet or the disk is being reread. */
+  private boolean resume() throws IOException {
+    Connection lost = lostConnection;
+    Connection next = node.link().current();
+    if (next == null || next == lost) {
+      if (System.nanoTime() - lostAtNanos > resumeWindowNanos) {
+        stats.resumeRefused();
+        throw new ConnectionException("the connection to the primary stayed down for more than "
+            + resumeWindowNanos / 1_000_000 + " ms; the copy starts over");
+      }
+      return false;
+    }
+    if (next.peerNodeId() != lost.peerNodeId() || next.peerPrimaryGen() != lost.peerPrimaryGen()) {
+      stats.resumeRefused();
+      throw new ConnectionException("reconnected to P" + next.peerNodeId() + " generation " + next.peerPrimaryGen()
+          + ", not P" + lost.peerNodeId() + " generation " + lost.peerPrimaryGen() + ": the copy starts over");
+    }
+    TempFileRecheck.Result rc = readyRecheck();
+    if (rc == null) {
+      return false;
+    }
+    connection = next;
+    lostConnection = null;
+    resumed = true;
+    long kept = applyRecheck(rc, true);
+    stats.resumedAfterDrop(kept);
+    log.info("resumed {} on the new connection after {} ms, keeping {} bytes already copied", this,
+        (System.nanoTime() - lostAtNanos) / 1_000_000, kept);
+    return true;
+  }
+
+  /**
+   * Goes on from what the disk holds: a finished temp file that changed is deleted and fetched again,
+   * a partly copied file that changed is fetched again from byte 0, else continues from its offset
+   * with the checksum state of its bytes on disk. With {@code newConnection}, every stream is opened
+   * again on {@link #connection}. Returns the bytes kept.
+   */
+  private long applyRecheck(TempFileRecheck.Result rc, boolean newConnection) {
+    recheck = null;
+    recheckNeeded = false;
+    long kept = 0;
+    List<Pending> again = new java.util.ArrayList<>();
+    for (Map.Entry<String, String> e : rc.request().finished().entrySet()) {
+      FileMetaData meta = files.get(e.getKey());
+      if (!rc.changedFinished().contains(e.getKey())) {
+        kept += meta.length();
+        continue;
+      }
+      log.warn("temp file {} of {} changed on disk while the connection was down; fetching it again", e.getValue(), e.getKey());
+      stats.checksumMismatch();
+      stats.discarded(meta.length());
+      copiedFiles.remove(e.getKey());
+      totBytesCopied -= meta.length();
+      IOUtils.deleteFilesIgnoringExceptions(node.getDirectory(), e.getValue());
+      again.add(new Pending(e.getKey(), meta, open(e.getKey(), meta, 0, new CRC32())));
+    }
+    if (newConnection) {
+      // The queued files' streams died with the old connection.
+      List<Pending> old = List.copyOf(queued);
+      queued.clear();
+      for (Pending p : old) {
+        queued.add(new Pending(p.name(), p.meta(), open(p.name(), p.meta(), 0, new CRC32())));
+      }
+    }
+    for (Pending p : again) {
+      queued.addFirst(p);
+    }
+    if (current != null) {
+      kept += continueCurrent(rc.partial(), newConnection);
+    }
+    return kept;
+  }
+
+  /** The partly copied file after a reread of its bytes on disk ({@code disk}); returns the bytes kept. */
+  private long continueCurrent(TempFileRecheck.Prefix disk, boolean newConnection) {
+    TempFileCopy copy = (TempFileCopy) current;
+    VerifyingFileInput before = currentInput;
+    long offset = before.position();
+    if (disk == null || disk.crc().getValue() != before.crc().getValue() || disk.trailer() != before.trailer()) {
+      log.warn("partly copied file {} ({}) changed on disk while the connection was down ({} bytes reread); fetching it "
+          + "again from byte 0", copy.name, copy.tmpName, offset);
+      stats.checksumMismatch();
+      stats.discarded(offset);
+      String name = copy.name;
+      FileMetaData meta = copy.metaData;
+      discardCurrent();
+      queued.addFirst(new Pending(name, meta, open(name, meta, 0, new CRC32())));
+      return 0;
+    }
+    // The checksum state of the bytes on disk, not the one kept in memory, verifies the file from here on.
+    currentInput = newConnection
+        ? before.continueOn(connection.fetchFile(sourceKind, sourceId, copy.name, offset), disk.crc(), disk.trailer())
+        : before.withChecksumState(disk.crc(), disk.trailer());
+    current = new TempFileCopy(copy, currentInput);
+    return offset;
   }
 
   private void refetchCurrent(ChecksumMismatchException cause) throws IOException {
@@ -148,6 +359,7 @@ final class StreamingCopyJob extends CopyJob {
     FileMetaData meta = current.metaData;
     int attempt = retries.merge(name, 1, Integer::sum);
     stats.checksumMismatch();
+    stats.discarded(current.getBytesCopied());
     discardCurrent();
     if (badFiles.checksumFailed(connection, name, meta)) {
       // Reported to the primary (or held off after a report): fetching it again now cannot help.
@@ -179,7 +391,7 @@ final class StreamingCopyJob extends CopyJob {
   protected CopyOneFile newCopyOneFile(CopyOneFile prev) {
     // Continue the file the superseded job was writing, from the byte it reached, with its checksum.
     StreamingCopyJob from = transferringFrom;
-    currentInput = open(prev.name, prev.metaData, prev.getBytesCopied(), from.currentInput.crc());
+    currentInput = from.currentInput.continueOn(connection.fetchFile(sourceKind, sourceId, prev.name, prev.getBytesCopied()));
     from.currentInput.close();
     from.currentInput = null;
     return new TempFileCopy((TempFileCopy) prev, currentInput);
@@ -195,6 +407,10 @@ final class StreamingCopyJob extends CopyJob {
     transferringFrom = prev;
     try {
       super.transferAndCancel(prevJob);
+      if (prev.lostConnection != null && (current != null || !copiedFiles.isEmpty())) {
+        // What it carried over was written before a drop: reread it (outside the monitors) before going on.
+        recheckNeeded = true;
+      }
       // Nothing is copied by this job yet: whatever it holds now was carried over.
       long carried = current == null ? 0 : current.getBytesCopied();
       for (String name : copiedFiles.keySet()) {
@@ -212,6 +428,13 @@ final class StreamingCopyJob extends CopyJob {
 
   @Override
   public synchronized void cancel(String reason, Throwable exc) throws IOException {
+    if (this.exc == null && !superseded) {
+      long thrownAway = current == null ? 0 : current.getBytesCopied();
+      for (String name : copiedFiles.keySet()) {
+        thrownAway += files.get(name).length();
+      }
+      stats.discarded(thrownAway);
+    }
     try {
       super.cancel(reason, exc);
     } finally {
@@ -237,8 +460,14 @@ final class StreamingCopyJob extends CopyJob {
       return;
     }
     released = true;
-    if (connection.isOpen()) {
-      connection.request(id -> new Message.ReleaseCopyState(id, sourceId))
+    Connection c = connection;
+    Connection now = node.link().current();
+    if (!c.isOpen() && now != null && now.peerNodeId() == c.peerNodeId() && now.peerPrimaryGen() == c.peerPrimaryGen()) {
+      // Dropped: the primary keeps the copy-state under a lease, which this ends early.
+      c = now;
+    }
+    if (c.isOpen()) {
+      c.request(id -> new Message.ReleaseCopyState(id, sourceId))
           .exceptionally(t -> {
             log.debug("release of copy-state {} failed (the primary releases it on disconnect): {}", sourceId, t.toString());
             return null;
@@ -290,7 +519,13 @@ final class StreamingCopyJob extends CopyJob {
   @Override
   public void runBlocking() throws IOException {
     while (!visit()) {
-      // visit() does a bounded slice of work per call.
+      // visit() does a bounded slice of work per call; between slices a dropped copy waits for its link.
+      try {
+        betweenSlices(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted waiting for the link to the primary");
+      }
     }
     if (getFailed()) {
       throw new IOException("copy failed: " + cancelReason, exc);

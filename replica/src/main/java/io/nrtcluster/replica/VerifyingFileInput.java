@@ -33,18 +33,61 @@ final class VerifyingFileInput extends DataInput {
    */
   VerifyingFileInput(InboundFileStream stream, String name, FileMetaData meta, long startPosition, CRC32 crc,
       ReplicaStats stats) {
+    this(stream, name, meta.length(), meta.checksum(), startPosition, crc, 0, stats);
+  }
+
+  private VerifyingFileInput(InboundFileStream stream, String name, long length, long checksum, long startPosition,
+      CRC32 crc, long trailer, ReplicaStats stats) {
     this.stats = stats;
     this.stream = stream;
     this.name = name;
-    this.length = meta.length();
-    this.checksum = meta.checksum();
+    this.length = length;
+    this.checksum = checksum;
     this.crc = crc;
     this.startPosition = startPosition;
     this.position = startPosition;
+    this.trailer = trailer;
+  }
+
+  /**
+   * The same file continued on {@code stream} from this input's position (this one's stream closed:
+   * a newer point took the copy over, or the connection dropped), with its checksum state, the
+   * footer bytes read so far included.
+   */
+  VerifyingFileInput continueOn(InboundFileStream next) {
+    return new VerifyingFileInput(next, name, length, checksum, position, crc, trailer, stats);
+  }
+
+  /**
+   * Like {@link #continueOn} with checksum state {@code crc} and {@code trailer} recomputed from
+   * the bytes of the partly copied file on disk, which are trusted over the running state.
+   */
+  VerifyingFileInput continueOn(InboundFileStream next, CRC32 diskCrc, long diskTrailer) {
+    return new VerifyingFileInput(next, name, length, checksum, position, diskCrc, diskTrailer, stats);
+  }
+
+  /** This input, not read from yet, with checksum state {@code diskCrc} and {@code diskTrailer} instead of its own. */
+  VerifyingFileInput withChecksumState(CRC32 diskCrc, long diskTrailer) {
+    return new VerifyingFileInput(stream, name, length, checksum, position, diskCrc, diskTrailer, stats);
   }
 
   CRC32 crc() {
     return crc;
+  }
+
+  /** The running state of the footer's checksum bytes read so far. */
+  long trailer() {
+    return trailer;
+  }
+
+  /** Offset in the file of the next byte. */
+  long position() {
+    return position;
+  }
+
+  /** Where the checksummed body ends (the footer's 8-byte checksum follows). */
+  long bodyEnd() {
+    return length - Long.BYTES;
   }
 
   /** Bytes this input received over the wire (excludes bytes carried over from a previous job). */

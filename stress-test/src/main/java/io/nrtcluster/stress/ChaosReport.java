@@ -6,7 +6,8 @@ import java.util.List;
  * The verdict of a chaos run, as written to {@code chaos-report.json}. {@code valid} is true only when
  * no acknowledged write was lost, no node disagreed with another at the same version, every index
  * passed CheckIndex with no unreferenced files, the cluster converged at the end and after every
- * healed network fault, and every {@link Safety} rule held.
+ * healed network fault, every file whose bit was flipped on a node's disk was quarantined by it, and
+ * every {@link Safety} rule held.
  */
 public record ChaosReport(
     long seed,
@@ -31,6 +32,7 @@ public record ChaosReport(
     Safety safety,
     List<NetworkFault> networkFaults,
     List<DiskFault> diskFaults,
+    List<DiskFlip> diskFlips,
     List<String> problems,
     List<FaultPlan.Planned> schedule,
     List<Timeline.Event> events) {
@@ -65,6 +67,7 @@ public record ChaosReport(
       int partitionOneWay,
       int slowLink,
       int diskFull,
+      int diskBitFlip,
       int killsDuringCopy,
       int killsDuringPreCopy,
       int planned,
@@ -87,6 +90,13 @@ public record ChaosReport(
    */
   public record DiskFault(long atMillis, long holdMillis, int node, boolean primary, long bytesFilled,
       long convergeMillis) {}
+
+  /**
+   * One bit flipped on a stopped node's disk: the file of its last commit, where, and how long after
+   * its restart the node had quarantined the file (-1: not within the recovery timeout, a problem).
+   */
+  public record DiskFlip(long atMillis, int node, boolean primary, String file, long length, long bit,
+      long quarantinedAfterMillis) {}
 
   /**
    * The safety rules beyond lost documents.

@@ -16,15 +16,31 @@ import io.nrtcluster.common.Checks;
  * @param switchable installs the fault handlers on every connection even while they inject nothing,
  *     so that {@link Transport#updateFaults} can turn faults on and off while the node runs (what a
  *     chaos test does); off by default, which keeps fault-free pipelines free of them
+ * @param dropAfterFileBytes fault point "dropAfterFileBytes": a connection that has received this
+ *     many bytes of file data is closed, as a link that drops mid-copy; 0 (the default) never drops
+ * @param maxDrops how many connections the drop fault point closes in all (per transport); 0 means
+ *     no limit, so that a copy that restarts its files can be shown never to finish
  */
-public record FaultInjection(double bitFlipProbability, long throttleBytesPerSecond, long seed, boolean switchable) {
+public record FaultInjection(double bitFlipProbability, long throttleBytesPerSecond, long seed, boolean switchable,
+    long dropAfterFileBytes, int maxDrops) {
 
   /** No faults. */
-  public static final FaultInjection NONE = new FaultInjection(0.0, 0, 0, false);
+  public static final FaultInjection NONE = new FaultInjection(0.0, 0, 0, false, 0, 0);
 
   public FaultInjection {
     Checks.probability("faults.bitFlipProbability", bitFlipProbability);
     Checks.inRange("faults.throttleBytesPerSecond", throttleBytesPerSecond, 0, Long.MAX_VALUE);
+    Checks.inRange("faults.dropAfterFileBytes", dropAfterFileBytes, 0, Long.MAX_VALUE);
+    Checks.inRange("faults.maxDrops", maxDrops, 0, Integer.MAX_VALUE);
+  }
+
+  /** Bit flips and throttling as given, no connection drops. */
+  public FaultInjection(double bitFlipProbability, long throttleBytesPerSecond, long seed, boolean switchable) {
+    this(bitFlipProbability, throttleBytesPerSecond, seed, switchable, 0, 0);
+  }
+
+  public boolean dropsConnections() {
+    return dropAfterFileBytes > 0;
   }
 
   public boolean flipsBits() {
@@ -37,7 +53,7 @@ public record FaultInjection(double bitFlipProbability, long throttleBytesPerSec
 
   /** The same faults with new rates (seed and switchability kept). */
   public FaultInjection withRates(double bitFlipProbability, long throttleBytesPerSecond) {
-    return new FaultInjection(bitFlipProbability, throttleBytesPerSecond, seed, switchable);
+    return new FaultInjection(bitFlipProbability, throttleBytesPerSecond, seed, switchable, dropAfterFileBytes, maxDrops);
   }
 
   public static Builder builder() {
@@ -50,6 +66,8 @@ public record FaultInjection(double bitFlipProbability, long throttleBytesPerSec
     private long throttleBytesPerSecond;
     private long seed = 42;
     private boolean switchable;
+    private long dropAfterFileBytes;
+    private int maxDrops;
 
     public Builder bitFlipProbability(double p) {
       this.bitFlipProbability = p;
@@ -72,8 +90,20 @@ public record FaultInjection(double bitFlipProbability, long throttleBytesPerSec
       return this;
     }
 
+    /** See {@link FaultInjection#dropAfterFileBytes()}. */
+    public Builder dropAfterFileBytes(long bytes) {
+      this.dropAfterFileBytes = bytes;
+      return this;
+    }
+
+    /** See {@link FaultInjection#maxDrops()}. */
+    public Builder maxDrops(int drops) {
+      this.maxDrops = drops;
+      return this;
+    }
+
     public FaultInjection build() {
-      return new FaultInjection(bitFlipProbability, throttleBytesPerSecond, seed, switchable);
+      return new FaultInjection(bitFlipProbability, throttleBytesPerSecond, seed, switchable, dropAfterFileBytes, maxDrops);
     }
   }
 }

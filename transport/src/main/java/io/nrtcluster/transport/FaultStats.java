@@ -13,6 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class FaultStats {
   private final SplittableRandom random;
   private final AtomicLong bitFlipsInjected = new AtomicLong();
+  private final AtomicLong connectionsDropped = new AtomicLong();
+  private final AtomicLong dropPointFileBytes = new AtomicLong();
   private final Set<ChannelTrafficShapingHandler> throttles = ConcurrentHashMap.newKeySet();
   private volatile FaultInjection config;
 
@@ -29,6 +31,40 @@ public final class FaultStats {
   /** Bits flipped in received file data so far. */
   public long bitFlipsInjected() {
     return bitFlipsInjected.get();
+  }
+
+  /** Connections the "dropAfterFileBytes" fault point closed so far. */
+  public long connectionsDropped() {
+    return connectionsDropped.get();
+  }
+
+  /**
+   * File-data bytes that arrived at the "dropAfterFileBytes" fault point (the chunk a drop discards
+   * included): what the peers sent this transport's connections, when that point is configured.
+   */
+  public long dropPointFileBytes() {
+    return dropPointFileBytes.get();
+  }
+
+  void fileBytesArrived(int bytes) {
+    dropPointFileBytes.addAndGet(bytes);
+  }
+
+  /**
+   * Whether a connection that has received {@code fileBytes} bytes of file data is dropped now;
+   * counts the drop (never more than {@code maxDrops} when that is set).
+   */
+  boolean dropNow(long fileBytes) {
+    FaultInjection f = config;
+    if (!f.dropsConnections() || fileBytes < f.dropAfterFileBytes()) {
+      return false;
+    }
+    long n = connectionsDropped.incrementAndGet();
+    if (f.maxDrops() > 0 && n > f.maxDrops()) {
+      connectionsDropped.decrementAndGet();
+      return false;
+    }
+    return true;
   }
 
   /** Returns the bit to flip in a frame of {@code bytes} bytes, or -1 to leave it alone. */

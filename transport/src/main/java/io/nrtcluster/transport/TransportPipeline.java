@@ -17,6 +17,7 @@ final class TransportPipeline {
   static final String DECODER = "decoder";
   static final String ENCODER = "encoder";
   static final String BIT_FLIPS = "bitFlips";
+  static final String DROPS = "dropAfterFileBytes";
   static final String HANDSHAKE = "handshake";
   static final String CONNECTION = "connection";
 
@@ -56,7 +57,7 @@ final class TransportPipeline {
     return new WriteBufferWaterMark(config.writeBufferLowBytes(), config.writeBufferHighBytes());
   }
 
-  /** Adds throttle (if configured), framing, codec and bit flips (if configured), in that order. */
+  /** Adds throttle, framing, codec, bit flips and connection drops (the faults if configured), in that order. */
   static void addCodec(ChannelPipeline p, Transport transport) {
     TransportConfig config = transport.config();
     FaultInjection faults = config.faults();
@@ -68,6 +69,9 @@ final class TransportPipeline {
     p.addLast(DECODER, transport.decoder());
     if (faults.flipsBits() || faults.switchable()) {
       p.addLast(BIT_FLIPS, new BitFlipHandler(transport.faultStats()));
+    }
+    if (faults.dropsConnections()) {
+      p.addLast(DROPS, new ConnectionDropHandler(transport.faultStats()));
     }
   }
 

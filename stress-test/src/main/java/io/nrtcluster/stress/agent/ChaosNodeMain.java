@@ -3,6 +3,7 @@ package io.nrtcluster.stress.agent;
 import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.HostConfig;
 import io.nrtcluster.node.IndexSettings;
+import io.nrtcluster.node.ReplicaTuning;
 import io.nrtcluster.node.NrtHost;
 import io.nrtcluster.transport.FaultInjection;
 import io.nrtcluster.transport.TransportConfig;
@@ -81,7 +82,11 @@ public final class ChaosNodeMain implements Callable<Integer> {
         .faults(FaultInjection.builder().switchable(true).seed(faultSeed).build()).build();
     HostConfig config = HostConfig.builder().nodeId(id).cluster(cluster).dataDir(data).zooKeeper(zk)
         .bindHost(bindHost).port(0).sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
-        .connectionTimeout(Duration.ofSeconds(30)).electionSettle(Duration.ofMillis(500)).transport(transport).build();
+        .connectionTimeout(Duration.ofSeconds(30)).electionSettle(Duration.ofMillis(500)).transport(transport)
+        // Wire faults flip bits on purpose: a file reported after repeated flips (the primary finds it
+        // intact) waits seconds before the next try, not the production default of up to minutes.
+        .replicaTuning(ReplicaTuning.builder().badFileBackoff(Duration.ofMillis(200), Duration.ofSeconds(5)).build())
+        .build();
     NrtHost host = NrtHost.start(config);
     ClusterNode node = host.openIndex(IndexSettings.standard(index));
     VersionClock clock = new VersionClock(node::searchingVersion, 5);

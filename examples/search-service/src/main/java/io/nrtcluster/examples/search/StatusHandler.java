@@ -57,6 +57,8 @@ final class StatusHandler implements Router.Route {
     m.put("searchingVersion", s.searchingVersion());
     m.put("commitVersion", s.commitVersion());
     m.put("heldVersions", index.searchers().heldVersions());
+    // Whether this node may lead, and the corrupt files it has not copied again yet (none: []).
+    m.put("integrity", s.integrity());
     Map<String, Object> primary = new LinkedHashMap<>();
     primary.put("replication", s.primaryAddress());
     primary.put("http", addresses.httpOf(s.primaryAddress()).map(URI::toString).orElse(null));

@@ -1,0 +1,88 @@
+package io.nrtcluster.node;
+
+import io.nrtcluster.common.Checks;
+import io.nrtcluster.replica.ReplicaConfig;
+import io.nrtcluster.replica.ScrubConfig;
+import java.time.Duration;
+
+/**
+ * How every replica of a host checks its files and copes with bad ones and dropped copies. Built
+ * with {@link #builder()}, which validates every bound and names the offending field; the defaults
+ * are {@link ReplicaConfig}'s.
+ *
+ * @param scrub pace of the background scrub that rereads every searched file ({@link ScrubConfig#off()}: none)
+ * @param corruptFileReportAfter checksum failures of one file from one primary before the replica
+ *     asks that primary to verify it
+ * @param badFileBackoffMin first wait before fetching a reported file again (doubling up to the max)
+ * @param badFileBackoffMax longest such wait
+ * @param copyResumeWindow how long a copy whose connection dropped waits to resume where it stopped
+ *     (zero: it always starts over)
+ */
+public record ReplicaTuning(ScrubConfig scrub, int corruptFileReportAfter, Duration badFileBackoffMin,
+    Duration badFileBackoffMax, Duration copyResumeWindow) {
+
+  public ReplicaTuning {
+    Checks.notNull("scrub", scrub);
+    Checks.inRange("corruptFileReportAfter", corruptFileReportAfter, 1, 1000);
+    Checks.positive("badFileBackoffMin", badFileBackoffMin);
+    Checks.positive("badFileBackoffMax", badFileBackoffMax);
+    if (badFileBackoffMax.compareTo(badFileBackoffMin) < 0) {
+      throw new IllegalArgumentException("badFileBackoffMax must be >= badFileBackoffMin");
+    }
+    Checks.notNull("copyResumeWindow", copyResumeWindow);
+    if (copyResumeWindow.isNegative() || copyResumeWindow.compareTo(Duration.ofMinutes(10)) > 0) {
+      throw new IllegalArgumentException("copyResumeWindow must be in [0, PT10M], got " + copyResumeWindow);
+    }
+  }
+
+  /** {@link ReplicaConfig}'s defaults. */
+  public static ReplicaTuning defaults() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Applies these settings to a replica's configuration. */
+  ReplicaConfig.Builder applyTo(ReplicaConfig.Builder b) {
+    return b.scrub(scrub).corruptFileReportAfter(corruptFileReportAfter).badFileBackoffMin(badFileBackoffMin)
+        .badFileBackoffMax(badFileBackoffMax).copyResumeWindow(copyResumeWindow);
+  }
+
+  /** Builds a validated {@link ReplicaTuning}. */
+  public static final class Builder {
+    private ScrubConfig scrub = ScrubConfig.defaults();
+    private int corruptFileReportAfter = ReplicaConfig.DEFAULT_CORRUPT_FILE_REPORT_AFTER;
+    private Duration badFileBackoffMin = ReplicaConfig.DEFAULT_BAD_FILE_BACKOFF_MIN;
+    private Duration badFileBackoffMax = ReplicaConfig.DEFAULT_BAD_FILE_BACKOFF_MAX;
+    private Duration copyResumeWindow = ReplicaConfig.DEFAULT_COPY_RESUME_WINDOW;
+
+    private Builder() {}
+
+    public Builder scrub(ScrubConfig v) {
+      scrub = v;
+      return this;
+    }
+
+    public Builder corruptFileReportAfter(int v) {
+      corruptFileReportAfter = v;
+      return this;
+    }
+
+    public Builder badFileBackoff(Duration min, Duration max) {
+      badFileBackoffMin = min;
+      badFileBackoffMax = max;
+      return this;
+    }
+
+    public Builder copyResumeWindow(Duration v) {
+      copyResumeWindow = v;
+      return this;
+    }
+
+    public ReplicaTuning build() {
+      return new ReplicaTuning(scrub, corruptFileReportAfter, badFileBackoffMin, badFileBackoffMax, copyResumeWindow);
+    }
+  }
+}
