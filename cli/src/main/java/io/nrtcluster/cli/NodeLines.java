@@ -24,10 +24,18 @@ final class NodeLines {
         s.searchingVersion(), s.primaryAddress() == null ? "-" : s.primaryAddress());
   }
 
-  /** {@code N5/europarl status role=REPLICA gen=2 version=14 commit=12 copying=false} */
+  /**
+   * {@code N5/europarl status role=REPLICA gen=2 version=14 commit=12 copying=false}, then {@code
+   * stepped-down=DISK_FULL candidate=false} after a lost index writer and {@code below-disk-floor}
+   * while writes are refused for space.
+   */
   static String status(NodeStatus s) {
-    return String.format(Locale.ROOT, "N%d/%s status role=%s gen=%s version=%d commit=%d copying=%s", s.nodeId(), s.index(),
+    String line = String.format(Locale.ROOT, "N%d/%s status role=%s gen=%s version=%d commit=%d copying=%s", s.nodeId(), s.index(),
         s.role(), gen(s.primaryGen()), s.searchingVersion(), s.commitVersion(), s.copying());
+    if (s.lastStepDown() != null) {
+      line += " stepped-down=" + s.lastStepDown().reason() + " candidate=" + s.candidate();
+    }
+    return s.belowDiskFloor() ? line + " below-disk-floor" : line;
   }
 
   private static String gen(long gen) {

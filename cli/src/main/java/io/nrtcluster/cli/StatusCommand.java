@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code nrt status}: one row per node of each index, as a table or as JSON for scripts. */
 @Command(name = "status", mixinStandardHelpOptions = true, description = {
-    "Show every node of an index (or of every index): role, generation, versions, lag, copying.",
+    "Show every node of an index (or of every index): role, generation, versions, lag, copying,",
+    "and why a node last gave its primary role up by itself (a lost index writer: corruption, full disk).",
     "Exit codes: 0 ok, 1 error, 3 ZooKeeper unreachable, 4 unknown cluster/index,",
     "7 ZooKeeper denied access (missing or wrong --zk-user credentials)."})
 final class StatusCommand implements Callable<Integer> {
@@ -66,6 +67,14 @@ final class StatusCommand implements Callable<Integer> {
           m.searchingVersion(), m.commitVersion(), m.versionsBehind() < 0 ? "-" : Long.toString(m.versionsBehind()),
           m.millisSinceLastCopy() < 0 ? "-" : Units.human(Duration.ofMillis(m.millisSinceLastCopy())) + " ago", m.copying() ? "yes" : "no",
           m.consecutiveCopyFailures());
+      if (m.lastStepDown() != null) {
+        // Why a primary gave its epoch up by itself (its index writer was lost), and whether it may lead again.
+        out.printf("        stepped down %s ago: %s: %s%s%n",
+            Units.human(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - m.lastStepDown().atMillis()))),
+            m.lastStepDown().reason(), m.lastStepDown().message(), m.candidate() ? "" : " (not a candidate yet)");
+      } else if (!m.candidate()) {
+        out.printf("        not a candidate in elections%n");
+      }
     }
     for (MemberStatus m : s.members()) {
       if (!m.integrity().corruptFiles().isEmpty()) {

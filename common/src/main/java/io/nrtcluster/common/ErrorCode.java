@@ -73,7 +73,19 @@ public enum ErrorCode {
    * neither ranks in an election nor is promoted by hand without {@code --force}. The message names
    * the file.
    */
-  CORRUPT_LOCAL_FILE(40);
+  CORRUPT_LOCAL_FILE(40),
+  /**
+   * The primary's Lucene writer hit a tragic event (a corrupt segment, a full disk, a fatal I/O
+   * error) and closed for good: the node acknowledges no more writes, gives its epoch up and rejoins
+   * as a replica. Retry against the next primary once one is elected.
+   */
+  WRITER_LOST(41),
+  /**
+   * The primary's data directory has less free space than its configured floor: writes are refused
+   * before Lucene fails in a flush or merge; they resume by themselves when space returns. Retrying
+   * at once does not help.
+   */
+  INSUFFICIENT_STORAGE(42);
 
   private final int wire;
 

@@ -44,6 +44,8 @@ public class NrtClusterException extends IOException {
       case CHECKSUM_MISMATCH -> new ChecksumMismatchException(text);
       case NOT_PRIMARY -> new NotPrimaryException(text, null);
       case NOT_PUBLISHED -> new NotPublishedException(text);
+      case WRITER_LOST -> new WriterLostException(text, null);
+      case INSUFFICIENT_STORAGE -> new InsufficientStorageException(text, null, -1, -1);
       case ZOOKEEPER_ACCESS_DENIED, ZOOKEEPER_OPEN_ACL -> new ZooKeeperAccessException(code, text);
       default -> new RemoteException(code, text);
     };

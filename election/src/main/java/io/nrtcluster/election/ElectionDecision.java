@@ -16,7 +16,8 @@ import java.util.Optional;
  * <p>Guarantees: only the designated successor claims while it is a live member; with no live
  * successor, a node claims only when failover is automatic, the settle time has passed, and it is
  * the best-ranked member that has not left ({@link MemberInfo#rank}; {@link Role#CLOSED} members
- * and members that are not {@link MemberInfo#eligible()} never win: when none is eligible, nobody
+ * and members that are not {@link MemberInfo#eligible()} (corrupt files, or not a candidate after
+ * giving their epoch up) never win: when none is eligible, nobody
  * claims); a primary znode of this node from another session is removed, never followed or
  * adopted; a fenced primary whose own session still holds the znode resumes.
  */

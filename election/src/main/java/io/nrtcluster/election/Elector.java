@@ -121,6 +121,28 @@ final class Elector {
     }
   }
 
+  /**
+   * Gives the epoch up because this node can no longer lead (its writer is lost), without waiting:
+   * on the election thread, resigns (so the others elect at once, as after a crash) and steps down.
+   * The caller has already made this node a non-candidate, so the next election passes it over.
+   */
+  void giveUp(String why) {
+    if (closed) {
+      return;
+    }
+    executor.execute(() -> {
+      try {
+        resignNow();
+        if (role == Role.PRIMARY || role == Role.FENCED) {
+          stepDown(why);
+        }
+      } catch (Exception e) {
+        log.warn("giving the epoch up failed: {}", e.toString());
+      }
+      scheduleEvaluate(0);
+    });
+  }
+
   /** Designates {@code successor}, resigns and steps down, on the election thread. */
   void handOff(int successor) throws NrtClusterException {
     try {
@@ -242,7 +264,14 @@ final class Elector {
           role = role.moveTo(Role.REPLICA);
         }
         log.info("following primary {} at {} (epoch {})", current.nodeId(), current.address(), current.primaryGen());
-        listener.followPrimary(current);
+        try {
+          listener.followPrimary(current);
+        } catch (Exception e) {
+          // Not following yet (e.g. the replica could not open on a full disk): the retry must try
+          // again, not find the primary already followed and do nothing.
+          followed = null;
+          throw e;
+        }
       }
       case ELECT -> elect();
       default -> throw new IllegalStateException("unexpected first-stage decision " + d);

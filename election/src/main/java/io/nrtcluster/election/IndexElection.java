@@ -43,6 +43,8 @@ public final class IndexElection implements Closeable {
   /** Orders metadata changes with progress updates, so an older metadata map never overwrites a newer one. */
   private final Object memberLock = new Object();
   private volatile Map<String, String> metadata;
+  private volatile boolean candidate = true;
+  private volatile StepDown lastStepDown;
 
   /** An election over the shared {@code zk} session. */
   public IndexElection(ZooKeeperSession zk, ElectionConfig config, MemberInfo initial, ElectionListener listener) {
@@ -114,8 +116,53 @@ public final class IndexElection implements Closeable {
    */
   public void update(MemberInfo info) {
     synchronized (memberLock) {
-      membership.update(info.withRole(elector.role()).withMetadata(metadata), elector.isClosed());
+      membership.update(info.withRole(elector.role()).withMetadata(metadata).withStanding(candidate, lastStepDown),
+          elector.isClosed());
     }
+  }
+
+  /**
+   * This node can no longer lead (its writer is lost): it stops being a candidate, publishes {@code
+   * why} in its member record, resigns its epoch if it holds one (so the best other member takes
+   * over at once, as after a crash) and steps down to a replica ({@link ElectionListener#stepDown()}).
+   * Returns at once; the resignation and the step-down run on the election thread. The node stays
+   * out of elections until {@link #restoreCandidacy()}.
+   */
+  public void giveUp(StepDown why) {
+    synchronized (memberLock) {
+      candidate = false;
+      lastStepDown = why;
+      // Written before the resignation (one session's operations apply in order): the others' next
+      // election already reads this node as no candidate.
+      membership.update(membership.current().withRole(elector.role()).withMetadata(metadata).withStanding(false, why),
+          elector.isClosed());
+    }
+    log.warn("giving epoch {} up: {} ({})", elector.epoch(), why.reason(), why.message());
+    elector.giveUp(why.reason() + ": " + why.message());
+  }
+
+  /** This node may be elected again (after {@link #giveUp}); nothing changes if it already may. */
+  public void restoreCandidacy() {
+    synchronized (memberLock) {
+      if (candidate) {
+        return;
+      }
+      candidate = true;
+      membership.update(membership.current().withRole(elector.role()).withMetadata(metadata).withStanding(true, lastStepDown),
+          elector.isClosed());
+    }
+    log.info("a candidate in elections again");
+    elector.scheduleEvaluate(0);
+  }
+
+  /** Whether this node may be elected now (false between {@link #giveUp} and {@link #restoreCandidacy}). */
+  public boolean isCandidate() {
+    return candidate;
+  }
+
+  /** The last time this node gave its epoch up by itself, or null. */
+  public StepDown lastStepDown() {
+    return lastStepDown;
   }
 
   /**

@@ -32,6 +32,9 @@ import java.util.Properties;
  *     primary, and in records of nodes that do not report it)
  * @param integrity what it says about its local files and whether it may lead; never null (null in:
  *     {@link MemberIntegrity#CLEAN})
+ * @param candidate whether the node may be elected now; false while it recovers from giving its
+ *     epoch up ({@link IndexElection#giveUp}); records written before this field existed decode as true
+ * @param lastStepDown the last time the node gave its epoch up by itself, or null if it never did
  */
 public record MemberInfo(
     int nodeId,
@@ -44,13 +47,23 @@ public record MemberInfo(
     long lastCopyMillis,
     Map<String, String> metadata,
     long consecutiveCopyFailures,
-    MemberIntegrity integrity) {
+    MemberIntegrity integrity,
+    boolean candidate,
+    StepDown lastStepDown) {
   /** Prefix of the metadata keys in the encoded record: a key of its own can never collide with the fixed fields. */
   private static final String METADATA_PREFIX = "meta.";
 
   public MemberInfo {
     metadata = MemberMetadata.checked("metadata", metadata);
     integrity = integrity == null ? MemberIntegrity.CLEAN : integrity;
+  }
+
+  /** A candidate that never stepped down by itself. */
+  public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
+      boolean copying, long lastCopyMillis, Map<String, String> metadata, long consecutiveCopyFailures,
+      MemberIntegrity integrity) {
+    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
+        consecutiveCopyFailures, integrity, true, null);
   }
 
   /** A record with clean local files. */
@@ -72,9 +85,13 @@ public record MemberInfo(
     this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, Map.of());
   }
 
-  /** Whether this member may rank in an election ({@link MemberIntegrity#eligible()}). */
+  /**
+   * Whether this member may rank in an election: its files allow it ({@link
+   * MemberIntegrity#eligible()}) and it is a {@link #candidate()} (not recovering from giving its
+   * epoch up).
+   */
   public boolean eligible() {
-    return integrity.eligible();
+    return integrity.eligible() && candidate;
   }
 
   /**
@@ -97,19 +114,25 @@ public record MemberInfo(
 
   public MemberInfo withRole(Role newRole) {
     return new MemberInfo(nodeId, address, newRole, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
-        consecutiveCopyFailures, integrity);
+        consecutiveCopyFailures, integrity, candidate, lastStepDown);
   }
 
   /** This record with {@code newMetadata} (checked as {@link MemberMetadata#checked} does) instead of its own. */
   public MemberInfo withMetadata(Map<String, String> newMetadata) {
     return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, newMetadata,
-        consecutiveCopyFailures, integrity);
+        consecutiveCopyFailures, integrity, candidate, lastStepDown);
   }
 
   /** This record with {@code newIntegrity} instead of its own. */
   public MemberInfo withIntegrity(MemberIntegrity newIntegrity) {
     return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
-        consecutiveCopyFailures, newIntegrity);
+        consecutiveCopyFailures, newIntegrity, candidate, lastStepDown);
+  }
+
+  /** This record with the given candidacy and last step-down. */
+  public MemberInfo withStanding(boolean newCandidate, StepDown newLastStepDown) {
+    return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
+        consecutiveCopyFailures, integrity, newCandidate, newLastStepDown);
   }
 
   byte[] encode() {
@@ -124,6 +147,12 @@ public record MemberInfo(
     p.setProperty("lastCopyMillis", Long.toString(lastCopyMillis));
     p.setProperty("consecutiveCopyFailures", Long.toString(consecutiveCopyFailures));
     integrity.encodeInto(p);
+    p.setProperty("candidate", Boolean.toString(candidate));
+    if (lastStepDown != null) {
+      p.setProperty("stepDown.reason", lastStepDown.reason().name());
+      p.setProperty("stepDown.message", lastStepDown.message());
+      p.setProperty("stepDown.millis", Long.toString(lastStepDown.atMillis()));
+    }
     metadata.forEach((k, v) -> p.setProperty(METADATA_PREFIX + k, v));
     return PropertiesCodec.encode(p);
   }
@@ -131,6 +160,9 @@ public record MemberInfo(
   static MemberInfo decode(byte[] data) throws ProtocolException {
     Properties p = PropertiesCodec.decode(data);
     try {
+      String reason = p.getProperty("stepDown.reason");
+      StepDown stepDown = reason == null ? null : new StepDown(reason(reason), p.getProperty("stepDown.message"),
+          Long.parseLong(p.getProperty("stepDown.millis", "0")));
       Map<String, String> metadata = new HashMap<>();
       for (String key : p.stringPropertyNames()) {
         if (key.startsWith(METADATA_PREFIX)) {
@@ -149,9 +181,21 @@ public record MemberInfo(
           metadata,
           // Absent in records of nodes from before it was reported.
           Long.parseLong(p.getProperty("consecutiveCopyFailures", "0")),
-          MemberIntegrity.decodeFrom(p));
+          MemberIntegrity.decodeFrom(p),
+          !"false".equals(p.getProperty("candidate")),
+          stepDown);
     } catch (RuntimeException e) {
       throw new ProtocolException("malformed member data: " + e);
     }
+  }
+
+  /** A reason a newer node wrote that this one does not know reads as the most general one. */
+  private static StepDownReason reason(String name) {
+    for (StepDownReason r : StepDownReason.values()) {
+      if (r.name().equals(name)) {
+        return r;
+      }
+    }
+    return StepDownReason.FATAL_ERROR;
   }
 }

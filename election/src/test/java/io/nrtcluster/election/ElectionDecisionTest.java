@@ -154,6 +154,17 @@ class ElectionDecisionTest {
   }
 
   @Test
+  void aMemberThatGaveItsEpochUpIsPassedOverUntilItIsACandidateAgain() {
+    StepDown why = new StepDown(StepDownReason.DISK_FULL, "No space left on device", 1);
+    MemberInfo gaveUp = member(9, Role.REPLICA, 99, 999, 999).withStanding(false, why);
+    List<MemberInfo> members = List.of(gaveUp, member(ME, Role.REPLICA, 1, 1, 1));
+    assertThat(ElectionDecision.best(members).orElseThrow().nodeId()).isEqualTo(ME);
+    assertThat(elect(null, members, true, SETTLE)).isEqualTo(Decision.of(Action.CLAIM));
+    List<MemberInfo> again = List.of(gaveUp.withStanding(true, why), member(ME, Role.REPLICA, 1, 1, 1));
+    assertThat(ElectionDecision.best(again).orElseThrow().nodeId()).isEqualTo(9);
+  }
+
+  @Test
   void aClosedMemberNeverWinsHoweverFarAhead() {
     List<MemberInfo> members = List.of(member(9, Role.CLOSED, 99, 999, 999), member(ME, Role.REPLICA, 1, 1, 1));
     assertThat(ElectionDecision.best(members).orElseThrow().nodeId()).isEqualTo(ME);

@@ -29,6 +29,19 @@ class MemberInfoTest {
   }
 
   @Test
+  void candidacyAndTheLastStepDownRoundTripAndOldRecordsAreCandidates() throws Exception {
+    assertThat(BASE.candidate()).isTrue();
+    assertThat(BASE.lastStepDown()).isNull();
+    MemberInfo gaveUp = BASE.withStanding(false, new StepDown(StepDownReason.CORRUPT_INDEX, "checksum failed: _0.cfs", 42));
+    assertThat(MemberInfo.decode(gaveUp.encode())).isEqualTo(gaveUp);
+    assertThat(MemberInfo.decode(gaveUp.withRole(Role.PRIMARY).encode()).lastStepDown()).isEqualTo(gaveUp.lastStepDown());
+    assertThat(new StepDown(StepDownReason.IO_ERROR, "x".repeat(1000), 1).message()).hasSize(StepDown.MAX_MESSAGE);
+    String newer = new String(gaveUp.encode(), StandardCharsets.UTF_8).replace("CORRUPT_INDEX", "SOMETHING_NEWER");
+    assertThat(MemberInfo.decode(newer.getBytes(StandardCharsets.UTF_8)).lastStepDown().reason())
+        .as("a reason this node does not know").isEqualTo(StepDownReason.FATAL_ERROR);
+  }
+
+  @Test
   void aRecordWrittenBeforeMetadataExistedDecodesWithNone() throws Exception {
     String old = "nodeId=3\naddress=10.0.0.3\\:7000\nrole=REPLICA\nprimaryGen=4\nsearchingVersion=120\n"
         + "commitVersion=110\ncopying=true\nlastCopyMillis=1700000000000\n";

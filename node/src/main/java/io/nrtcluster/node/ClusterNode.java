@@ -28,7 +28,11 @@ import org.slf4j.LoggerFactory;
  * <p>Guarantees: searching works in every role (briefly waiting while a role switch is under way);
  * writes, refreshes and commits as primary are accepted only while this node holds the current
  * epoch and ZooKeeper contact, otherwise they fail at once with {@link NotPrimaryException} naming
- * the primary's address when known; a node that loses its epoch drops what it never replicated and
+ * the primary's address when known; a primary whose Lucene writer is lost (a tragic event:
+ * corruption, a full disk, a fatal I/O error) refuses writes with {@code WriterLostException} and
+ * gives its epoch up, and one whose data directory is below its free-space floor ({@link
+ * HostConfig#minFreeDiskBytes}) refuses writes with {@code InsufficientStorageException} until
+ * space returns; a node that loses its epoch drops what it never replicated and
  * rejoins as a replica; the application's replay position travels with each refresh so that after a
  * failover {@link #replayPosition()} on the new primary says where to replay from.
  */
@@ -41,6 +45,7 @@ public final class ClusterNode implements Closeable {
   private final RoleOperations operations;
   private final ProgressReporter progress;
   private final IndexMetrics metrics;
+  private final LostWriterWatch lostWriter;
   private OperatorChannel operators;
 
   private ClusterNode(NrtHost host, IndexSettings settings) {
@@ -48,9 +53,11 @@ public final class ClusterNode implements Closeable {
     this.settings = settings;
     this.log = new NodeLog(LoggerFactory.getLogger(ClusterNode.class), "N" + host.nodeId() + "/" + settings.name(), this::primaryGen);
     this.roles = new RoleSwitch(host, settings, log, this::metrics, this::afterSwitch);
+    DiskFloor floor = DiskFloor.of(host.config().dataDir().resolve(settings.name()), host.config(), log);
+    this.lostWriter = new LostWriterWatch(roles, floor, this::metrics, log, host.nodeId(), settings.name());
     this.operations = new RoleOperations(roles, host.nodeId(), settings.name(), this::metrics,
-        host.config().connectionTimeout().toMillis());
-    this.progress = new ProgressReporter(host, settings.name(), roles, log, this::sampleMetrics);
+        host.config().connectionTimeout().toMillis(), lostWriter, floor);
+    this.progress = new ProgressReporter(host, settings.name(), roles, log, this::periodic, floor);
     // Last: the gauges may read this node as soon as they are registered.
     this.metrics = host.metricsFor(this);
   }
@@ -91,7 +98,10 @@ public final class ClusterNode implements Closeable {
     return metrics;
   }
 
-  private void sampleMetrics() {
+  /** Every progress report (about every 100 ms): a lost writer is noticed here when nothing writes. */
+  private void periodic() {
+    lostWriter.check();
+    roles.dropBridgeOnceFollowing();
     metrics.sample(this);
   }
 

@@ -36,6 +36,15 @@ import java.util.Map;
  *     {@link NrtHost#setMemberMetadata}. Empty by default
  * @param replicaTuning how this host's replicas scrub their files, report bad primary files and
  *     resume dropped copies ({@link ReplicaTuning#defaults()} by default)
+ * @param minFreeDiskBytes the free-space floor of the data directory: while its usable space is
+ *     below this many bytes, a primary refuses writes ({@code InsufficientStorageException}) before
+ *     Lucene runs the disk full in a flush or merge; refreshes, commits and searches go on, and
+ *     writes resume by themselves above it. 0 turns the check off. Default {@value
+ *     #DEFAULT_MIN_FREE_DISK_BYTES} (128 MiB): room for several flushes of Lucene's default 16 MiB
+ *     buffer and the small merges that follow them; a merge of larger segments can still need more
+ *     (a writer that then fails steps its node down)
+ * @param freeSpaceCheckInterval how long a measurement of the free space is reused (a write never
+ *     waits for more than one {@code statfs}); positive, at most 10 s, default 500 ms
  */
 public record HostConfig(
     int nodeId,
@@ -52,10 +61,14 @@ public record HostConfig(
     TransportConfig transport,
     ZooKeeperAuth zooKeeperAuth,
     Map<String, String> memberMetadata,
-    ReplicaTuning replicaTuning) {
+    ReplicaTuning replicaTuning,
+    long minFreeDiskBytes,
+    Duration freeSpaceCheckInterval) {
 
   /** The {@link #zooKeeper} value that starts an in-process server. */
   public static final String EMBEDDED = "embedded";
+  /** Default {@link #minFreeDiskBytes}: 128 MiB. */
+  public static final long DEFAULT_MIN_FREE_DISK_BYTES = 128L << 20;
 
   public HostConfig {
     Checks.inRange("nodeId", nodeId, 0, 65535);
@@ -71,6 +84,9 @@ public record HostConfig(
     Checks.notNull("transport", transport);
     memberMetadata = MemberMetadata.checked("memberMetadata", memberMetadata);
     Checks.notNull("replicaTuning", replicaTuning);
+    Checks.inRange("minFreeDiskBytes", minFreeDiskBytes, 0, Long.MAX_VALUE);
+    Checks.positive("freeSpaceCheckInterval", freeSpaceCheckInterval);
+    Checks.atMost("freeSpaceCheckInterval", freeSpaceCheckInterval, Duration.ofSeconds(10));
   }
 
   public boolean embeddedZooKeeper() {
@@ -97,6 +113,20 @@ public record HostConfig(
     private boolean automaticFailover = true;
     private ZooKeeperAuth zooKeeperAuth;
     private Map<String, String> memberMetadata = Map.of();
+    private long minFreeDiskBytes = DEFAULT_MIN_FREE_DISK_BYTES;
+    private Duration freeSpaceCheckInterval = Duration.ofMillis(500);
+
+    /** The data directory's free-space floor in bytes (0: no check); see {@link HostConfig#minFreeDiskBytes}. */
+    public Builder minFreeDiskBytes(long v) {
+      minFreeDiskBytes = v;
+      return this;
+    }
+
+    /** How long a free-space measurement is reused; see {@link HostConfig#freeSpaceCheckInterval}. */
+    public Builder freeSpaceCheckInterval(Duration v) {
+      freeSpaceCheckInterval = v;
+      return this;
+    }
 
     /** Application metadata published with this host's membership of every index (see {@link HostConfig#memberMetadata}). */
     private ReplicaTuning replicaTuning = ReplicaTuning.defaults();
@@ -181,7 +211,7 @@ public record HostConfig(
     public HostConfig build() {
       return new HostConfig(nodeId, cluster, dataDir, zooKeeper, embeddedZooKeeperPort, bindHost, port,
           sessionTimeout, connectionTimeout, electionSettle, automaticFailover, transport, zooKeeperAuth, memberMetadata,
-          replicaTuning);
+          replicaTuning, minFreeDiskBytes, freeSpaceCheckInterval);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.election.StepDownReason;
 import io.nrtcluster.primary.PrimaryObserver;
 import io.nrtcluster.replica.ReplicaObserver;
 
@@ -13,6 +14,12 @@ interface IndexMetrics {
 
   /** A refresh on the primary succeeded after {@code nanos}. */
   default void refreshed(long nanos) {}
+
+  /** The primary's index writer was lost for {@code reason}; the node gave its epoch up. */
+  default void writerLost(StepDownReason reason) {}
+
+  /** A write was refused because the data directory is below its free-space floor. */
+  default void writeRefusedForSpace() {}
 
   /** This node now leads or follows primary generation {@code gen} (a role change). */
   default void generationSeen(long gen) {}

@@ -2,6 +2,7 @@ package io.nrtcluster.node;
 
 import io.nrtcluster.election.MemberIntegrity;
 import io.nrtcluster.election.Role;
+import io.nrtcluster.election.StepDown;
 
 /**
  * One node's row in an index's status, as an operator sees it.
@@ -21,6 +22,9 @@ import io.nrtcluster.election.Role;
  * @param integrity what it reports of its local files: whether it may lead, the corrupt files it has
  *     not replaced yet, corrupt files found (at start, by the scrub) and quarantined; never null (an
  *     older node's record: {@link MemberIntegrity#CLEAN})
+ * @param candidate whether it may be elected now (false while it recovers from giving its epoch up)
+ * @param lastStepDown the last time it gave its epoch up by itself (a lost index writer) and why,
+ *     or null if it never did
  */
 public record MemberStatus(
     int nodeId,
@@ -33,7 +37,9 @@ public record MemberStatus(
     long millisSinceLastCopy,
     boolean copying,
     long consecutiveCopyFailures,
-    MemberIntegrity integrity) {
+    MemberIntegrity integrity,
+    boolean candidate,
+    StepDown lastStepDown) {
   public MemberStatus {
     integrity = integrity == null ? MemberIntegrity.CLEAN : integrity;
   }
@@ -42,6 +48,6 @@ public record MemberStatus(
   public MemberStatus(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
       long versionsBehind, long millisSinceLastCopy, boolean copying) {
     this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, versionsBehind, millisSinceLastCopy, copying,
-        0, MemberIntegrity.CLEAN);
+        0, MemberIntegrity.CLEAN, true, null);
   }
 }

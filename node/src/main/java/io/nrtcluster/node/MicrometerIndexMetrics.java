@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
 import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.Role;
+import io.nrtcluster.election.StepDownReason;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.primary.PreCopyResult;
 import io.nrtcluster.primary.PrimaryObserver;
@@ -51,6 +52,8 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   private final Counter corruptAtStart;
   private final Counter corruptByScrub;
   private final Timer delay;
+  private final Tags tags;
+  private final Counter refusedForSpace;
   private final ReplicaLagMeters replicaLag;
   private final int nodeId;
 
@@ -58,6 +61,9 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
     this.registry = registry;
     this.nodeId = nodeId;
     Tags tags = Tags.of(NrtMeters.TAG_INDEX, index, NrtMeters.TAG_NODE, Integer.toString(nodeId));
+    this.tags = tags;
+    refusedForSpace = add(Counter.builder(NrtMeters.WRITES_REFUSED_STORAGE).tags(tags)
+        .description("writes refused below the data directory's free-space floor").register(registry));
     add(Gauge.builder(NrtMeters.PRIMARY_GENERATION, node, ClusterNode::primaryGen).tags(tags)
         .description("primary generation (epoch) this node leads or follows, -1 when none").register(registry));
     add(Gauge.builder(NrtMeters.PRIMARY, node, n -> n.role() == Role.PRIMARY ? 1 : 0).tags(tags)
@@ -131,6 +137,18 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   private static double nanosBehind(ClusterNode node) {
     Replica r = node.replica();
     return r == null ? 0 : r.nanosBehind();
+  }
+
+  @Override
+  public synchronized void writerLost(StepDownReason reason) {
+    // One counter per reason, registered when first seen (a rare event).
+    add(Counter.builder(NrtMeters.WRITER_LOST).tags(tags.and(NrtMeters.TAG_REASON, reason.name()))
+        .description("times the primary lost its index writer and gave its epoch up").register(registry)).increment();
+  }
+
+  @Override
+  public void writeRefusedForSpace() {
+    refusedForSpace.increment();
   }
 
   @Override
@@ -235,7 +253,7 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
     replicaLag.close();
     for (Meter m : meters) {
       registry.remove(m);

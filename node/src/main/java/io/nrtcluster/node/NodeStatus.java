@@ -2,6 +2,7 @@ package io.nrtcluster.node;
 
 import io.nrtcluster.election.MemberIntegrity;
 import io.nrtcluster.election.Role;
+import io.nrtcluster.election.StepDown;
 
 /**
  * A snapshot of one node's state for one index.
@@ -19,6 +20,11 @@ import io.nrtcluster.election.Role;
  * @param replayPosition application source position of the version it searches, or null
  * @param integrity its local files: whether it may lead, corrupt files not yet replaced, corrupt
  *     files found (at start, by the scrub) and quarantined since its replica opened; never null
+ * @param candidate whether it may be elected now (false while it recovers from giving its epoch up)
+ * @param lastStepDown the last time it gave its epoch up by itself (a lost index writer) and why,
+ *     or null if it never did
+ * @param belowDiskFloor whether its data directory is below the free-space floor now (a primary
+ *     then refuses writes)
  */
 public record NodeStatus(
     int nodeId,
@@ -32,7 +38,10 @@ public record NodeStatus(
     boolean copying,
     long lastCopyMillis,
     String replayPosition,
-    MemberIntegrity integrity) {
+    MemberIntegrity integrity,
+    boolean candidate,
+    StepDown lastStepDown,
+    boolean belowDiskFloor) {
   public NodeStatus {
     integrity = integrity == null ? MemberIntegrity.CLEAN : integrity;
   }
@@ -41,6 +50,6 @@ public record NodeStatus(
   public NodeStatus(int nodeId, String index, String address, Role role, long primaryGen, long searchingVersion,
       long commitVersion, String primaryAddress, boolean copying, long lastCopyMillis, String replayPosition) {
     this(nodeId, index, address, role, primaryGen, searchingVersion, commitVersion, primaryAddress, copying, lastCopyMillis,
-        replayPosition, MemberIntegrity.CLEAN);
+        replayPosition, MemberIntegrity.CLEAN, true, null, false);
   }
 }

@@ -28,6 +28,13 @@ public final class NrtMeters {
    * generation it leads or follows moved to a newer one after it had known an older one.
    */
   public static final String FAILOVERS = "nrt.failovers";
+  /**
+   * Counter: times this node's primary lost its index writer (Lucene's tragic event) and gave its
+   * epoch up, tagged {@value #TAG_REASON} with the {@code StepDownReason}.
+   */
+  public static final String WRITER_LOST = "nrt.primary.writer.lost";
+  /** Counter: writes the primary refused because its data directory was below the free-space floor. */
+  public static final String WRITES_REFUSED_STORAGE = "nrt.primary.writes.refused.storage";
   /** Timer: each refresh on the primary (flush, new reader, publication in ZooKeeper). */
   public static final String REFRESH = "nrt.refresh";
   /**
@@ -47,7 +54,7 @@ public final class NrtMeters {
    * ({@code checksum_mismatch}, {@code connection_lost}, {@code storage}, {@code other}).
    */
   public static final String COPY_FAILURES_BY_REASON = "nrt.copy.failures.reason";
-  /** Tag of {@link #COPY_FAILURES_BY_REASON}. */
+  /** Tag of {@link #COPY_FAILURES_BY_REASON} (why a copy failed) and {@link #WRITER_LOST} (the {@code StepDownReason}). */
   public static final String TAG_REASON = "reason";
   /** Gauge: NRT copies that failed on this replica since its last successful one (0 on a primary). */
   public static final String CONSECUTIVE_COPY_FAILURES = "nrt.copy.failures.consecutive";

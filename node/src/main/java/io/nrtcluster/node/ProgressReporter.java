@@ -33,11 +33,16 @@ final class ProgressReporter {
   private final RoleSwitch roles;
   private final NodeLog log;
   private final Runnable sample;
+  private final DiskFloor floor;
   private final ScheduledExecutorService executor;
   private volatile MemberInfo lastReported;
 
-  /** @param sample run after each report, for the node's sampled meters */
-  ProgressReporter(NrtHost host, String index, RoleSwitch roles, NodeLog log, Runnable sample) {
+  /**
+   * @param sample run after each report, for the node's periodic checks and sampled meters
+   * @param floor the data directory's free-space floor, for the status
+   */
+  ProgressReporter(NrtHost host, String index, RoleSwitch roles, NodeLog log, Runnable sample, DiskFloor floor) {
+    this.floor = floor;
     this.host = host;
     this.index = index;
     this.roles = roles;
@@ -111,8 +116,9 @@ final class ProgressReporter {
       // A status is a best-effort picture; ClusterNode.replayPosition() reports the failure itself.
       position = null;
     }
+    IndexElection e = roles.election();
     return new NodeStatus(host.nodeId(), index, host.address().toString(), m.role(), m.primaryGen(),
         m.searchingVersion(), m.commitVersion(), roles.primaryAddress(), m.copying(), m.lastCopyMillis(), position,
-        m.integrity());
+        m.integrity(), e == null || e.isCandidate(), e == null ? null : e.lastStepDown(), floor.isBelow());
   }
 }

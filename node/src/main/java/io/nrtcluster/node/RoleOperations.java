@@ -1,8 +1,11 @@
 package io.nrtcluster.node;
 
 import io.nrtcluster.common.IndexUnavailableException;
+import io.nrtcluster.common.InsufficientStorageException;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NotPrimaryException;
+import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.common.WriterLostException;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.replica.Replica;
 import java.io.IOException;
@@ -22,7 +25,11 @@ import org.apache.lucene.store.AlreadyClosedException;
  * only while leading too, but hold no lock (a refresh waits for ZooKeeper); everything else fails at
  * once with {@link NotPrimaryException} naming the primary when known. Searches and replica commits
  * read a snapshot; during a role switch they wait for it (at most {@code switchWait}), on a closed
- * index they fail with {@link NodeClosedException}.
+ * index they fail with {@link NodeClosedException}. A write is refused with {@link
+ * InsufficientStorageException} while the data directory is below its free-space floor ({@link
+ * DiskFloor}; refreshes and commits go on). When the writer is lost (Lucene's tragic event), the
+ * failed operation and every write until this node follows a new primary fail with {@link
+ * WriterLostException} naming the cause ({@link LostWriterWatch}), not with a retry-me refusal.
  */
 final class RoleOperations {
   private final RoleSwitch roles;
@@ -30,12 +37,17 @@ final class RoleOperations {
   private final String index;
   private final Supplier<IndexMetrics> metrics;
   private final long switchWaitMillis;
+  private final LostWriterWatch lostWriter;
+  private final DiskFloor floor;
 
   /**
    * @param metrics the node's metrics; a supplier because they are registered after this is built
    * @param switchWaitMillis how long a search or commit waits for a role switch to finish
    */
-  RoleOperations(RoleSwitch roles, int nodeId, String index, Supplier<IndexMetrics> metrics, long switchWaitMillis) {
+  RoleOperations(RoleSwitch roles, int nodeId, String index, Supplier<IndexMetrics> metrics, long switchWaitMillis,
+      LostWriterWatch lostWriter, DiskFloor floor) {
+    this.lostWriter = lostWriter;
+    this.floor = floor;
     this.roles = roles;
     this.nodeId = nodeId;
     this.index = index;
@@ -58,7 +70,23 @@ final class RoleOperations {
       if (!s.state().admitsWrites()) {
         throw notPrimary(what, s);
       }
-      op.apply(s.primary().writer());
+      try {
+        floor.checkWrite(what, nodeId, index);
+      } catch (InsufficientStorageException e) {
+        metrics.get().writeRefusedForSpace();
+        throw e;
+      }
+      Primary p = s.primary();
+      Throwable tragic = p.writer().getTragicException();
+      if (tragic != null) {
+        // A writer lost a moment ago may still take documents it will never flush: refuse first.
+        throw lostOr(p, what, new IOException("the index writer is lost", tragic));
+      }
+      try {
+        op.apply(p.writer());
+      } catch (IOException | RuntimeException e) {
+        throw lostOr(p, what, e);
+      }
     } finally {
       machine.admission().unlock();
     }
@@ -77,7 +105,9 @@ final class RoleOperations {
       metrics.get().refreshed(System.nanoTime() - started);
       return version;
     } catch (NodeClosedException | AlreadyClosedException e) {
-      throw switchedAway("refresh", p, e);
+      throw switchedAway("refresh", p, lostOrSame(p, "refresh", e));
+    } catch (IOException | RuntimeException e) {
+      throw lostOr(p, "refresh", e);
     }
   }
 
@@ -91,7 +121,9 @@ final class RoleOperations {
       try {
         s.primary().commit();
       } catch (NodeClosedException | AlreadyClosedException e) {
-        throw switchedAway("commit", s.primary(), e);
+        throw switchedAway("commit", s.primary(), lostOrSame(s.primary(), "commit", e));
+      } catch (IOException | RuntimeException e) {
+        throw lostOr(s.primary(), "commit", e);
       }
       return;
     }
@@ -177,9 +209,31 @@ final class RoleOperations {
     return new NodeClosedException("node " + nodeId + " has no open index " + index + " (" + s.state() + ")");
   }
 
-  private NotPrimaryException notPrimary(String what, IndexSnapshot s) throws NodeClosedException {
+  /** {@code failure} of {@code what} on {@code p}, or the typed refusal when its writer is lost. */
+  private IOException lostOr(Primary p, String what, Exception failure) {
+    WriterLostException lost = lostWriter.afterFailure(p, what, failure);
+    if (lost != null) {
+      return lost;
+    }
+    if (failure instanceof IOException io) {
+      return io;
+    }
+    throw (RuntimeException) failure;
+  }
+
+  /** As {@link #lostOr}, without throwing: for {@link #switchedAway}. */
+  private Exception lostOrSame(Primary p, String what, Exception failure) {
+    WriterLostException lost = lostWriter.afterFailure(p, what, failure);
+    return lost != null ? lost : failure;
+  }
+
+  private NrtClusterException notPrimary(String what, IndexSnapshot s) throws NodeClosedException {
     if (s.state() == IndexState.CLOSING || s.state() == IndexState.CLOSED) {
       throw closed(s);
+    }
+    WriterLostException lost = lostWriter.pendingRefusal(what, s);
+    if (lost != null) {
+      return lost;
     }
     return new NotPrimaryException("node " + nodeId + " cannot " + what + " on " + index + " (" + s.state() + ")",
         s.followed() == null ? null : s.followed().address());
@@ -194,7 +248,7 @@ final class RoleOperations {
       }
       throw (RuntimeException) e;
     }
-    NotPrimaryException n = notPrimary(what, now);
+    NrtClusterException n = notPrimary(what, now);
     n.addSuppressed(e);
     return n;
   }

@@ -205,11 +205,16 @@ final class RoleSwitch implements ElectionListener {
   public void unfenced() {
     machine.submit("unfence", () -> {
       IndexElection e = election;
-      if (machine.state() == IndexState.FENCED && e != null && e.role() == Role.PRIMARY) {
+      IndexSnapshot s = machine.snapshot();
+      if (s.state() == IndexState.FENCED && e != null && e.role() == Role.PRIMARY && !writerLost(s.primary())) {
         machine.moveTo(IndexState.LEADING, "epoch confirmed after reconnect");
       }
       return null;
     });
+  }
+
+  static boolean writerLost(Primary p) {
+    return p != null && p.writer().getTragicException() != null;
   }
 
   @Override
@@ -227,7 +232,7 @@ final class RoleSwitch implements ElectionListener {
       release(previous);
       // Rolls back to the last commit: whatever was never replicated is dropped here; the new
       // primary's point-in-time replaces it.
-      s.primary().close();
+      closeSteppingDown(s.primary());
       Replica r = openReplica(null);
       machine.transition(x -> x.replicating(r, null), "stepped down");
       if (bridge != null) {
@@ -242,6 +247,21 @@ final class RoleSwitch implements ElectionListener {
     if (stepped) {
       log.warn("stepped down; rejoined as a replica");
       afterSwitch.accept(Role.REPLICA, -1);
+    }
+  }
+
+  /**
+   * A lost writer closed itself already (releasing the write lock), so its primary failing to close
+   * must not keep the node from rejoining as a replica; any other failure stands.
+   */
+  private void closeSteppingDown(Primary p) throws IOException {
+    try {
+      p.close();
+    } catch (IOException | RuntimeException e) {
+      if (!writerLost(p)) {
+        throw e;
+      }
+      log.warn("closing the primary whose writer is lost: {}", e.toString());
     }
   }
 
@@ -349,6 +369,35 @@ final class RoleSwitch implements ElectionListener {
     return null;
   }
 
+  /**
+   * Periodic: drops the bridge once the replica searches a point of the primary it follows, also
+   * when it got there without an NRT copy (a resync syncs the new primary's point while it opens,
+   * and no version listener hears of it). A point of the followed primary's generation can only
+   * have been copied from it, never be this node's own reopened commit.
+   */
+  void dropBridgeOnceFollowing() {
+    IndexSnapshot s = machine.snapshot();
+    if (s.bridge() == null || !followsWithItsGeneration(s)) {
+      return;
+    }
+    machine.submit("drop the bridge after a sync", () -> {
+      IndexSnapshot now = machine.snapshot();
+      IndexSnapshot.Bridge b = now.bridge();
+      if (b != null && followsWithItsGeneration(now)) {
+        machine.transition(x -> x.withBridge(null), "the replica searches the followed primary's version "
+            + now.replica().searchingVersion());
+        release(b);
+      }
+      return null;
+    });
+  }
+
+  private static boolean followsWithItsGeneration(IndexSnapshot s) {
+    Replica r = s.replica();
+    return s.state() == IndexState.REPLICATING && r != null && s.followed() != null
+        && r.primaryGen() == s.followed().primaryGen() && r.searchingVersion() >= s.bridge().version();
+  }
+
   private void release(IndexSnapshot.Bridge b) {
     if (b != null) {
       try {
@@ -386,8 +435,10 @@ final class RoleSwitch implements ElectionListener {
     return s == IndexState.CLOSING || s == IndexState.CLOSED;
   }
 
+  /** Leading, with a writer that is not lost (a lost one is fenced a moment later). */
   boolean isWritablePrimary() {
-    return machine.state().admitsWrites();
+    IndexSnapshot s = machine.snapshot();
+    return s.state().admitsWrites() && !writerLost(s.primary());
   }
 
   Primary primary() {

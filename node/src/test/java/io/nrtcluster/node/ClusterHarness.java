@@ -70,6 +70,7 @@ public final class ClusterHarness implements AutoCloseable {
   private boolean automaticFailover = true;
   private Duration sessionTimeout = Duration.ofSeconds(4);
   private ZooKeeperAuth zooKeeperAuth;
+  private final Map<Integer, java.util.function.UnaryOperator<HostConfig.Builder>> configs = new java.util.HashMap<>();
 
   /** {@code nodes} nodes (none started yet) of the one index {@link #INDEX}, with their own ZooKeeper. */
   public ClusterHarness(Path root, long seed, int nodes) throws Exception {
@@ -134,11 +135,17 @@ public final class ClusterHarness implements AutoCloseable {
     return this;
   }
 
+  /** Node {@code i} starts (and restarts) with its host settings changed by {@code change} (for example its disk floor). */
+  public ClusterHarness configure(int i, java.util.function.UnaryOperator<HostConfig.Builder> change) {
+    configs.put(i, change);
+    return this;
+  }
+
   public HostConfig hostConfig(int i) {
-    return HostConfig.builder().nodeId(i + 1).cluster(CLUSTER).dataDir(root.resolve("n" + (i + 1))).zooKeeper(zk)
+    return configs.getOrDefault(i, b -> b).apply(HostConfig.builder().nodeId(i + 1).cluster(CLUSTER).dataDir(root.resolve("n" + (i + 1))).zooKeeper(zk)
         .sessionTimeout(sessionTimeout).connectionTimeout(Duration.ofSeconds(10))
         .electionSettle(Duration.ofMillis(300)).automaticFailover(automaticFailover).transport(transports.get(i))
-        .zooKeeperAuth(zooKeeperAuth).build();
+        .zooKeeperAuth(zooKeeperAuth)).build();
   }
 
   /** The seed of this harness's documents (name it in assertion messages). */

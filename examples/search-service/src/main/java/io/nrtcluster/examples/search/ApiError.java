@@ -24,6 +24,16 @@ public enum ApiError {
    * because ZooKeeper did not record it: retry.
    */
   UNAVAILABLE(503, "unavailable"),
+  /**
+   * The primary's index writer is lost (a corrupt segment, a full disk, a fatal I/O error): it gave
+   * its epoch up and another node takes over; the message names the cause. Retry shortly.
+   */
+  WRITER_LOST(503, "writer_lost"),
+  /**
+   * The primary's data directory is below its free-space floor: writes are refused (searches and
+   * refreshes go on) until an operator frees space; retrying at once does not help.
+   */
+  INSUFFICIENT_STORAGE(507, "insufficient_storage"),
   /** A bounded wait ran out (e.g. {@code min_version} never became searchable here). */
   TIMEOUT(504, "timeout"),
   /** A failure of the service itself, not of the request. */

@@ -115,6 +115,8 @@ final class Router implements HttpHandler {
       case NOT_PRIMARY -> ApiError.NO_PRIMARY;
       case NODE_CLOSED, CONNECTION, NOT_PUBLISHED -> ApiError.UNAVAILABLE;
       case TIMEOUT -> ApiError.TIMEOUT;
+      case WRITER_LOST -> ApiError.WRITER_LOST;
+      case INSUFFICIENT_STORAGE -> ApiError.INSUFFICIENT_STORAGE;
       default -> ApiError.INTERNAL;
     };
     return new ApiException(error, e.getMessage(), Map.of("cause", e.code().name()), e);

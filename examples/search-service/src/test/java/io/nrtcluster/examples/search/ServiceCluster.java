@@ -21,19 +21,27 @@ final class ServiceCluster implements AutoCloseable {
   private final Path root;
   private final String zooKeeper;
   private final UnaryOperator<SearchServiceConfig.Builder> tune;
+  private final UnaryOperator<HostConfig.Builder> tuneHost;
   private final List<SearchNode> nodes = new ArrayList<>();
 
   ServiceCluster(Path root, String zooKeeper, UnaryOperator<SearchServiceConfig.Builder> tune) {
+    this(root, zooKeeper, tune, b -> b);
+  }
+
+  /** As above, with each node's host settings changed by {@code tuneHost} too. */
+  ServiceCluster(Path root, String zooKeeper, UnaryOperator<SearchServiceConfig.Builder> tune,
+      UnaryOperator<HostConfig.Builder> tuneHost) {
     this.root = root;
     this.zooKeeper = zooKeeper;
     this.tune = tune;
+    this.tuneHost = tuneHost;
   }
 
   SearchServiceConfig config(int nodeId) {
-    HostConfig host = HostConfig.builder().nodeId(nodeId).cluster(CLUSTER).dataDir(root.resolve("n" + nodeId))
+    HostConfig host = tuneHost.apply(HostConfig.builder().nodeId(nodeId).cluster(CLUSTER).dataDir(root.resolve("n" + nodeId))
         .zooKeeper(zooKeeper).bindHost("127.0.0.1").port(0).sessionTimeout(Duration.ofSeconds(4))
         .electionSettle(Duration.ofMillis(200))
-        .transport(TransportConfig.builder().ioThreads(1).requestThreads(4).build()).build();
+        .transport(TransportConfig.builder().ioThreads(1).requestThreads(4).build())).build();
     return tune.apply(SearchServiceConfig.builder().host(host).httpPort(0).httpThreads(4)).build();
   }
 
