@@ -109,6 +109,29 @@ class WireFlipAccountingTest {
     }
   }
 
+  @Test
+  void flipsInTheFileBeingCopiedWhenTheReplicaClosesAreDiscardedWithIt() throws Exception {
+    long seed = TestSeeds.seed();
+    TransportConfig primary = MiniCluster.fastTransport().toBuilder().chunkBytes(64 * KB).build();
+    TransportConfig replica = MiniCluster.faulty(FaultInjection.builder().bitFlipProbability(0.2)
+        .throttleBytesPerSecond(2L * 1024 * KB).seed(seed).build()).toBuilder().chunkBytes(64 * KB).build();
+    try (MiniCluster cluster = new MiniCluster(dir, seed, 1, primary, replica).start()) {
+      Replica r = cluster.replica(0);
+      FaultStats faults = r.transport().faultStats();
+      addLargeSegment(cluster, 32, seed);
+      cluster.refresh();
+      // Well into the 8 MiB stored-fields file (about 60 chunks of 128), with flipped bytes read into its temp file.
+      await().atMost(Duration.ofSeconds(60)).until(() -> faults.flipCounts().injected() >= 12);
+      cluster.closeReplica(0);
+      await().atMost(Duration.ofSeconds(30)).until(() -> faults.flipCounts().pending() == 0);
+      FaultStats.FlipCounts c = faults.flipCounts();
+      LOG.info("seed {}: closed mid-copy: {}; {}", seed, c, r.stats());
+      assertThat(c.undetected()).as("seed %d: %s", seed, c).isZero();
+      assertThat(c.injected()).as("seed %d: %s", seed, c).isPositive().isEqualTo(c.detected() + c.discarded());
+      assertThat(c.discarded()).as("seed %d: %s", seed, c).isPositive();
+    }
+  }
+
   /** Adds {@code docs} documents of one incompressible 256 KiB stored field each (one large stored-fields file). */
   private static void addLargeSegment(MiniCluster cluster, int docs, long seed) throws IOException {
     SplittableRandom random = new SplittableRandom(seed);
