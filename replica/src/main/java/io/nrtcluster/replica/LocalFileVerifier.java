@@ -72,9 +72,14 @@ final class LocalFileVerifier {
       try {
         files = new LinkedHashSet<>(SegmentInfos.readCommit(dir, segmentsFile).files(true));
       } catch (CorruptIndexException | EOFException | IndexFormatTooOldException | IndexFormatTooNewException e) {
-        log.warn("the last commit's {} is corrupt ({}); dropping that commit", segmentsFile, e.toString());
+        log.warn("the last commit's {} cannot be read ({}); dropping that commit", segmentsFile, e.toString());
         files = List.of(segmentsFile);
-        corrupt.add(segmentsFile);
+        // Reading a commit reads each segment's .si file too: find which file failed by its own
+        // checksum, so the damaged one is quarantined, not only the commit that named it.
+        corrupt.addAll(failingCommitFiles(dir, segmentsFile));
+        if (corrupt.isEmpty()) {
+          corrupt.add(segmentsFile);
+        }
       }
       Map<String, VerifiedFiles.Stamp> verified = new HashMap<>();
       for (String name : corrupt.isEmpty() ? files : List.<String>of()) {
@@ -114,6 +119,25 @@ final class LocalFileVerifier {
     }
     log.warn("quarantined {} in {}; the replica copies its index again from the primary", corrupt, quarantine);
     return new Result(filesRead, bytesRead, System.nanoTime() - start, List.copyOf(corrupt), true, moved);
+  }
+
+  /**
+   * The segments file and the segment info ({@code .si}) files in {@code dir} whose whole checksum
+   * fails: what can make reading a commit fail before its file list is known.
+   */
+  private List<String> failingCommitFiles(Directory dir, String segmentsFile) throws IOException {
+    List<String> failing = new ArrayList<>();
+    for (String name : dir.listAll()) {
+      if (name.equals(segmentsFile) || name.endsWith(".si")) {
+        try (IndexInput in = dir.openInput(name, IOContext.READONCE)) {
+          CodecUtil.checksumEntireFile(in);
+        } catch (CorruptIndexException | EOFException e) {
+          log.warn("file {} is corrupt: {}", name, e.getMessage());
+          failing.add(name);
+        }
+      }
+    }
+    return failing;
   }
 
   /** Length, footer checksum and modification time of {@code name}, from one open of the file. */

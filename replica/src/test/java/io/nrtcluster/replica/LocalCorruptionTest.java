@@ -75,6 +75,35 @@ class LocalCorruptionTest {
     }
   }
 
+  /**
+   * Lucene reads every segment's {@code .si} file while it reads the commit itself, so a flip there
+   * fails the commit before its file list is known: the damaged {@code .si} file is still the one
+   * quarantined (a chaos run saw only the commit's segments file moved aside).
+   */
+  @Test
+  void aByteFlippedInASegmentInfoFileIsQuarantinedByName() throws Exception {
+    long seed = TestSeeds.seed();
+    Random random = new Random(seed);
+    try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), MiniCluster.fastTransport())
+        .replicaScrub(0, ScrubConfig.off()).start()) {
+      cluster.addDocs(2_000);
+      cluster.awaitAllAt(cluster.refresh());
+      cluster.closeReplica(0);
+      Path index = cluster.dataDir(0).resolve("index");
+      String flipped = flipIn(index, random, name -> name.endsWith(".si"));
+
+      cluster.reopenReplica(0);
+      Replica r = cluster.replica(0);
+      try (Stream<Path> q = Files.list(cluster.dataDir(0).resolve(FileIntegrity.QUARANTINE_DIR))) {
+        assertThat(q.map(p -> p.getFileName().toString())).as("seed %d", seed).anyMatch(n -> n.startsWith(flipped + "."));
+      }
+      cluster.addDocs(10);
+      cluster.awaitAllAt(cluster.refresh());
+      await("repaired").atMost(MiniCluster.TIMEOUT).until(() -> r.corruptFiles().isEmpty());
+      assertThat(allDocs(r)).as("seed %d: every document as on the primary", seed).isEqualTo(primaryDocs(cluster));
+    }
+  }
+
   @Test
   void aReplicaThatCannotReplaceACorruptFileServesNothingAndNamesIt() throws Exception {
     long seed = TestSeeds.seed();
@@ -180,9 +209,14 @@ class LocalCorruptionTest {
 
   /** Flips one byte in the middle of the largest file of {@code index} (the stored fields, mostly); returns its name. */
   private static String flipInLargestFile(Path index, Random random) throws IOException {
+    return flipIn(index, random, name -> true);
+  }
+
+  /** Flips one bit in the middle half of the largest file of {@code index} whose name passes {@code which}. */
+  private static String flipIn(Path index, Random random, java.util.function.Predicate<String> which) throws IOException {
     Path largest;
     try (Stream<Path> files = Files.list(index)) {
-      largest = files.filter(p -> !p.getFileName().toString().equals("write.lock"))
+      largest = files.filter(p -> !p.getFileName().toString().equals("write.lock") && which.test(p.getFileName().toString()))
           .max(Comparator.comparingLong(p -> p.toFile().length())).orElseThrow();
     }
     long length = Files.size(largest);

@@ -6,8 +6,9 @@ import java.util.List;
  * The verdict of a chaos run, as written to {@code chaos-report.json}. {@code valid} is true only when
  * no acknowledged write was lost, no node disagreed with another at the same version, every index
  * passed CheckIndex with no unreferenced files, the cluster converged at the end and after every
- * healed network fault, every {@link Safety} rule held, and every bit flip on the wire was detected
- * or discarded ({@link Faults}).
+ * healed network fault, every file whose bit was flipped on a node's disk was quarantined by it,
+ * every {@link Safety} rule held, and every bit flip on the wire was detected or discarded
+ * ({@link Faults}).
  */
 public record ChaosReport(
     long seed,
@@ -32,6 +33,7 @@ public record ChaosReport(
     Safety safety,
     List<NetworkFault> networkFaults,
     List<DiskFault> diskFaults,
+    List<DiskFlip> diskFlips,
     List<String> problems,
     List<FaultPlan.Planned> schedule,
     List<Timeline.Event> events) {
@@ -80,6 +82,7 @@ public record ChaosReport(
       int partitionOneWay,
       int slowLink,
       int diskFull,
+      int diskBitFlip,
       int killsDuringCopy,
       int killsDuringPreCopy,
       int planned,
@@ -102,6 +105,13 @@ public record ChaosReport(
    */
   public record DiskFault(long atMillis, long holdMillis, int node, boolean primary, long bytesFilled,
       long convergeMillis) {}
+
+  /**
+   * One bit flipped on a stopped node's disk: the file of its last commit, where, and how long after
+   * its restart the node had quarantined the file (-1: not within the recovery timeout, a problem).
+   */
+  public record DiskFlip(long atMillis, int node, boolean primary, String file, long length, long bit,
+      long quarantinedAfterMillis) {}
 
   /**
    * The safety rules beyond lost documents.

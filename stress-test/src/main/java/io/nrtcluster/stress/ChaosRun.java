@@ -96,6 +96,12 @@ public final class ChaosRun {
         safetyResult.searchesBackInTime(), status.answers(), status.overBound(), status.maxMillis(), status.boundMillis(),
         converge.size() + faults.notConverged(), faults.notConverged(),
         new ChaosReport.Millis(Percentiles.of(converge, 50), Percentiles.max(converge)));
+    for (ChaosReport.DiskFlip d : faults.diskFlips()) {
+      if (d.quarantinedAfterMillis() < 0) {
+        problems.add("N" + d.node() + " never quarantined " + d.file() + " after bit " + d.bit()
+            + " of it was flipped on its disk at " + d.atMillis() + " ms");
+      }
+    }
     if (faults.notConverged() > 0) {
       problems.add(faults.notConverged() + " healed network or disk faults after which the nodes did not converge in time");
     }
@@ -133,10 +139,12 @@ public final class ChaosRun {
         timeline.count(FaultKind.PARTITION_PRIMARY_REPLICAS), timeline.count(FaultKind.PARTITION_HALVES),
         timeline.count(FaultKind.PARTITION_BRIDGE), timeline.count(FaultKind.PARTITION_ONE_WAY),
         timeline.count(FaultKind.SLOW_LINK), timeline.count(FaultKind.DISK_FULL),
+        timeline.count(FaultKind.DISK_BIT_FLIP),
         faults.killsDuringCopy(), faults.killsDuringPreCopy(), plan.faults().size(), faults.skipped(),
         faults.recoveryTimeouts());
     boolean valid = outcome.lost().isEmpty() && outcome.unexpected().isEmpty() && ledger.mismatches() == 0
-        && checkIndexFailures == 0 && unreferenced == 0 && outcome.converged() && safety.clean() && flips.clean();
+        && checkIndexFailures == 0 && unreferenced == 0 && outcome.converged() && safety.clean() && flips.clean()
+        && faults.diskFlips().stream().allMatch(d -> d.quarantinedAfterMillis() >= 0);
     return new ChaosReport(config.seed(), config.duration().toSeconds(), config.nodes(), config.network(), config.storage(),
         new ChaosReport.Ops(log.attempted(), log.acknowledged(), outcome.lost().size(), outcome.unexpected().size(),
             path.replayed()),
@@ -144,7 +152,7 @@ public final class ChaosRun {
         new ChaosReport.Lag(Percentiles.of(lags, 50), Percentiles.of(lags, 99), Percentiles.max(lags), lags.size()),
         ledger.mismatches(), ledger.checks(), checkIndexFailures, unreferenced, workload.searches(),
         workload.searchFailures(),
-        outcome.finalVersion(), outcome.converged(), valid, safety, faults.networkOutcomes(), faults.diskOutcomes(), List.copyOf(problems),
+        outcome.finalVersion(), outcome.converged(), valid, safety, faults.networkOutcomes(), faults.diskOutcomes(), faults.diskFlips(), List.copyOf(problems),
         plan.faults(), timeline.events());
   }
 
@@ -159,7 +167,7 @@ public final class ChaosRun {
         zkServerRestart=%d fullClusterRestart=%d promotion=%d; kills during copy %d, during pre-copy %d
           failovers %d (p50 %d ms, max %d ms); replication lag p50 %d ms, p99 %d ms
           primaryPause=%d partitionPrimaryZooKeeper=%d partitionPrimaryReplicas=%d partitionHalves=%d \
-        partitionBridge=%d partitionOneWay=%d slowLink=%d (network: %s); diskFull=%d (storage: %s)
+        partitionBridge=%d partitionOneWay=%d slowLink=%d (network: %s); diskFull=%d (storage: %s) diskBitFlip=%d (%d not quarantined)
           version checks %d, mismatches %d; CheckIndex failures %d; unreferenced files %d; final version %d
           safety: %d publications in ZooKeeper; %d refresh acks judged, %d unpublished, %d in overlapping epochs; \
         %d versions reused; %d searches judged, %d back in time; status %d answers, %d over %d ms (max %d ms); \
@@ -172,6 +180,7 @@ public final class ChaosRun {
         r.replicationLagMs().p99(), f.primaryPause(), f.partitionPrimaryZooKeeper(), f.partitionPrimaryReplicas(),
         f.partitionHalves(), f.partitionBridge(), f.partitionOneWay(), f.slowLink(),
         r.network().name().toLowerCase(Locale.ROOT), f.diskFull(), r.storage().name().toLowerCase(Locale.ROOT),
+        f.diskBitFlip(), r.diskFlips().stream().filter(d -> d.quarantinedAfterMillis() < 0).count(),
         r.versionChecks(), r.versionMismatches(), r.checkIndexFailures(),
         r.unreferencedFiles(), r.finalVersion(), s.publications(), s.refreshAcks(), s.ackedUnpublished(), s.epochOverlaps(),
         s.versionsReused(), s.searchesJudged(), s.searchesBackInTime(), s.statusAnswers(), s.statusOverBound(),

@@ -39,7 +39,12 @@ public enum FaultKind {
   /** One host's link rate-limited (tbf) both ways. */
   SLOW_LINK("slowLink", true),
   /** A node's disk (its tmpfs) filled from outside until nothing is left, then freed. */
-  DISK_FULL("diskFull", false, true);
+  DISK_FULL("diskFull", false, true),
+  /**
+   * SIGKILL of a node, one bit flipped in a random file of its last commit on disk, and a restart:
+   * the node must find and quarantine that file before it serves or offers anything.
+   */
+  DISK_BIT_FLIP("diskBitFlip");
 
   private final String key;
   private final boolean needsNamespaces;

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import io.nrtcluster.stress.net.NetLab;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -33,7 +32,7 @@ class NamespaceChaosRunTest {
     assertThat(report.valid()).as(context).isTrue();
     assertThat(report.network()).isEqualTo(NetworkMode.NAMESPACES);
     assertThat(report.events().stream().map(Timeline.Event::kind).collect(Collectors.toSet())).as(context)
-        .isEqualTo(EnumSet.allOf(FaultKind.class));
+        .isEqualTo(config.faults());
     ChaosReport.Faults f = report.faults();
     assertThat(List.of(f.partitionPrimaryZooKeeper(), f.partitionPrimaryReplicas(), f.partitionHalves(),
         f.partitionBridge(), f.partitionOneWay(), f.slowLink(), f.primaryPause())).as(context).allSatisfy(n ->
