@@ -12,6 +12,7 @@ import io.nrtcluster.transport.Message;
 import io.nrtcluster.transport.NodeAddress;
 import io.nrtcluster.transport.PeerRole;
 import io.nrtcluster.transport.RequestHandler;
+import io.nrtcluster.transport.FaultStats;
 import io.nrtcluster.transport.Transport;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
@@ -60,7 +61,12 @@ final class PrimaryLink implements RequestHandler {
     this.scheduler = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("nrt-link-" + log.name()));
   }
 
-  ScheduledExecutorService scheduler() {
+  /** The transport's fault counters, where copies report what became of the wire bit flips they read. */
+  FaultStats faults() {
+    return transport.faultStats();
+  }
+
+    ScheduledExecutorService scheduler() {
     return scheduler;
   }
 

@@ -7,6 +7,7 @@ import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.StorageException;
 import io.nrtcluster.transport.Connection;
+import io.nrtcluster.transport.FaultStats;
 import io.nrtcluster.transport.Message;
 import java.io.IOException;
 import java.util.ArrayDeque;
@@ -45,6 +46,12 @@ import org.apache.lucene.util.IOUtils;
  * stays down, comes back to another primary, or the primary no longer holds the copy-state
  * ({@code UNKNOWN_COPY_STATE}: its lease ended), the copy fails as any other and the next one
  * starts afresh.
+ *
+ * <p>Wire bit flips (the transport's fault point) read into a file are reported once the file's
+ * fate is known ({@link FileFlips}): detected when it fails its checksum, discarded when its temp
+ * file is deleted unfinished (cancelled, superseded without carrying it over, changed on disk),
+ * undetected when it passes. A partly copied file kept across a drop or a takeover keeps its flips
+ * pending until then.
  */
 final class StreamingCopyJob extends CopyJob {
   private record Pending(String name, FileMetaData meta, VerifyingFileInput input) {}
@@ -133,7 +140,8 @@ final class StreamingCopyJob extends CopyJob {
   }
 
   private VerifyingFileInput open(String name, FileMetaData meta, long offset, CRC32 crc) {
-    return new VerifyingFileInput(connection.fetchFile(sourceKind, sourceId, name, offset), name, meta, offset, crc, stats);
+    return new VerifyingFileInput(connection.fetchFile(sourceKind, sourceId, name, offset), name, meta, offset, crc,
+        new FileFlips(node.link().faults()), stats);
   }
 
   /** Copies one slice; returns true when there is nothing left to do (done or cancelled). */
@@ -167,6 +175,11 @@ final class StreamingCopyJob extends CopyJob {
         totBytesCopied += current.getBytesCopied();
         stats.fileCopied();
         badFiles.fileCopied(connection, current.name, current.metaData);
+        long escaped = currentInput.flips().resolve(FaultStats.FlipOutcome.UNDETECTED);
+        if (escaped > 0) {
+          log.error("file {} passed its checksum with {} flipped bits read into it: corrupt bytes were accepted",
+              current.name, escaped);
+        }
         currentInput.close();
         currentInput = null;
         current = null;
@@ -359,6 +372,9 @@ final class StreamingCopyJob extends CopyJob {
     FileMetaData meta = current.metaData;
     int attempt = retries.merge(name, 1, Integer::sum);
     stats.checksumMismatch();
+    if (currentInput != null) {
+      currentInput.flips().resolve(FaultStats.FlipOutcome.DETECTED);
+    }
     stats.discarded(current.getBytesCopied());
     discardCurrent();
     if (badFiles.checksumFailed(connection, name, meta)) {
@@ -376,6 +392,7 @@ final class StreamingCopyJob extends CopyJob {
 
   private void discardCurrent() {
     if (currentInput != null) {
+      currentInput.flips().resolve(FaultStats.FlipOutcome.DISCARDED);
       currentInput.close();
       currentInput = null;
     }
@@ -443,8 +460,10 @@ final class StreamingCopyJob extends CopyJob {
     }
   }
 
+  /** Closes every stream; the partly copied file (deleted by the caller unless carried over) takes its flips with it. */
   private void closeStreams() {
     if (currentInput != null) {
+      currentInput.flips().resolve(FaultStats.FlipOutcome.DISCARDED);
       currentInput.close();
       currentInput = null;
     }

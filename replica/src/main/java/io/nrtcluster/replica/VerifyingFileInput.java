@@ -24,21 +24,27 @@ final class VerifyingFileInput extends DataInput {
   private final CRC32 crc;
   private final long startPosition;
   private final ReplicaStats stats;
+  private final FileFlips flips;
   private long position;
   private long trailer;
   private boolean lengthChecked;
+  /** {@link InboundFileStream#flipsRead()} of {@code stream} already added to {@code flips}. */
+  private long streamFlipsSeen;
 
   /**
    * @param crc running checksum of bytes {@code [0, startPosition)}; a fresh one when starting at 0
+   * @param flips the wire bit flips in the file's bytes so far; a fresh one when starting at 0
    */
   VerifyingFileInput(InboundFileStream stream, String name, FileMetaData meta, long startPosition, CRC32 crc,
-      ReplicaStats stats) {
-    this(stream, name, meta.length(), meta.checksum(), startPosition, crc, 0, stats);
+      FileFlips flips, ReplicaStats stats) {
+    this(stream, name, meta.length(), meta.checksum(), startPosition, crc, 0, flips, 0, stats);
   }
 
   private VerifyingFileInput(InboundFileStream stream, String name, long length, long checksum, long startPosition,
-      CRC32 crc, long trailer, ReplicaStats stats) {
+      CRC32 crc, long trailer, FileFlips flips, long streamFlipsSeen, ReplicaStats stats) {
     this.stats = stats;
+    this.flips = flips;
+    this.streamFlipsSeen = streamFlipsSeen;
     this.stream = stream;
     this.name = name;
     this.length = length;
@@ -55,7 +61,7 @@ final class VerifyingFileInput extends DataInput {
    * footer bytes read so far included.
    */
   VerifyingFileInput continueOn(InboundFileStream next) {
-    return new VerifyingFileInput(next, name, length, checksum, position, crc, trailer, stats);
+    return new VerifyingFileInput(next, name, length, checksum, position, crc, trailer, flips, 0, stats);
   }
 
   /**
@@ -63,12 +69,18 @@ final class VerifyingFileInput extends DataInput {
    * the bytes of the partly copied file on disk, which are trusted over the running state.
    */
   VerifyingFileInput continueOn(InboundFileStream next, CRC32 diskCrc, long diskTrailer) {
-    return new VerifyingFileInput(next, name, length, checksum, position, diskCrc, diskTrailer, stats);
+    return new VerifyingFileInput(next, name, length, checksum, position, diskCrc, diskTrailer, flips, 0, stats);
   }
 
   /** This input, not read from yet, with checksum state {@code diskCrc} and {@code diskTrailer} instead of its own. */
   VerifyingFileInput withChecksumState(CRC32 diskCrc, long diskTrailer) {
-    return new VerifyingFileInput(stream, name, length, checksum, position, diskCrc, diskTrailer, stats);
+    return new VerifyingFileInput(stream, name, length, checksum, position, diskCrc, diskTrailer, flips,
+        streamFlipsSeen, stats);
+  }
+
+  /** The wire bit flips read into this file so far (shared with the inputs continuing it). */
+  FileFlips flips() {
+    return flips;
   }
 
   CRC32 crc() {
@@ -101,7 +113,11 @@ final class VerifyingFileInput extends DataInput {
   @Override
   public void readBytes(byte[] b, int offset, int len) throws IOException {
     beforeRead(len);
-    stream.readFully(b, offset, len);
+    try {
+      stream.readFully(b, offset, len);
+    } finally {
+      noteFlips();
+    }
     int body = bodyBytes(len);
     if (body > 0) {
       crc.update(b, offset, body);
@@ -125,22 +141,36 @@ final class VerifyingFileInput extends DataInput {
    */
   int readDirect(int max, VerifiedSink sink) throws IOException {
     beforeRead(max);
-    int n = stream.readInPlace(max, bytes -> {
-      int len = bytes.remaining();
-      int body = bodyBytes(len);
-      if (body > 0) {
-        crc.update(bytes.slice(bytes.position(), body));
-      }
-      for (int i = body; i < len; i++) {
-        trailer = (trailer << 8) | (bytes.get(bytes.position() + i) & 0xFF);
-      }
-      afterRead(len);
-      sink.write(bytes);
-    });
+    int n;
+    try {
+      n = stream.readInPlace(max, bytes -> {
+        int len = bytes.remaining();
+        int body = bodyBytes(len);
+        if (body > 0) {
+          crc.update(bytes.slice(bytes.position(), body));
+        }
+        for (int i = body; i < len; i++) {
+          trailer = (trailer << 8) | (bytes.get(bytes.position() + i) & 0xFF);
+        }
+        afterRead(len);
+        sink.write(bytes);
+      });
+    } finally {
+      // Bytes handed to the verifier count as read into the file even when they fail it.
+      noteFlips();
+    }
     if (n < 0) {
       throw new ProtocolException("file " + name + ": stream ended early at " + position + " of " + length);
     }
     return n;
+  }
+
+  private void noteFlips() {
+    long read = stream.flipsRead();
+    if (read != streamFlipsSeen) {
+      flips.add(read - streamFlipsSeen);
+      streamFlipsSeen = read;
+    }
   }
 
   private void beforeRead(int len) throws IOException {

@@ -6,8 +6,9 @@ import java.util.List;
  * The verdict of a chaos run, as written to {@code chaos-report.json}. {@code valid} is true only when
  * no acknowledged write was lost, no node disagreed with another at the same version, every index
  * passed CheckIndex with no unreferenced files, the cluster converged at the end and after every
- * healed network fault, every file whose bit was flipped on a node's disk was quarantined by it, and
- * every {@link Safety} rule held.
+ * healed network fault, every file whose bit was flipped on a node's disk was quarantined by it,
+ * every {@link Safety} rule held, and every bit flip on the wire was detected or discarded
+ * ({@link Faults}).
  */
 public record ChaosReport(
     long seed,
@@ -46,7 +47,17 @@ public record ChaosReport(
    */
   public record Ops(long attempted, long acknowledged, long lost, long unexpected, long replayed) {}
 
-  /** How many faults of each kind were injected, and what the wire faults did. */
+  /**
+   * How many faults of each kind were injected, and what the wire faults did. Bit flips on the wire
+   * are accounted for one by one ({@link WireFlipCheck}): {@code bitFlipsInjected == bitFlipsDetected
+   * + bitFlipsDiscarded + bitFlipsUndetected + bitFlipsUnaccounted}, and a valid run has no
+   * undetected (read into a file that passed its checksum) and no unaccounted flip.
+   *
+   * @param bitFlipsDetected flips read into files that then failed their checksum
+   * @param bitFlipsDiscarded flips released unread, read into unfinished files that were thrown
+   *     away, or pending in a process that ended
+   * @param checksumMismatches files whose received bytes failed their checksum (one may hold several flips)
+   */
   public record Faults(
       int primaryKill,
       int replicaKill,
@@ -55,6 +66,10 @@ public record ChaosReport(
       int wire,
       long bitFlipsInjected,
       long bitFlipsDetected,
+      long bitFlipsDiscarded,
+      long bitFlipsUndetected,
+      long bitFlipsUnaccounted,
+      long checksumMismatches,
       int zkServerRestart,
       int fullClusterRestart,
       int promotion,

@@ -127,10 +127,13 @@ public final class ChaosRun {
     Map<Long, WritePath.Refresh> refreshes = path.refreshes();
     List<Long> lags = observer.lagMillis(refreshes);
     List<Long> failovers = path.failoverMillis();
+    WireFlipCheck.Result flips = WireFlipCheck.check(observer.flipSamples());
+    problems.addAll(flips.problems());
     ChaosReport.Faults f = new ChaosReport.Faults(
         timeline.count(FaultKind.PRIMARY_KILL), timeline.count(FaultKind.REPLICA_KILL), timeline.count(FaultKind.JVM_CRASH),
-        timeline.count(FaultKind.PAUSE), timeline.count(FaultKind.WIRE), observer.bitFlipsInjected(),
-        observer.checksumMismatches(), timeline.count(FaultKind.ZK_RESTART), timeline.count(FaultKind.FULL_RESTART),
+        timeline.count(FaultKind.PAUSE), timeline.count(FaultKind.WIRE), flips.injected(), flips.detected(),
+        flips.discarded(), flips.undetected(), flips.unaccounted(), observer.checksumMismatches(),
+        timeline.count(FaultKind.ZK_RESTART), timeline.count(FaultKind.FULL_RESTART),
         timeline.count(FaultKind.PROMOTION) - faults.promotionsRefused(), faults.promotionsRefused(),
         timeline.count(FaultKind.PRIMARY_PAUSE), timeline.count(FaultKind.PARTITION_PRIMARY_ZOOKEEPER),
         timeline.count(FaultKind.PARTITION_PRIMARY_REPLICAS), timeline.count(FaultKind.PARTITION_HALVES),
@@ -140,7 +143,7 @@ public final class ChaosRun {
         faults.killsDuringCopy(), faults.killsDuringPreCopy(), plan.faults().size(), faults.skipped(),
         faults.recoveryTimeouts());
     boolean valid = outcome.lost().isEmpty() && outcome.unexpected().isEmpty() && ledger.mismatches() == 0
-        && checkIndexFailures == 0 && unreferenced == 0 && outcome.converged() && safety.clean()
+        && checkIndexFailures == 0 && unreferenced == 0 && outcome.converged() && safety.clean() && flips.clean()
         && faults.diskFlips().stream().allMatch(d -> d.quarantinedAfterMillis() >= 0);
     return new ChaosReport(config.seed(), config.duration().toSeconds(), config.nodes(), config.network(), config.storage(),
         new ChaosReport.Ops(log.attempted(), log.acknowledged(), outcome.lost().size(), outcome.unexpected().size(),
@@ -159,7 +162,8 @@ public final class ChaosRun {
     return String.format(Locale.ROOT, """
         chaos verdict: %s
           writes: %d attempted, %d acknowledged, %d replayed; lost %d, unexpected %d
-          faults: primaryKill=%d replicaKill=%d jvmCrash=%d pause=%d wire=%d (bit flips %d injected, %d detected) \
+          faults: primaryKill=%d replicaKill=%d jvmCrash=%d pause=%d wire=%d (bit flips %d injected, %d detected, %d discarded, \
+        %d undetected, %d unaccounted; %d checksum mismatches) \
         zkServerRestart=%d fullClusterRestart=%d promotion=%d; kills during copy %d, during pre-copy %d
           failovers %d (p50 %d ms, max %d ms); replication lag p50 %d ms, p99 %d ms
           primaryPause=%d partitionPrimaryZooKeeper=%d partitionPrimaryReplicas=%d partitionHalves=%d \
@@ -170,7 +174,8 @@ public final class ChaosRun {
         %d network faults healed, %d not converged (max %d ms to converge)""",
         r.valid() ? "VALID" : "INVALID", r.ops().attempted(), r.ops().acknowledged(), r.ops().replayed(), r.ops().lost(),
         r.ops().unexpected(), f.primaryKill(), f.replicaKill(), f.jvmCrash(), f.pause(), f.wire(), f.bitFlipsInjected(),
-        f.bitFlipsDetected(), f.zkServerRestart(), f.fullClusterRestart(), f.promotion(), f.killsDuringCopy(),
+        f.bitFlipsDetected(), f.bitFlipsDiscarded(), f.bitFlipsUndetected(), f.bitFlipsUnaccounted(),
+        f.checksumMismatches(), f.zkServerRestart(), f.fullClusterRestart(), f.promotion(), f.killsDuringCopy(),
         f.killsDuringPreCopy(), r.failovers(), r.failoverMs().p50(), r.failoverMs().max(), r.replicationLagMs().p50(),
         r.replicationLagMs().p99(), f.primaryPause(), f.partitionPrimaryZooKeeper(), f.partitionPrimaryReplicas(),
         f.partitionHalves(), f.partitionBridge(), f.partitionOneWay(), f.slowLink(),

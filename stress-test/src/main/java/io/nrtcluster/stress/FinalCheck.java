@@ -22,6 +22,8 @@ import java.util.concurrent.locks.LockSupport;
 final class FinalCheck {
   private static final long CONVERGE_MS = 120_000;
   private static final long STOP_MS = 60_000;
+  /** Longest the last copies' bit flips may stay pending once the nodes have converged. */
+  private static final long FLIPS_SETTLE_MS = 15_000;
 
   /**
    * @param lost ids whose final write is missing or has another revision on some node
@@ -64,7 +66,7 @@ final class FinalCheck {
       return new Outcome(false, -1, Set.of(), Set.of(), stopAndAudit(cluster, problems), problems);
     }
     boolean converged = awaitVersion(cluster, finalVersion, problems);
-    observer.pollAll();
+    observer.settleFlips(FLIPS_SETTLE_MS);
     Map<String, Long> expected = log.expectedDocuments();
     Set<String> lost = new TreeSet<>();
     Set<String> unexpected = new TreeSet<>();

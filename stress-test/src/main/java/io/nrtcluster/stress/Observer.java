@@ -3,9 +3,11 @@ package io.nrtcluster.stress;
 import io.nrtcluster.stress.agent.AgentApi;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -29,8 +31,13 @@ final class Observer implements AutoCloseable {
   private volatile boolean running = true;
   /** node id -> version -> first-seen millis. */
   private final Map<Integer, Map<Long, Long>> firstSeen = new HashMap<>();
-  /** "node/incarnation" -> {bitFlipsInjected, checksumMismatches, bytesCopied, filesCopied}. */
+  /**
+   * "node/incarnation" -> {bitFlipsInjected, checksumMismatches, bytesCopied, filesCopied,
+   * bitFlipsDetected, bitFlipsDiscarded, bitFlipsUndetected, bitFlipsPending}.
+   */
   private final Map<String, long[]> counters = new HashMap<>();
+  /** "node/incarnation" -> sampled after the final check (false: ended, or silent then); set by {@link #settleFlips}. */
+  private final Map<String, Boolean> liveAtEnd = new HashMap<>();
   private final Map<Integer, AgentApi.Status> last = new HashMap<>();
   private long statusAnswers;
   private long statusOverBound;
@@ -62,8 +69,12 @@ final class Observer implements AutoCloseable {
     }
   }
 
-  /** One round of status requests (also used once more at the end, to collect the last counters). */
-  void pollAll() {
+  /**
+   * One round of status requests (also used once more at the end, to collect the last counters).
+   * Returns the "node/incarnation" of every process that answered.
+   */
+  Set<String> pollAll() {
+    Set<String> answered = new HashSet<>();
     for (NodeProcess n : cluster.nodes()) {
       NodeProcess.State state = n.state();
       if (state != NodeProcess.State.UP) {
@@ -89,7 +100,9 @@ final class Observer implements AutoCloseable {
             seen.putIfAbsent(vt[0], vt[1]);
           }
           counters.put(n.id() + "/" + incarnation,
-              new long[] {s.bitFlipsInjected(), s.checksumMismatches(), s.bytesCopied(), s.filesCopied()});
+              new long[] {s.bitFlipsInjected(), s.checksumMismatches(), s.bytesCopied(), s.filesCopied(),
+                  s.bitFlipsDetected(), s.bitFlipsDiscarded(), s.bitFlipsUndetected(), s.bitFlipsPending()});
+          answered.add(n.id() + "/" + incarnation);
         }
       } catch (AgentException e) {
         timeline.silent(n.id(), NodeProcess.State.UP);
@@ -102,6 +115,59 @@ final class Observer implements AutoCloseable {
         }
       }
     }
+    return answered;
+  }
+
+  /**
+   * After the final check: samples every node until none has bit flips pending (the last copies'
+   * streams are closed on the event loop a moment after they end), for at most {@code timeoutMs},
+   * and records which processes were sampled then (live) and which had ended. A flip still pending
+   * in a live process after this is unaccounted ({@link WireFlipCheck}).
+   */
+  void settleFlips(long timeoutMs) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    Set<String> answered;
+    while (true) {
+      answered = pollAll();
+      boolean settled = true;
+      synchronized (this) {
+        for (String key : answered) {
+          settled &= counters.get(key)[7] == 0;
+        }
+      }
+      if (settled || System.nanoTime() >= deadline) {
+        break;
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(PERIOD_MS));
+    }
+    Map<Integer, Integer> running = new HashMap<>();
+    for (NodeProcess n : cluster.nodes()) {
+      if (n.state() == NodeProcess.State.UP) {
+        running.put(n.id(), n.incarnation());
+      }
+    }
+    synchronized (this) {
+      for (String key : counters.keySet()) {
+        String[] parts = key.split("/");
+        Integer incarnation = running.get(Integer.parseInt(parts[0]));
+        boolean stillRunning = incarnation != null && incarnation == Integer.parseInt(parts[1]);
+        // A running process that did not answer is judged as live too: its pending flips are not excused.
+        liveAtEnd.put(key, answered.contains(key) || stillRunning);
+      }
+    }
+  }
+
+  /**
+   * The last bit-flip counters of every process incarnation; processes not known to be live after
+   * the final check ({@link #settleFlips}) count as ended.
+   */
+  synchronized List<WireFlipCheck.Sample> flipSamples() {
+    List<WireFlipCheck.Sample> out = new ArrayList<>();
+    for (Map.Entry<String, long[]> e : counters.entrySet()) {
+      long[] c = e.getValue();
+      out.add(new WireFlipCheck.Sample(e.getKey(), c[0], c[4], c[5], c[6], c[7], !liveAtEnd.getOrDefault(e.getKey(), false)));
+    }
+    return out;
   }
 
   private void overBound(NodeProcess n, String what) {
@@ -130,10 +196,6 @@ final class Observer implements AutoCloseable {
       sum += c[index];
     }
     return sum;
-  }
-
-  long bitFlipsInjected() {
-    return total(0);
   }
 
   long checksumMismatches() {

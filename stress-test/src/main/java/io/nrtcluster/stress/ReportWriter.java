@@ -57,7 +57,9 @@ final class ReportWriter {
     row(h, "primary kills / replica kills / JVM crashes", f.primaryKill() + " / " + f.replicaKill() + " / " + f.jvmCrash());
     row(h, "kills during a copy / during a merge pre-copy", f.killsDuringCopy() + " / " + f.killsDuringPreCopy());
     row(h, "pauses", f.pause());
-    row(h, "wire fault windows; bit flips injected / detected", f.wire() + "; " + f.bitFlipsInjected() + " / " + f.bitFlipsDetected());
+    row(h, "wire fault windows; bit flips injected / detected / discarded / undetected / unaccounted",
+        f.wire() + "; " + f.bitFlipsInjected() + " / " + f.bitFlipsDetected() + " / " + f.bitFlipsDiscarded() + " / "
+            + f.bitFlipsUndetected() + " / " + f.bitFlipsUnaccounted() + " (" + f.checksumMismatches() + " checksum mismatches)");
     row(h, "ZooKeeper server restarts / full-cluster restarts", f.zkServerRestart() + " / " + f.fullClusterRestart());
     row(h, "promotions (refused)", f.promotion() + " (" + f.promotionsRefused() + ")");
     row(h, "primary paused past its session", f.primaryPause());

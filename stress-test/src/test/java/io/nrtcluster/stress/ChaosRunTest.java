@@ -43,6 +43,9 @@ class ChaosRunTest {
         f.fullClusterRestart(), f.promotion() + f.promotionsRefused(), f.primaryPause())).as("every kind injected; " + context)
         .allSatisfy(n -> assertThat(n).isPositive());
     assertThat(f.bitFlipsDetected()).as(context).isLessThanOrEqualTo(f.bitFlipsInjected());
+    assertThat(f.bitFlipsInjected()).as("every flip placed; " + context)
+        .isEqualTo(f.bitFlipsDetected() + f.bitFlipsDiscarded() + f.bitFlipsUndetected() + f.bitFlipsUnaccounted());
+    assertThat(List.of(f.bitFlipsUndetected(), f.bitFlipsUnaccounted())).as(context).containsOnly(0L);
     assertThat(report.failovers()).as(context).isPositive();
     ChaosReport.Safety safety = report.safety();
     assertThat(safety.publications()).as("publications found in ZooKeeper's logs; " + context).isPositive();
@@ -72,6 +75,9 @@ class ChaosRunTest {
     }
     assertThat(json.path("faults").has("bitFlipsInjected")).isTrue();
     assertThat(json.path("faults").has("bitFlipsDetected")).isTrue();
+    for (String key : new String[] {"bitFlipsDiscarded", "bitFlipsUndetected", "bitFlipsUnaccounted", "checksumMismatches"}) {
+      assertThat(json.path("faults").has(key)).as("faults." + key).isTrue();
+    }
     assertThat(json.path("failoverMs").has("p50")).isTrue();
     assertThat(json.path("failoverMs").has("max")).isTrue();
     assertThat(json.path("replicationLagMs").has("p50")).isTrue();

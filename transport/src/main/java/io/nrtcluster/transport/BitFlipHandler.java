@@ -7,7 +7,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 /**
  * Fault-injection point: flips one random bit in some received file-data frames, with the
  * probability configured in {@link FaultInjection}. Sits right after the decoder, so the copy job
- * sees exactly what a corrupting link would deliver. Only in the pipeline when configured.
+ * sees exactly what a corrupting link would deliver. The chunk is marked with the flipped byte's
+ * offset so the flip's fate is accounted for ({@link FaultStats#flipCounts()}). Only in the pipeline
+ * when configured.
  */
 final class BitFlipHandler extends ChannelInboundHandlerAdapter {
   private final FaultStats faults;
@@ -24,6 +26,7 @@ final class BitFlipHandler extends ChannelInboundHandlerAdapter {
       if (bit >= 0) {
         int index = data.readerIndex() + (int) (bit >>> 3);
         data.setByte(index, data.getByte(index) ^ (1 << (int) (bit & 7)));
+        chunk.flipped(faults, chunk.offset() + (bit >>> 3));
       }
     }
     ctx.fireChannelRead(msg);

@@ -9,14 +9,55 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Runtime side of {@link FaultInjection}: the faults in force, the seeded random source and counters
  * of what was injected. Shared by all connections of one {@link Transport}.
+ *
+ * <p>Every injected bit flip is accounted for: it is pending while its chunk waits in the transport
+ * and while the file its byte was read into is being copied, until it is released unread
+ * (discarded), or the reader reports the file's fate ({@link #flipsResolved}): detected by the
+ * file's checksum, discarded with the file, or undetected (a corrupt file accepted). The counters
+ * change under one lock and {@link #flipCounts()} reads them under it, so a snapshot always adds up:
+ * {@code injected == detected + discarded + undetected + pending}. Pending flips that stay pending
+ * once nothing is copied any more are flips some path lost track of.
  */
 public final class FaultStats {
+  /** What became of flipped bytes a file-stream reader took. */
+  public enum FlipOutcome {
+    /** The file they were read into failed its checksum and was thrown away. */
+    DETECTED,
+    /** The file they were read into was thrown away (its copy cancelled or abandoned) before it was complete. */
+    DISCARDED,
+    /** The file they were read into passed its checksum: corrupt bytes were accepted. */
+    UNDETECTED
+  }
+
+  /**
+   * A consistent snapshot of the bit-flip accounting.
+   *
+   * @param injected bits flipped in received file data
+   * @param detected flips in files that failed their checksum
+   * @param discarded flips released unread, or in files thrown away before they were complete
+   * @param undetected flips in files that passed their checksum (must stay 0)
+   * @param pending flips in chunks not yet read plus flips in files still being copied
+   */
+  public record FlipCounts(long injected, long detected, long discarded, long undetected, long pending) {
+    /** Flips a snapshot fails to place: 0 whenever the accounting is right. */
+    public long unaccounted() {
+      return injected - detected - discarded - undetected - pending;
+    }
+  }
+
+
   private final SplittableRandom random;
   private final AtomicLong bitFlipsInjected = new AtomicLong();
   private final AtomicLong connectionsDropped = new AtomicLong();
   private final AtomicLong dropPointFileBytes = new AtomicLong();
   private final Set<ChannelTrafficShapingHandler> throttles = ConcurrentHashMap.newKeySet();
   private volatile FaultInjection config;
+  // Bit-flip accounting, guarded by this.
+  private long flipsInTransport;
+  private long flipsInFiles;
+  private long flipsDetected;
+  private long flipsDiscarded;
+  private long flipsUndetected;
 
   FaultStats(FaultInjection config) {
     this.config = config;
@@ -31,6 +72,41 @@ public final class FaultStats {
   /** Bits flipped in received file data so far. */
   public long bitFlipsInjected() {
     return bitFlipsInjected.get();
+  }
+
+  /** The bit-flip accounting as of one instant. */
+  public synchronized FlipCounts flipCounts() {
+    return new FlipCounts(bitFlipsInjected.get(), flipsDetected, flipsDiscarded, flipsUndetected,
+        flipsInTransport + flipsInFiles);
+  }
+
+  /**
+   * A file-stream reader reports the fate of {@code n} flipped bytes it read ({@link
+   * InboundFileStream#flipsRead()}) into one file: called once per file and outcome, by whoever
+   * decides to keep or throw away the file.
+   */
+  public synchronized void flipsResolved(FlipOutcome outcome, long n) {
+    if (n <= 0) {
+      return;
+    }
+    flipsInFiles -= n;
+    switch (outcome) {
+      case DETECTED -> flipsDetected += n;
+      case DISCARDED -> flipsDiscarded += n;
+      case UNDETECTED -> flipsUndetected += n;
+    }
+  }
+
+  /** A flipped byte was handed to a file-stream reader. */
+  synchronized void flipDelivered() {
+    flipsInTransport--;
+    flipsInFiles++;
+  }
+
+  /** A flipped chunk was released before its flipped byte was read. */
+  synchronized void flipDropped() {
+    flipsInTransport--;
+    flipsDiscarded++;
   }
 
   /** Connections the "dropAfterFileBytes" fault point closed so far. */
@@ -73,6 +149,7 @@ public final class FaultStats {
       return -1;
     }
     bitFlipsInjected.incrementAndGet();
+    flipsInTransport++;
     return random.nextLong((long) bytes * 8);
   }
 

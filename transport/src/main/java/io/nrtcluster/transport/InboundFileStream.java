@@ -37,8 +37,10 @@ public final class InboundFileStream implements AutoCloseable {
   // Consumer side state.
   private final long startOffset;
   private volatile long fileLength = -1;
+  private FileChunk currentChunk;
   private ByteBuf current;
   private long position;
+  private volatile long flipsRead;
   private int uncredited;
   private boolean finished;
   private volatile boolean closed;
@@ -51,6 +53,16 @@ public final class InboundFileStream implements AutoCloseable {
     this.position = startOffset;
     this.window = window;
     this.readTimeoutNanos = readTimeout.toNanos();
+  }
+
+  /**
+   * Bytes flipped by the transport's bit-flip fault point among those this stream handed out so far
+   * (always 0 without that fault). The reader owns their fate: it reports it through {@link
+   * FaultStats#flipsResolved} once it keeps or throws away the file the bytes went into; flipped
+   * bytes never handed out are counted as discarded by the stream itself.
+   */
+  public long flipsRead() {
+    return flipsRead;
   }
 
   /** Offset in the file of the next byte {@link #read} returns. */
@@ -86,6 +98,7 @@ public final class InboundFileStream implements AutoCloseable {
       return -1;
     }
     int n = Math.min(len, current.readableBytes());
+    handingOut(n);
     current.readBytes(dst, off, n);
     consumed(n);
     return n;
@@ -112,6 +125,8 @@ public final class InboundFileStream implements AutoCloseable {
       return -1;
     }
     int n = Math.min(max, current.readableBytes());
+    // Handed out even if the reader refuses them: it has seen (and checksummed) the bytes.
+    handingOut(n);
     reader.read(current.nioBuffer(current.readerIndex(), n));
     current.skipBytes(n);
     consumed(n);
@@ -128,6 +143,7 @@ public final class InboundFileStream implements AutoCloseable {
       }
       Object next = poll();
       if (next instanceof FileChunk chunk) {
+        currentChunk = chunk;
         current = chunk.content();
       } else if (next == END) {
         finished = true;
@@ -137,6 +153,13 @@ public final class InboundFileStream implements AutoCloseable {
       }
     }
     return true;
+  }
+
+  /** The next {@code n} bytes of {@code current} go to the reader: a flip among them is now its to account for. */
+  private void handingOut(int n) {
+    if (currentChunk.takeFlip(position, n)) {
+      flipsRead++;
+    }
   }
 
   /** {@code n} bytes were taken: the sender gets credit for them once half the window is used. */
@@ -213,8 +236,9 @@ public final class InboundFileStream implements AutoCloseable {
   }
 
   private void releaseCurrent() {
-    if (current != null) {
-      current.release();
+    if (currentChunk != null) {
+      currentChunk.release();
+      currentChunk = null;
       current = null;
     }
   }

@@ -1022,6 +1022,48 @@ class TransportLoopbackTest {
   }
 
   @Test
+  void everyFlipIsHandedToTheReaderOrDiscardedWithItsStream() throws Exception {
+    Random random = seed.random();
+    Path file = randomFile("flips.bin", 768 * 1024 + random.nextInt(CHUNK), random);
+    byte[] original = Files.readAllBytes(file);
+    TransportServer server = server(config().build());
+    Transport client = client(config().faults(FaultInjection.builder().bitFlipProbability(1.0).seed(seed.seed()).build()).build());
+    Connection c = connect(client, server);
+    FaultStats faults = client.faultStats();
+    long read = 0;
+    for (int round = 0; round < 3; round++) {
+      // Read a random prefix (part of a chunk included), then close: queued chunks are dropped.
+      int prefix = 1 + random.nextInt(original.length - 1);
+      byte[] head = new byte[prefix];
+      try (InboundFileStream s = c.fetchFile(Message.SourceKind.COPY_STATE, 1, "flips.bin", 0)) {
+        s.readFully(head, 0, prefix);
+        long differing = 0;
+        for (int i = 0; i < prefix; i++) {
+          differing += Integer.bitCount((original[i] ^ head[i]) & 0xFF);
+        }
+        assertThat(s.flipsRead()).as("seed=%d prefix=%d", seed.seed(), prefix).isEqualTo(differing);
+        read += s.flipsRead();
+      }
+    }
+    // A stream read to its end comes after every chunk of the closed ones on this connection.
+    try (InboundFileStream s = c.fetchFile(Message.SourceKind.COPY_STATE, 1, "flips.bin", 0)) {
+      assertThat(readAll(s, random)).hasSameSizeAs(original);
+      read += s.flipsRead();
+      assertThat(s.flipsRead()).as("one flip per chunk").isGreaterThanOrEqualTo(original.length / CHUNK);
+    }
+    long handedOut = read;
+    waiting().until(() -> faults.flipCounts().pending() == handedOut);
+    FaultStats.FlipCounts before = faults.flipCounts();
+    assertThat(before.unaccounted()).isZero();
+    assertThat(before.discarded()).as("seed=%d: closed streams drop chunks", seed.seed()).isPositive();
+    faults.flipsResolved(FaultStats.FlipOutcome.DETECTED, handedOut);
+    FaultStats.FlipCounts after = faults.flipCounts();
+    assertThat(after.pending()).isZero();
+    assertThat(after.detected()).isEqualTo(handedOut);
+    assertThat(after.injected()).isEqualTo(after.detected() + after.discarded());
+  }
+
+  @Test
   void switchableFaultsTurnOnAndOffOnAnOpenConnection() throws Exception {
     Random random = seed.random();
     Path file = randomFile("switch.bin", 256 * 1024 + random.nextInt(CHUNK), random);

@@ -46,7 +46,8 @@ public final class AgentApi {
    * asked for them ({@code ?drain}). {@code role} travels as the enum constant's name and is parsed
    * back into {@link Role} when the harness reads the reply. {@code writable}: the node is the
    * primary and takes writes now (a node still promoting says PRIMARY but is not writable yet, and
-   * has no replay position to give).
+   * has no replay position to give). The {@code bitFlips*} counters are one consistent snapshot of the
+   * transport's accounting ({@code injected == detected + discarded + undetected + pending}).
    */
   public record Status(
       int nodeId,
@@ -58,6 +59,10 @@ public final class AgentApi {
       boolean copying,
       int preCopiesRunning,
       long bitFlipsInjected,
+      long bitFlipsDetected,
+      long bitFlipsDiscarded,
+      long bitFlipsUndetected,
+      long bitFlipsPending,
       long checksumMismatches,
       long bytesCopied,
       long filesCopied,

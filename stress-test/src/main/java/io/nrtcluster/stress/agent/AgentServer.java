@@ -8,6 +8,7 @@ import io.nrtcluster.replica.Replica;
 import io.nrtcluster.replica.ReplicaStats;
 import io.nrtcluster.stress.agent.AgentApi.Op;
 import io.nrtcluster.stress.agent.ChaosDocs.Fingerprint;
+import io.nrtcluster.transport.FaultStats;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
@@ -145,9 +146,11 @@ final class AgentServer implements AutoCloseable {
     var s = node.status();
     Primary p = node.primary();
     long[] replica = replicaTotals.totals(node.replica());
+    FaultStats.FlipCounts flips = host.transport().faultStats().flipCounts();
     JsonHttp.reply(ex, 200, new AgentApi.Status(host.nodeId(), s.role(), s.primaryGen(), node.searchingVersion(),
         s.commitVersion(), s.replayPosition(), s.copying(), p == null ? 0 : p.preCopiesRunning(),
-        host.transport().faultStats().bitFlipsInjected(), replica[0], replica[1], replica[2],
+        flips.injected(), flips.detected(), flips.discarded(), flips.undetected(), flips.pending(),
+        replica[0], replica[1], replica[2],
         JsonHttp.query(ex, "drain") != null ? clock.drain() : List.of(), node.isWritablePrimary()));
   }
 
