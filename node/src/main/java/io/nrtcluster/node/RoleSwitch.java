@@ -372,9 +372,8 @@ final class RoleSwitch implements ElectionListener {
   /**
    * Periodic: drops the bridge once the replica searches a point of the primary it follows, also
    * when it got there without an NRT copy (a resync syncs the new primary's point while it opens,
-   * and no version listener hears of it). A point made by the followed primary's generation (its user
-   * data says so) can only have been copied from it, never be this node's own reopened commit; the
-   * replica's followed generation alone would not do: it moves as soon as a copy begins.
+   * and no version listener hears of it). A point of the followed primary's generation can only
+   * have been copied from it, never be this node's own reopened commit.
    */
   void dropBridgeOnceFollowing() {
     IndexSnapshot s = machine.snapshot();
@@ -396,7 +395,7 @@ final class RoleSwitch implements ElectionListener {
   private static boolean followsWithItsGeneration(IndexSnapshot s) {
     Replica r = s.replica();
     return s.state() == IndexState.REPLICATING && r != null && s.followed() != null
-        && r.searchedPrimaryGen() == s.followed().primaryGen() && r.searchingVersion() >= s.bridge().version();
+        && r.primaryGen() == s.followed().primaryGen() && r.searchingVersion() >= s.bridge().version();
   }
 
   private void release(IndexSnapshot.Bridge b) {

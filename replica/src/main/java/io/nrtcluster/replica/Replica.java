@@ -575,22 +575,6 @@ public final class Replica implements Closeable {
     return n == null ? -1 : n.lastPrimaryGen();
   }
 
-  /**
-   * Primary generation that made the point-in-time searched now (-1: none open, or not known). A copy
-   * from a new primary changes {@link #primaryGen()} when it begins, this only once it is searched.
-   */
-  public long searchedPrimaryGen() {
-    ReplicatingReplicaNode n = node;
-    if (n == null || !n.isStarted()) {
-      return -1;
-    }
-    try {
-      return n.searchedPrimaryGen();
-    } catch (IOException | AlreadyClosedException e) {
-      return -1;
-    }
-  }
-
   /** Highest primary generation ever seen (durable). */
   public long highestPrimaryGenSeen() {
     return ctx.store().highestPrimaryGen();

@@ -436,21 +436,6 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     return p != null ? p : searchedReplayPosition();
   }
 
-  /**
-   * Primary generation that made the point-in-time searched now (its user data), or -1: unlike
-   * {@link #lastPrimaryGen()}, which moves as soon as a copy from a new primary begins, this is the
-   * generation of what searches see.
-   */
-  long searchedPrimaryGen() throws IOException {
-    IndexSearcher s = mgr.acquire();
-    try {
-      String gen = ((StandardDirectoryReader) s.getIndexReader()).getSegmentInfos().getUserData().get(PRIMARY_GEN_KEY);
-      return gen == null ? -1 : Long.parseLong(gen);
-    } finally {
-      mgr.release(s);
-    }
-  }
-
   /** Replay position in the user data of the point-in-time searched now, or null. */
   private String searchedReplayPosition() throws IOException {
     IndexSearcher s = mgr.acquire();
