@@ -70,8 +70,13 @@ final class AgentClient {
   }
 
   void faults(double bitFlipProbability, long throttleBytesPerSecond) throws AgentException {
-    post("/faults?bitFlipProbability=" + bitFlipProbability + "&throttleBytesPerSecond=" + throttleBytesPerSecond,
-        null, Duration.ofSeconds(3), Map.class);
+    faults(bitFlipProbability, throttleBytesPerSecond, 0);
+  }
+
+  /** Wire faults on this node's transport; {@code dropAfterFileBytes} > 0 drops each connection after that much file data. */
+  void faults(double bitFlipProbability, long throttleBytesPerSecond, long dropAfterFileBytes) throws AgentException {
+    post("/faults?bitFlipProbability=" + bitFlipProbability + "&throttleBytesPerSecond=" + throttleBytesPerSecond
+        + "&dropAfterFileBytes=" + dropAfterFileBytes, null, Duration.ofSeconds(3), Map.class);
   }
 
   void shutdown() throws AgentException {

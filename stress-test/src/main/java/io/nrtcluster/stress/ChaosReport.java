@@ -83,6 +83,7 @@ public record ChaosReport(
       int slowLink,
       int diskFull,
       int diskBitFlip,
+      int copyDrop,
       int killsDuringCopy,
       int killsDuringPreCopy,
       int planned,

@@ -139,7 +139,7 @@ public final class ChaosRun {
         timeline.count(FaultKind.PARTITION_PRIMARY_REPLICAS), timeline.count(FaultKind.PARTITION_HALVES),
         timeline.count(FaultKind.PARTITION_BRIDGE), timeline.count(FaultKind.PARTITION_ONE_WAY),
         timeline.count(FaultKind.SLOW_LINK), timeline.count(FaultKind.DISK_FULL),
-        timeline.count(FaultKind.DISK_BIT_FLIP),
+        timeline.count(FaultKind.DISK_BIT_FLIP), timeline.count(FaultKind.COPY_DROP),
         faults.killsDuringCopy(), faults.killsDuringPreCopy(), plan.faults().size(), faults.skipped(),
         faults.recoveryTimeouts());
     boolean valid = outcome.lost().isEmpty() && outcome.unexpected().isEmpty() && ledger.mismatches() == 0
@@ -167,7 +167,7 @@ public final class ChaosRun {
         zkServerRestart=%d fullClusterRestart=%d promotion=%d; kills during copy %d, during pre-copy %d
           failovers %d (p50 %d ms, max %d ms); replication lag p50 %d ms, p99 %d ms
           primaryPause=%d partitionPrimaryZooKeeper=%d partitionPrimaryReplicas=%d partitionHalves=%d \
-        partitionBridge=%d partitionOneWay=%d slowLink=%d (network: %s); diskFull=%d (storage: %s) diskBitFlip=%d (%d not quarantined)
+        partitionBridge=%d partitionOneWay=%d slowLink=%d (network: %s); diskFull=%d (storage: %s) diskBitFlip=%d (%d not quarantined) copyDrop=%d
           version checks %d, mismatches %d; CheckIndex failures %d; unreferenced files %d; final version %d
           safety: %d publications in ZooKeeper; %d refresh acks judged, %d unpublished, %d in overlapping epochs; \
         %d versions reused; %d searches judged, %d back in time; status %d answers, %d over %d ms (max %d ms); \
@@ -180,7 +180,7 @@ public final class ChaosRun {
         r.replicationLagMs().p99(), f.primaryPause(), f.partitionPrimaryZooKeeper(), f.partitionPrimaryReplicas(),
         f.partitionHalves(), f.partitionBridge(), f.partitionOneWay(), f.slowLink(),
         r.network().name().toLowerCase(Locale.ROOT), f.diskFull(), r.storage().name().toLowerCase(Locale.ROOT),
-        f.diskBitFlip(), r.diskFlips().stream().filter(d -> d.quarantinedAfterMillis() < 0).count(),
+        f.diskBitFlip(), r.diskFlips().stream().filter(d -> d.quarantinedAfterMillis() < 0).count(), f.copyDrop(),
         r.versionChecks(), r.versionMismatches(), r.checkIndexFailures(),
         r.unreferencedFiles(), r.finalVersion(), s.publications(), s.refreshAcks(), s.ackedUnpublished(), s.epochOverlaps(),
         s.versionsReused(), s.searchesJudged(), s.searchesBackInTime(), s.statusAnswers(), s.statusOverBound(),

@@ -44,7 +44,12 @@ public enum FaultKind {
    * SIGKILL of a node, one bit flipped in a random file of its last commit on disk, and a restart:
    * the node must find and quarantine that file before it serves or offers anything.
    */
-  DISK_BIT_FLIP("diskBitFlip");
+  DISK_BIT_FLIP("diskBitFlip"),
+  /**
+   * Every node's replication connections dropped after each has received a few hundred KiB to a few
+   * MiB of file data, for a few seconds: copies must resume (or start over) and converge.
+   */
+  COPY_DROP("copyDrop");
 
   private final String key;
   private final boolean needsNamespaces;

@@ -65,6 +65,7 @@ record FaultPlan(List<Planned> faults) {
         case PARTITION_HALVES, PARTITION_BRIDGE, PARTITION_ONE_WAY -> (long) (session * (0.5 + random.nextDouble() * 2));
         case SLOW_LINK -> 3_000 + random.nextInt(5_000);
         case DISK_FULL -> 3_000 + random.nextInt(7_000);
+        case COPY_DROP -> 3_000 + random.nextInt(5_000);
         default -> 500 + random.nextInt(2_500);
       };
       plan.add(new Planned(at, kind, random.nextInt(1 << 20), hold, random.nextBoolean()));

@@ -158,6 +158,21 @@ final class FaultRunner {
           PARTITION_ONE_WAY, SLOW_LINK -> network(f);
       case DISK_FULL -> diskFull(f);
       case DISK_BIT_FLIP -> diskBitFlip(f);
+      case COPY_DROP -> {
+        // Slow the wire too, so copies last long enough to be cut in the middle.
+        long drop = (256L * 1024) << (f.pick() % 5);
+        setWireFaults(0, AIM_THROTTLE * 8, drop);
+        timeline.fault(f.kind(), "all", "connections dropped after " + (drop >> 10) + " KiB of file data each, for "
+            + f.holdMillis() + " ms");
+        try {
+          Thread.sleep(f.holdMillis());
+        } finally {
+          setWireFaults(0, 0, 0);
+        }
+        if (converge() < 0) {
+          LOG.warn("the cluster did not converge within {} after connection drops ended", config.recoveryTimeout());
+        }
+      }
       case PROMOTION -> {
         NodeProcess r = pickReplica(f.pick(), false);
         try {
@@ -326,10 +341,14 @@ final class FaultRunner {
   }
 
   private void setWireFaults(double flip, long throttle) {
+    setWireFaults(flip, throttle, 0);
+  }
+
+  private void setWireFaults(double flip, long throttle, long dropAfterFileBytes) {
     for (NodeProcess n : cluster.nodes()) {
       if (n.state() == NodeProcess.State.UP) {
         try {
-          n.client().faults(flip, throttle);
+          n.client().faults(flip, throttle, dropAfterFileBytes);
         } catch (AgentException e) {
           LOG.debug("N{}: wire faults not set: {}", n.id(), e.getMessage());
         }

@@ -56,6 +56,11 @@ public record FaultInjection(double bitFlipProbability, long throttleBytesPerSec
     return new FaultInjection(bitFlipProbability, throttleBytesPerSecond, seed, switchable, dropAfterFileBytes, maxDrops);
   }
 
+  /** These faults with the connection drop point at {@code dropAfterFileBytes} (0: off) and {@code maxDrops}. */
+  public FaultInjection withDrops(long dropAfterFileBytes, int maxDrops) {
+    return new FaultInjection(bitFlipProbability, throttleBytesPerSecond, seed, switchable, dropAfterFileBytes, maxDrops);
+  }
+
   public static Builder builder() {
     return new Builder();
   }

@@ -49,6 +49,8 @@ public final class FaultStats {
   private final SplittableRandom random;
   private final AtomicLong bitFlipsInjected = new AtomicLong();
   private final AtomicLong connectionsDropped = new AtomicLong();
+  /** Drops counted before the last {@link #updateDrops}: {@code maxDrops} bounds the drops since. */
+  private volatile long dropsBefore;
   private final AtomicLong dropPointFileBytes = new AtomicLong();
   private final Set<ChannelTrafficShapingHandler> throttles = ConcurrentHashMap.newKeySet();
   private volatile FaultInjection config;
@@ -136,7 +138,7 @@ public final class FaultStats {
       return false;
     }
     long n = connectionsDropped.incrementAndGet();
-    if (f.maxDrops() > 0 && n > f.maxDrops()) {
+    if (f.maxDrops() > 0 && n - dropsBefore > f.maxDrops()) {
       connectionsDropped.decrementAndGet();
       return false;
     }
@@ -160,6 +162,12 @@ public final class FaultStats {
     for (ChannelTrafficShapingHandler t : throttles) {
       t.configure(rate, rate);
     }
+  }
+
+  /** New connection-drop settings for every connection, open or future; {@code maxDrops} counts from now. */
+  void updateDrops(FaultInjection faults) {
+    dropsBefore = connectionsDropped.get();
+    this.config = faults;
   }
 
   /** A throttle for a new connection, following later {@link #update}s until the connection closes. */

@@ -106,6 +106,22 @@ public final class Transport implements Closeable {
     faultStats.update(current.withRates(bitFlipProbability, throttleBytesPerSecond));
   }
 
+  /**
+   * Switches the "dropAfterFileBytes" fault point on every connection, open or future: each drops
+   * once it has received {@code dropAfterFileBytes} bytes of file data (0: off), at most
+   * {@code maxDrops} drops in all from now on (0: no bound). Needs switchable faults, as
+   * {@link #updateFaults} does.
+   *
+   * @throws IllegalStateException if the transport's faults are not switchable
+   */
+  public void updateDrops(long dropAfterFileBytes, int maxDrops) {
+    FaultInjection current = faultStats.config();
+    if (!current.switchable()) {
+      throw new IllegalStateException("transport " + name + " was configured without switchable faults");
+    }
+    faultStats.updateDrops(current.withDrops(dropAfterFileBytes, maxDrops));
+  }
+
   /** The TLS contexts, or null in plaintext. */
   TlsContexts tls() {
     return tls;

@@ -70,7 +70,7 @@ final class TransportPipeline {
     if (faults.flipsBits() || faults.switchable()) {
       p.addLast(BIT_FLIPS, new BitFlipHandler(transport.faultStats()));
     }
-    if (faults.dropsConnections()) {
+    if (faults.dropsConnections() || faults.switchable()) {
       p.addLast(DROPS, new ConnectionDropHandler(transport.faultStats()));
     }
   }

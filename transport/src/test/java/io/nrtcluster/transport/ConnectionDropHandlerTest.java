@@ -70,4 +70,35 @@ class ConnectionDropHandlerTest {
     assertThat(FaultInjection.NONE.dropsConnections()).isFalse();
     assertThat(FaultInjection.builder().build().dropsConnections()).isFalse();
   }
+
+  @Test
+  void switchedOnAtRunTimeItDropsAndMaxDropsCountsFromTheSwitch() {
+    FaultStats stats = new FaultStats(FaultInjection.builder().switchable(true).build());
+    EmbeddedChannel before = new EmbeddedChannel(new ConnectionDropHandler(stats));
+    before.writeInbound(chunk(0, 5000));
+    FileChunk passed = before.readInbound();
+    passed.release();
+    assertThat(before.isOpen()).as("off: nothing dropped").isTrue();
+
+    stats.updateDrops(stats.config().withDrops(1000, 1));
+    before.writeInbound(chunk(5000, 10));
+    assertThat(before.isOpen()).as("on: a connection already past the mark drops at its next file data").isFalse();
+    EmbeddedChannel second = new EmbeddedChannel(new ConnectionDropHandler(stats));
+    second.writeInbound(chunk(0, 2000));
+    assertThat(second.isOpen()).as("maxDrops 1 since the switch").isTrue();
+    second.finishAndReleaseAll();
+
+    stats.updateDrops(stats.config().withDrops(1000, 1));
+    EmbeddedChannel third = new EmbeddedChannel(new ConnectionDropHandler(stats));
+    third.writeInbound(chunk(0, 2000));
+    assertThat(third.isOpen()).as("a new switch counts maxDrops afresh").isFalse();
+
+    stats.updateDrops(stats.config().withDrops(0, 0));
+    EmbeddedChannel off = new EmbeddedChannel(new ConnectionDropHandler(stats));
+    off.writeInbound(chunk(0, 5000));
+    assertThat(off.isOpen()).as("switched off again").isTrue();
+    off.finishAndReleaseAll();
+    before.finishAndReleaseAll();
+    third.finishAndReleaseAll();
+  }
 }

@@ -171,7 +171,9 @@ final class AgentServer implements AutoCloseable {
   private void faults(HttpExchange ex) throws Exception {
     String flip = JsonHttp.query(ex, "bitFlipProbability");
     String throttle = JsonHttp.query(ex, "throttleBytesPerSecond");
+    String drop = JsonHttp.query(ex, "dropAfterFileBytes");
     host.transport().updateFaults(flip == null ? 0 : Double.parseDouble(flip), throttle == null ? 0 : Long.parseLong(throttle));
+    host.transport().updateDrops(drop == null ? 0 : Long.parseLong(drop), 0);
     LOG.info("N{}: wire faults now {}", host.nodeId(), host.transport().faultStats().config());
     JsonHttp.reply(ex, 200, Map.of("ok", true));
   }
