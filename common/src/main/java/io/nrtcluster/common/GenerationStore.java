@@ -2,12 +2,8 @@ package io.nrtcluster.common;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Properties;
 
 /**
@@ -30,7 +26,6 @@ public final class GenerationStore {
   private static final String VERSION = "highestVersion";
   private static final String COMMITTED_VERSION = "committedVersion";
   private static final String COMMITTED_POSITION = "committedReplayPosition";
-  private static final boolean WINDOWS = System.getProperty("os.name", "").startsWith("Windows");
 
   private final Path file;
   private long highestPrimaryGen = -1;
@@ -125,38 +120,10 @@ public final class GenerationStore {
     if (committedPosition != null) {
       p.setProperty(COMMITTED_POSITION, committedPosition);
     }
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     try {
-      Files.createDirectories(file.getParent());
-      try (OutputStream out = Files.newOutputStream(tmp)) {
-        p.store(out, "nrtcluster node state; do not edit");
-      }
-      if (sync) {
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-          ch.force(true);
-        }
-      }
-      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      if (sync) {
-        fsyncDirectory(file.toAbsolutePath().getParent());
-      }
+      AtomicFiles.replace(file, out -> p.store(out, "nrtcluster node state; do not edit"), sync);
     } catch (IOException e) {
       throw new StorageException("cannot write node state " + file, e);
-    }
-  }
-
-  /** Makes the rename into {@code dir} durable; see the class comment for what is skipped. */
-  private static void fsyncDirectory(Path dir) throws IOException {
-    if (WINDOWS) {
-      return;
-    }
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      try {
-        ch.force(true);
-      } catch (IOException e) {
-        // Lucene does the same: Linux and macOS sync directories; a file system that cannot is not
-        // made unusable for it.
-      }
     }
   }
 }

@@ -1,15 +1,14 @@
 package io.nrtcluster.replica;
 
+import io.nrtcluster.common.AtomicFiles;
 import io.nrtcluster.common.StorageException;
 import java.io.BufferedReader;
-import java.io.BufferedWriter;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -41,6 +40,8 @@ final class VerifiedFiles {
   private final Path file;
   private final Map<String, Stamp> verified = new HashMap<>();
   private final TreeSet<String> corrupt = new TreeSet<>();
+  /** Immutable copy of {@link #corrupt}, replaced whenever it changes. */
+  private volatile List<String> corruptNow = List.of();
 
   private VerifiedFiles(Path file) {
     this.file = file;
@@ -66,6 +67,7 @@ final class VerifiedFiles {
       // Costs a full verification, never a wrong answer; the corrupt names read so far are kept.
       v.verified.clear();
     }
+    v.corruptNow = List.copyOf(v.corrupt);
     return v;
   }
 
@@ -105,9 +107,12 @@ final class VerifiedFiles {
     }
   }
 
-  /** The corrupt files not replaced yet, sorted. */
-  synchronized List<String> corrupt() {
-    return List.copyOf(corrupt);
+  /**
+   * The corrupt files not replaced yet, sorted. Without the monitor: status and the member record
+   * read it while an update may be writing the record to disk.
+   */
+  List<String> corrupt() {
+    return corruptNow;
   }
 
   /** A verified point-in-time from a primary was installed: what was corrupt is replaced (durable). */
@@ -119,40 +124,21 @@ final class VerifiedFiles {
   }
 
   private void write(boolean sync) throws StorageException {
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    corruptNow = List.copyOf(corrupt);
     try {
-      Files.createDirectories(file.toAbsolutePath().getParent());
-      try (BufferedWriter out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+      AtomicFiles.replace(file, out -> {
+        Writer w = new OutputStreamWriter(out, StandardCharsets.UTF_8);
         for (String name : corrupt) {
-          out.write(CORRUPT + " " + name + "\n");
+          w.write(CORRUPT + " " + name + "\n");
         }
         for (Map.Entry<String, Stamp> e : verified.entrySet()) {
           Stamp s = e.getValue();
-          out.write(VERIFIED + " " + e.getKey() + " " + s.length() + " " + s.checksum() + " " + s.modifiedNanos() + "\n");
+          w.write(VERIFIED + " " + e.getKey() + " " + s.length() + " " + s.checksum() + " " + s.modifiedNanos() + "\n");
         }
-      }
-      if (sync) {
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-          ch.force(true);
-        }
-      }
-      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      if (sync) {
-        fsyncDirectory(file.toAbsolutePath().getParent());
-      }
+        w.flush();
+      }, sync);
     } catch (IOException e) {
       throw new StorageException("cannot write the record of verified files " + file, e);
-    }
-  }
-
-  private static void fsyncDirectory(Path dir) throws IOException {
-    if (System.getProperty("os.name", "").startsWith("Windows")) {
-      return;
-    }
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      ch.force(true);
-    } catch (IOException e) {
-      // As GenerationStore: a file system that cannot sync a directory is not made unusable for it.
     }
   }
 }
