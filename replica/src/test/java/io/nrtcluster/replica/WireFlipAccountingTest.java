@@ -58,23 +58,29 @@ class WireFlipAccountingTest {
     TransportConfig flipping = MiniCluster.faulty(FaultInjection.builder().bitFlipProbability(0.05)
         .throttleBytesPerSecond(1024 * KB).seed(seed).build()).toBuilder().chunkBytes(16 * KB).build();
     try (MiniCluster cluster = new MiniCluster(dir, seed, 2, primary, flipping).start()) {
-      long last = 0;
-      for (int round = 0; round < 30; round++) {
-        cluster.addDocs(300);
-        cluster.updateDocs(30);
-        cluster.deleteDocs(10);
-        last = cluster.refresh();
-      }
-      cluster.awaitReplicasAt(last, Duration.ofSeconds(150));
+      // Whether a newer point catches a flipped chunk still queued is a matter of timing (1 to 5 per replica
+      // in 30 rounds here, none in a rare run), so batches of rounds go on until one was discarded, bounded.
       long injected = 0;
       long discarded = 0;
-      for (Replica r : cluster.replicas()) {
-        MiniCluster.View view = MiniCluster.view(r);
-        assertThat(view.counts()).as("seed %d R%d", seed, r.nodeId()).isEqualTo(cluster.expected(view.version()));
-        FaultStats.FlipCounts c = assertAllAccounted(r, seed);
-        assertThat(c.detected()).as("seed %d R%d: %s", seed, r.nodeId(), c).isPositive();
-        injected += c.injected();
-        discarded += c.discarded();
+      for (int batch = 0; batch < 8 && discarded == 0; batch++) {
+        long last = 0;
+        for (int round = 0; round < 30; round++) {
+          cluster.addDocs(300);
+          cluster.updateDocs(30);
+          cluster.deleteDocs(10);
+          last = cluster.refresh();
+        }
+        cluster.awaitReplicasAt(last, Duration.ofSeconds(150));
+        injected = 0;
+        discarded = 0;
+        for (Replica r : cluster.replicas()) {
+          MiniCluster.View view = MiniCluster.view(r);
+          assertThat(view.counts()).as("seed %d R%d", seed, r.nodeId()).isEqualTo(cluster.expected(view.version()));
+          FaultStats.FlipCounts c = assertAllAccounted(r, seed);
+          assertThat(c.detected()).as("seed %d R%d: %s", seed, r.nodeId(), c).isPositive();
+          injected += c.injected();
+          discarded += c.discarded();
+        }
       }
       assertThat(injected).as("seed %d", seed).isPositive();
       assertThat(discarded).as("seed %d: superseded copies drop flipped chunks", seed).isPositive();
