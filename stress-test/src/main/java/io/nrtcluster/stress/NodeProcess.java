@@ -203,7 +203,8 @@ public final class NodeProcess {
     }
   }
 
-  synchronized void pause() {
+  /** SIGSTOP: the process goes silent with its sockets and ZooKeeper session open (nothing if it is not up). */
+  public synchronized void pause() {
     disturbances.incrementAndGet();
     try {
       if (state == State.UP) {
@@ -215,7 +216,8 @@ public final class NodeProcess {
     }
   }
 
-  synchronized void resume() {
+  /** SIGCONT of a paused process. */
+  public synchronized void resume() {
     disturbances.incrementAndGet();
     try {
       if (state == State.PAUSED) {

@@ -104,5 +104,10 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
 
   /** Figure 6: {@code kill -9} of the primary to the first acknowledged write and to every replica on the new version. */
   public record Failover(double p50Ms, double maxMs, double allReplicasP50Ms, double allReplicasMaxMs, int sessionTimeoutMs,
-      int failovers, double p50OverSessionTimeout, String note) {}
+      int failovers, double p50OverSessionTimeout, String note, double targetP50Ms, double targetMaxMs,
+      double targetAllReplicasP50Ms, Pause pause) {}
+
+  /** Figure 6, second part: {@code SIGSTOP} of the primary (silent, connections open) until it is replaced, then woken. */
+  public record Pause(double p50Ms, double maxMs, double allReplicasP50Ms, double allReplicasMaxMs,
+      double wakeToReplicaP50Ms, double wakeToReplicaMaxMs, int pauses, String note) {}
 }

@@ -37,7 +37,8 @@ class BenchReportTest {
             new BenchReport.SearchWhileCopying(100, 200, 0.5, 3, "500 docs/s, 250 ms", 1500, "n"),
             new BenchReport.CopyThroughput(new BenchReport.PreCopyRun(1, 2, 3, 4, 5), new BenchReport.PreCopyRun(1, 2, 3, 4, 5),
                 new BenchReport.RawSpeeds(10, 20, 30), new BenchReport.RawSpeeds(11, 21, 31), 0.9, 0.8, 0.7, 0.8, 0.9, "n"),
-            new BenchReport.Failover(4000, 5000, 4500, 5500, 4000, 1, 1.0, "n")));
+            new BenchReport.Failover(4000, 5000, 4500, 5500, 4000, 1, 1.0, "n", 1500, 2500, 2000,
+                new BenchReport.Pause(900, 1000, 1100, 1200, 300, 400, 1, "n"))));
 
     JsonNode json = write(report);
     Map<String, List<String>> shape = shape(json);
@@ -67,7 +68,9 @@ class BenchReportTest {
     expected.put("/figures/copyThroughput/twoReplicas", preCopy);
     expected.put("/figures/copyThroughput/oneReplica", preCopy);
     expected.put("/figures/failover", List.of("p50Ms", "maxMs", "allReplicasP50Ms", "allReplicasMaxMs", "sessionTimeoutMs",
-        "failovers", "p50OverSessionTimeout", "note"));
+        "failovers", "p50OverSessionTimeout", "note", "targetP50Ms", "targetMaxMs", "targetAllReplicasP50Ms", "pause"));
+    expected.put("/figures/failover/pause", List.of("p50Ms", "maxMs", "allReplicasP50Ms", "allReplicasMaxMs",
+        "wakeToReplicaP50Ms", "wakeToReplicaMaxMs", "pauses", "note"));
     List<String> dist = List.of("p50", "p99", "max", "n");
     shape.keySet().removeIf(path -> path.startsWith("/config"));
     shape.forEach((path, fields) -> {
@@ -88,7 +91,7 @@ class BenchReportTest {
   @Test
   void figuresARunSkippedAreAbsent() throws Exception {
     BenchReport report = new BenchReport(new BenchReport.Machine(2, 1L << 30, "jdk", "os"), config(),
-        new BenchReport.Figures(null, null, null, null, null, new BenchReport.Failover(1, 2, 3, 4, 5, 6, 7, "n")));
+        new BenchReport.Figures(null, null, null, null, null, new BenchReport.Failover(1, 2, 3, 4, 5, 6, 7, "n", 8, 9, 10, null)));
     assertThat(names(write(report).path("figures"))).containsExactly("failover");
   }
 

@@ -55,6 +55,8 @@ class BenchRunTest {
     assertThat(f.path("failover").path("p50Ms").asDouble()).isPositive();
     assertThat(f.path("failover").path("maxMs").asDouble()).isPositive();
     assertThat(f.path("failover").path("sessionTimeoutMs").asInt()).isEqualTo(4_000);
+    assertThat(f.path("failover").path("pause").path("p50Ms").asDouble()).isPositive();
+    assertThat(f.path("failover").path("pause").path("wakeToReplicaP50Ms").asDouble()).isPositive();
     try (var plots = Files.list(out)) {
       assertThat(plots.filter(p -> p.getFileName().toString().startsWith("lag-")).toList()).hasSize(1)
           .allSatisfy(p -> assertThat(Files.size(p)).isGreaterThan(5_000));
