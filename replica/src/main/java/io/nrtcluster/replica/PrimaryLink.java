@@ -31,8 +31,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * generation is older than one already seen, reconnects with exponential backoff when the link
  * drops, and hands the primary's requests (NRT points, merge pre-copies) to the replica. Once its
  * heartbeat is started, it pings the primary on the live connection every interval, at most one
- * ping outstanding, and keeps the time of the last contact (handshake or any answer, an error
- * reply included: the primary's process answered) for a failure detector to read.
+ * ping outstanding, and keeps the time of the last contact (handshake, any answer, an error reply
+ * included, or any frame read: the primary's process is alive) for a failure detector to read.
  */
 final class PrimaryLink implements RequestHandler {
   /** What the link needs from the replica it serves. */
@@ -223,9 +223,18 @@ final class PrimaryLink implements RequestHandler {
     }, delay.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** The last contact with a primary, or null before the first. */
+  /**
+   * The last contact with a primary, or null before the first: the handshake, a heartbeat's answer,
+   * or any frame read on the live connection (file data streamed over a slow link can delay the
+   * answers to pings, but proves the primary alive all the same).
+   */
   PrimaryContact lastContact() {
-    return lastContact;
+    PrimaryContact p = lastContact;
+    Connection c = current;
+    if (c != null && c.isOpen() && (p == null || c.lastReadNanos() - p.atNanos() > 0)) {
+      return new PrimaryContact(c.peerNodeId(), c.peerPrimaryGen(), c.lastReadNanos());
+    }
+    return p;
   }
 
   private void contact(Connection c) {
