@@ -1,6 +1,8 @@
 package io.nrtcluster.cli;
 
 import io.nrtcluster.cli.Main.CliException;
+import io.nrtcluster.common.Checks;
+import io.nrtcluster.election.ElectionConfig;
 import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.HostConfig;
 import io.nrtcluster.node.IndexSettings;
@@ -92,6 +94,17 @@ public final class NodeCommand implements Callable<Integer> {
       description = "Wait after the primary vanished for members to report before electing (default: ${DEFAULT-VALUE}).")
   Duration electionSettle;
 
+  @Option(names = "--suspicion-delay", paramLabel = "TIME", defaultValue = "500ms", converter = DurationConverter.class,
+      description = "Failover on the replicas' evidence: how long a replica hears nothing from its primary before it "
+          + "records a suspicion; a majority of suspicious replicas elects a new primary without waiting for the "
+          + "session timeout. 0 turns it off; otherwise 20ms to 10m, above --heartbeat-interval "
+          + "(default: ${DEFAULT-VALUE}).")
+  Duration suspicionDelay;
+
+  @Option(names = "--heartbeat-interval", paramLabel = "TIME", defaultValue = "100ms", converter = DurationConverter.class,
+      description = "How often a replica pings its primary while suspicion is on (default: ${DEFAULT-VALUE}).")
+  Duration heartbeatInterval;
+
   @Option(names = "--status-every", paramLabel = "TIME", defaultValue = "5s", converter = DurationConverter.class,
       description = "Interval of the status lines (default: ${DEFAULT-VALUE}).")
   Duration statusEvery;
@@ -120,6 +133,7 @@ public final class NodeCommand implements Callable<Integer> {
     HostConfig config = HostConfig.builder().nodeId(nodeId).cluster(cluster).dataDir(dir).zooKeeper(zk)
         .embeddedZooKeeperPort(zkPort).bindHost(bind).port(port).sessionTimeout(sessionTimeout)
         .connectionTimeout(connectTimeout).electionSettle(electionSettle).transport(transport)
+        .suspicionDelay(suspicionDelay).heartbeatInterval(heartbeatInterval)
         .zooKeeperAuth(zkAuth.auth()).build();
     ScheduledExecutorService printer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "nrt-node-status");
@@ -193,6 +207,15 @@ public final class NodeCommand implements Callable<Integer> {
       if (d.isZero() || d.isNegative() || d.compareTo(Duration.ofHours(1)) > 0) {
         throw new ParameterException(spec.commandLine(), "durations must be between 1ms and 1h, got " + Units.human(d));
       }
+    }
+    try {
+      ElectionConfig.checkSuspicionDelay("--suspicion-delay", suspicionDelay);
+      Checks.atMost("--heartbeat-interval", heartbeatInterval, Duration.ofSeconds(10));
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+    if (!suspicionDelay.isZero() && heartbeatInterval.compareTo(suspicionDelay) >= 0) {
+      throw new ParameterException(spec.commandLine(), "--heartbeat-interval must be below --suspicion-delay");
     }
   }
 

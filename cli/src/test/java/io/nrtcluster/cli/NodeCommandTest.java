@@ -203,6 +203,23 @@ class NodeCommandTest {
     }
   }
 
+  @Test
+  void suspicionOptionsAreCheckedBeforeTheNodeStarts() {
+    String[] base = {"node", "--zk", "127.0.0.1:1", "--cluster", "t", "--index", "docs", "--data", dir.resolve("n").toString(),
+        "--port", "0", "--id", "3"};
+    NrtRun tooShort = NrtRun.nrt(concat(base, "--suspicion-delay", "5ms"));
+    assertThat(tooShort.exit()).isEqualTo(2);
+    assertThat(tooShort.err()).contains("--suspicion-delay must be 0 (off) or in [20 ms, 10 min]");
+
+    NrtRun slowHeartbeat = NrtRun.nrt(concat(base, "--suspicion-delay", "200ms", "--heartbeat-interval", "300ms"));
+    assertThat(slowHeartbeat.exit()).isEqualTo(2);
+    assertThat(slowHeartbeat.err()).contains("--heartbeat-interval must be below --suspicion-delay");
+
+    NrtRun off = NrtRun.nrt(concat(base, "--suspicion-delay", "0", "--heartbeat-interval", "300ms", "--connect-timeout", "1s"));
+    assertThat(off.exit()).as("0 turns suspicion off; the node then fails on ZooKeeper only").isNotIn(0, 2);
+    assertThat(off.err()).contains("unreachable");
+  }
+
   private static String[] concat(String[] a, String... b) {
     List<String> all = new ArrayList<>(List.of(a));
     all.addAll(List.of(b));

@@ -18,12 +18,25 @@ import java.util.Map;
  * @param zkTimeout bound of each ZooKeeper operation the election waits for
  * @param automatic whether a node claims the primary role by itself when there is none; when false
  *     only a node an operator designated (a forced promotion) ever claims
+ * @param suspicionDelay how long this node, as a replica, may fail to reach the primary it follows
+ *     (connection closed and not re-established, or no reply to its heartbeats) before it records
+ *     a suspicion of that primary's generation in ZooKeeper; when a strict majority of the live
+ *     non-primary members suspect the current generation, the best-ranked other member claims the
+ *     next epoch without waiting for the primary's session to expire (only when {@link #automatic}).
+ *     {@link Duration#ZERO} turns failover on suspicion off on this node: it neither records
+ *     suspicions nor elects on them (keep the setting the same on every node). Otherwise at least
+ *     {@value #MIN_SUSPICION_MILLIS} ms and at most 10 minutes; default 500 ms
  * @param memberMetadata the application metadata this node's member record starts with ({@link
  *     MemberInfo#metadata()}; bounds in {@link MemberMetadata}); empty by default
  */
 public record ElectionConfig(
     ZkLayout layout, int nodeId, String address, Duration settleTime, Duration retryInterval, Duration zkTimeout,
-    boolean automatic, Map<String, String> memberMetadata) {
+    boolean automatic, Duration suspicionDelay, Map<String, String> memberMetadata) {
+  /** The shortest non-zero {@link #suspicionDelay}. */
+  public static final long MIN_SUSPICION_MILLIS = 20;
+  /** Default {@link #suspicionDelay}. */
+  public static final Duration DEFAULT_SUSPICION_DELAY = Duration.ofMillis(500);
+
   public ElectionConfig {
     Checks.notNull("layout", layout);
     Checks.inRange("nodeId", nodeId, 0, 65535);
@@ -31,7 +44,25 @@ public record ElectionConfig(
     Checks.positive("settleTime", settleTime);
     Checks.positive("retryInterval", retryInterval);
     Checks.positive("zkTimeout", zkTimeout);
+    checkSuspicionDelay("suspicionDelay", suspicionDelay);
     memberMetadata = MemberMetadata.checked("memberMetadata", memberMetadata);
+  }
+
+  /**
+   * Checks a {@link #suspicionDelay} (zero, or {@value #MIN_SUSPICION_MILLIS} ms to 10 minutes) and
+   * returns it; an {@link IllegalArgumentException} naming {@code field} otherwise.
+   */
+  public static Duration checkSuspicionDelay(String field, Duration value) {
+    Checks.notNull(field, value);
+    if (!value.isZero() && (value.toMillis() < MIN_SUSPICION_MILLIS || value.compareTo(Duration.ofMinutes(10)) > 0)) {
+      throw new IllegalArgumentException(field + " must be 0 (off) or in [" + MIN_SUSPICION_MILLIS + " ms, 10 min], got " + value);
+    }
+    return value;
+  }
+
+  /** Whether this node records suspicions and elects on them ({@link #suspicionDelay} not zero, failover automatic). */
+  public boolean failoverOnSuspicion() {
+    return automatic && !suspicionDelay.isZero();
   }
 
   public static Builder builder() {
@@ -47,6 +78,7 @@ public record ElectionConfig(
     private Duration retryInterval = Duration.ofSeconds(1);
     private Duration zkTimeout = Duration.ofSeconds(10);
     private boolean automatic = true;
+    private Duration suspicionDelay = DEFAULT_SUSPICION_DELAY;
     private Map<String, String> memberMetadata = Map.of();
 
     public Builder memberMetadata(Map<String, String> v) {
@@ -56,6 +88,12 @@ public record ElectionConfig(
 
     public Builder automatic(boolean v) {
       automatic = v;
+      return this;
+    }
+
+    /** See {@link ElectionConfig#suspicionDelay()}; {@link Duration#ZERO} turns failover on suspicion off. */
+    public Builder suspicionDelay(Duration v) {
+      suspicionDelay = v;
       return this;
     }
 
@@ -90,7 +128,7 @@ public record ElectionConfig(
     }
 
     public ElectionConfig build() {
-      return new ElectionConfig(layout, nodeId, address, settleTime, retryInterval, zkTimeout, automatic, memberMetadata);
+      return new ElectionConfig(layout, nodeId, address, settleTime, retryInterval, zkTimeout, automatic, suspicionDelay, memberMetadata);
     }
   }
 }

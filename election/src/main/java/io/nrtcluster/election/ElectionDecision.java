@@ -1,6 +1,7 @@
 package io.nrtcluster.election;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -20,6 +21,14 @@ import java.util.Optional;
  * giving their epoch up) never win: when none is eligible, nobody
  * claims); a primary znode of this node from another session is removed, never followed or
  * adopted; a fenced primary whose own session still holds the znode resumes.
+ *
+ * <p>On suspicion ({@link #onSuspectedPrimary}): a primary whose znode exists is deposed only when
+ * failover is automatic, no successor is designated, and a strict majority of the live members
+ * other than the primary's node (every role but {@link Role#CLOSED}, {@link Role#JOINING} included:
+ * a member that has not formed an opinion yet counts as one that still reaches the primary)
+ * suspects the primary's current generation; suspicions of another generation and of nodes that
+ * are not such members count for nothing; the claimer is the best-ranked eligible member other than
+ * the suspected node, which never wins this way.
  */
 final class ElectionDecision {
   private ElectionDecision() {}
@@ -38,6 +47,11 @@ final class ElectionDecision {
     ELECT,
     /** Claim the next epoch. */
     CLAIM,
+    /**
+     * A majority suspects the primary and this node ranks best: claim the next epoch, deleting the
+     * suspected primary's znode (at the version read) in the same transaction.
+     */
+    CLAIM_DEPOSING,
     /** The designated successor is a live member and not this node: look again in {@code delayMillis}. */
     WAIT_FOR_SUCCESSOR,
     /** Failover is manual and no live successor is designated: look again in {@code delayMillis}. */
@@ -134,6 +148,44 @@ final class ElectionDecision {
       return new Decision(Action.CLAIM, false, 0, successorDead);
     }
     return Decision.waiting(Action.WAIT_FOR_BETTER_CANDIDATE, retryMillis, successorDead);
+  }
+
+  /**
+   * Whether a strict majority of the voters suspects {@code current}'s generation: the voters are
+   * the live members other than the primary's node that have not left ({@link Role#CLOSED}); a
+   * suspicion counts only when its node is a voter and it names {@code current.primaryGen()}.
+   *
+   * @param current the primary znode's content
+   * @param members the live members
+   * @param suspicions node id to the primary generation it suspects
+   */
+  static boolean majoritySuspects(PrimaryInfo current, List<MemberInfo> members, Map<Integer, Long> suspicions) {
+    List<MemberInfo> voters = members.stream()
+        .filter(m -> m.nodeId() != current.nodeId() && m.role() != Role.CLOSED).toList();
+    long suspecting = voters.stream()
+        .filter(m -> Long.valueOf(current.primaryGen()).equals(suspicions.get(m.nodeId()))).count();
+    return !voters.isEmpty() && suspecting * 2 > voters.size();
+  }
+
+  /**
+   * Whether this node deposes the primary {@code current} (another node's) on the replicas'
+   * suspicions: {@link Action#CLAIM_DEPOSING} when failover is automatic, no successor is
+   * designated (an operator's promotion is under way: it decides), {@link #majoritySuspects} and
+   * this node ranks best among the eligible members other than the suspected one; {@link
+   * Action#WAIT_FOR_BETTER_CANDIDATE} (in {@code retryMillis}: the better one may be gone) when a
+   * majority suspects but another node ranks best; {@link Action#NOTHING} otherwise. No settle time:
+   * while the primary lived every member kept its record up to date, so the ranking is current.
+   */
+  static Decision onSuspectedPrimary(int self, PrimaryInfo current, Integer successor, List<MemberInfo> members,
+      Map<Integer, Long> suspicions, boolean automatic, long retryMillis) {
+    if (!automatic || successor != null || current.nodeId() == self || !majoritySuspects(current, members, suspicions)) {
+      return Decision.of(Action.NOTHING);
+    }
+    Optional<MemberInfo> best = best(members.stream().filter(m -> m.nodeId() != current.nodeId()).toList());
+    if (best.isPresent() && best.get().nodeId() == self) {
+      return Decision.of(Action.CLAIM_DEPOSING);
+    }
+    return Decision.waiting(Action.WAIT_FOR_BETTER_CANDIDATE, retryMillis, false);
   }
 
   /**

@@ -11,8 +11,8 @@ import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.ZKPaths;
 
 /**
- * What the election watches: a cache of the index's znodes (primary, epoch, members, successor)
- * and the client's connection state.
+ * What the election watches: a cache of the index's znodes (primary, epoch, members, successor,
+ * the replicas' suspicions) and the client's connection state.
  *
  * <p>Guarantees: every change the cache sees, including its re-sync after a reconnect, runs {@code
  * onChange}, except changed progress (a member's data, the published version) while a primary znode

@@ -5,6 +5,7 @@ import io.nrtcluster.common.NamedThreadFactory;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -28,6 +29,13 @@ import org.apache.zookeeper.data.Stat;
  * one node wins it, and only the designated successor claims while it is alive; a primary is fenced
  * as soon as its connection is suspended and unfenced only when its own session still owns the
  * primary znode. Nothing is decided once closed.
+ *
+ * <p>On the replicas' evidence ({@link ElectionConfig#failoverOnSuspicion()}): while another node's
+ * primary znode exists, each step also reads the suspicions; when {@link
+ * ElectionDecision#onSuspectedPrimary} says this node deposes the primary, it claims the next epoch
+ * deleting that primary znode at the version it read ({@link EpochClaim#claim(List, int)}), logging
+ * "electing on suspicion". A primary that finds its znode taken while its own session lives logs
+ * "deposed" and steps down; nothing here ever re-creates a primary znode except a claim.
  */
 final class Elector {
   private final CuratorFramework client;
@@ -37,6 +45,7 @@ final class Elector {
   private final NodeLog log;
   private final EpochClaim epochs;
   private final ScheduledExecutorService executor;
+  private final Suspicions suspicions;
   private final Object roleLock = new Object();
   private volatile Role role = Role.JOINING;
   private volatile PrimaryInfo followed;
@@ -53,6 +62,23 @@ final class Elector {
     this.log = log;
     this.epochs = new EpochClaim(client, config, log);
     this.executor = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("nrt-elect-" + config.nodeId() + "-" + layout.index()));
+    this.suspicions = new Suspicions(client, layout, config.nodeId(), log, this::executeIfOpen);
+  }
+
+  /** This node's suspicion of its primary, written on the election thread. */
+  Suspicions suspicions() {
+    return suspicions;
+  }
+
+  private void executeIfOpen(Runnable task) {
+    if (closed) {
+      return;
+    }
+    try {
+      executor.execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // Shut down meanwhile: nothing more is written.
+    }
   }
 
   Role role() {
@@ -180,7 +206,10 @@ final class Elector {
           }
         }
       }
-      case CONNECTED, RECONNECTED -> scheduleEvaluate(0);
+      case CONNECTED, RECONNECTED -> {
+        suspicions.resync();
+        scheduleEvaluate(0);
+      }
       default -> {}
     }
   }
@@ -236,6 +265,11 @@ final class Elector {
     boolean ours = current != null && current.nodeId() == config.nodeId() && stat.getEphemeralOwner() == sessionId();
     ElectionDecision.Decision d = ElectionDecision.onPrimaryZnode(config.nodeId(), role, current, ours, followed);
     if (d.stepDown()) {
+      if (current != null) {
+        // Another node holds the epoch: the replicas' suspicion deposed us while this session lived,
+        // or our session expired and the others elected.
+        log.warn("deposed: node {} holds epoch {} (ours was {})", current.nodeId(), current.primaryGen(), myEpoch);
+      }
       stepDown(current != null ? "node " + current.nodeId() + " holds epoch " + current.primaryGen()
           : "the primary znode of epoch " + myEpoch + " is gone");
     }
@@ -276,6 +310,37 @@ final class Elector {
       case ELECT -> elect();
       default -> throw new IllegalStateException("unexpected first-stage decision " + d);
     }
+    if (current != null && current.nodeId() != config.nodeId() && config.failoverOnSuspicion()) {
+      considerSuspicions(current, stat.getVersion());
+    }
+  }
+
+  /**
+   * Another node's primary znode (at data version {@code version}) exists: depose it if a majority
+   * of the members suspect it and this node ranks best ({@link ElectionDecision#onSuspectedPrimary}).
+   */
+  private void considerSuspicions(PrimaryInfo current, int version) throws Exception {
+    Map<Integer, Long> suspected = Suspicions.read(client, layout);
+    if (!suspected.containsValue(current.primaryGen())) {
+      return;
+    }
+    List<MemberInfo> members = readMembers();
+    ElectionDecision.Decision d = ElectionDecision.onSuspectedPrimary(config.nodeId(), current, epochs.designatedSuccessor(),
+        members, suspected, config.automatic(), config.retryInterval().toMillis());
+    switch (d.action()) {
+      case CLAIM_DEPOSING -> {
+        long count = suspected.values().stream().filter(g -> g == current.primaryGen()).count();
+        log.warn("electing on suspicion: {} member(s) suspect primary {} of epoch {}; claiming the next epoch without "
+            + "waiting for its session to expire", count, current.nodeId(), current.primaryGen());
+        claim(members, version);
+      }
+      case WAIT_FOR_BETTER_CANDIDATE -> {
+        log.debug("a majority suspects primary {} of epoch {}; a better-ranked member claims", current.nodeId(),
+            current.primaryGen());
+        scheduleEvaluate(d.delayMillis());
+      }
+      default -> { }
+    }
   }
 
   /** No primary znode: claim or wait, as {@link ElectionDecision#withoutPrimary} decides. */
@@ -304,7 +369,12 @@ final class Elector {
   }
 
   private void claim(List<MemberInfo> members) throws Exception {
-    EpochClaim.Won won = epochs.claim(members);
+    claim(members, -1);
+  }
+
+  /** Claims; {@code deposedVersion} not negative: deleting the suspected primary's znode at that version. */
+  private void claim(List<MemberInfo> members, int deposedVersion) throws Exception {
+    EpochClaim.Won won = epochs.claim(members, deposedVersion);
     if (won == null) {
       scheduleEvaluate(0);
       return;

@@ -2,8 +2,10 @@ package io.nrtcluster.election;
 
 import io.nrtcluster.common.NodeLog;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -14,6 +16,9 @@ import org.apache.zookeeper.data.Stat;
  *
  * <p>Guarantees: a claim bumps the epoch znode with a versioned write and creates the ephemeral
  * primary znode in one transaction, so at most one node wins each epoch and a loser changes nothing;
+ * a claim that deposes a suspected primary also deletes its primary znode, at the version read, in
+ * that same transaction, so it fails (changing nothing) if the znode went meanwhile (a session
+ * expiry) or was replaced (another claimer);
  * the epoch won is above every epoch the epoch znode or any live member has seen; the version the
  * winner must start above is at least every version ever published ({@code maxVersion}) or held by
  * a live member, so version numbers never go back across a failover; a winner consumes the
@@ -37,16 +42,29 @@ final class EpochClaim {
 
   /** Claims the next epoch over {@code members} (read just before); null when another node was first. */
   Won claim(List<MemberInfo> members) throws Exception {
+    return claim(members, -1);
+  }
+
+  /**
+   * Claims the next epoch over {@code members} (read just before), deleting the existing primary
+   * znode at data version {@code deposedVersion} in the same transaction when it is not negative;
+   * null when another node was first or the primary znode is no longer the one read.
+   */
+  Won claim(List<MemberInfo> members, int deposedVersion) throws Exception {
     Stat epochStat = new Stat();
     long epoch = FencedVersionWriter.parse(client.getData().storingStatIn(epochStat).forPath(layout.epoch()));
     long highest = Math.max(epoch, members.stream().mapToLong(MemberInfo::primaryGen).max().orElse(-1));
     long gen = highest + 1;
     PrimaryInfo me = new PrimaryInfo(config.nodeId(), config.address(), gen);
     try {
-      client.transaction().forOperations(
-          client.transactionOp().setData().withVersion(epochStat.getVersion()).forPath(layout.epoch(), FencedVersionWriter.bytes(gen)),
-          client.transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(layout.primary(), me.encode()));
-    } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
+      List<CuratorOp> ops = new ArrayList<>();
+      ops.add(client.transactionOp().setData().withVersion(epochStat.getVersion()).forPath(layout.epoch(), FencedVersionWriter.bytes(gen)));
+      if (deposedVersion >= 0) {
+        ops.add(client.transactionOp().delete().withVersion(deposedVersion).forPath(layout.primary()));
+      }
+      ops.add(client.transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(layout.primary(), me.encode()));
+      client.transaction().forOperations(ops);
+    } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException | KeeperException.NoNodeException e) {
       log.info("another node claimed the epoch first");
       return null;
     }

@@ -27,6 +27,14 @@ import org.slf4j.LoggerFactory;
  * primary znode still exists, so a primary whose session ended cannot publish; on reconnect it
  * resumes only if the primary znode is still owned by its own session, else it steps down.
  *
+ * <p>Failover on the replicas' evidence: a replica that cannot reach the primary it follows records
+ * a suspicion ({@link #suspect}); when a strict majority of the live non-primary members suspect the
+ * current generation, the best-ranked other member claims the next epoch, deleting the suspected
+ * primary's znode in the same versioned transaction, without waiting for its session to expire.
+ * The deposed primary, if alive, sees its znode taken and steps down; its publications already
+ * fail, since the epoch znode moved. {@link ElectionConfig#suspicionDelay()} zero (or manual
+ * failover) turns this off.
+ *
  * <p>Connection-state handling per recipe: the member node re-registers by itself after a new
  * session; the cache re-syncs after reconnect and triggers a re-evaluation; the primary znode is
  * deliberately not a recipe node, so it is never recreated behind the election's back.
@@ -224,6 +232,38 @@ public final class IndexElection implements Closeable {
   }
 
   /**
+   * Records (without waiting: the election thread writes it) that this node, following {@code
+   * primary}, has not reached it for longer than {@link ElectionConfig#suspicionDelay()}; {@code
+   * reason} is logged with it ("suspicion recorded: ..."). When a strict majority of the live
+   * non-primary members suspect the same generation, the best-ranked other member claims the next
+   * epoch and deletes that primary's znode in the same transaction. Nothing happens when {@link
+   * ElectionConfig#failoverOnSuspicion()} is off or the suspicion is already recorded.
+   */
+  public void suspect(PrimaryInfo primary, String reason) {
+    if (config.failoverOnSuspicion() && !elector.isClosed()) {
+      elector.suspicions().suspect(primary, reason);
+    }
+  }
+
+  /**
+   * Withdraws this node's suspicion, if it holds one (without waiting; logged as "suspicion
+   * withdrawn: ..."): it reached its primary again, or follows another one.
+   */
+  public void withdrawSuspicion(String reason) {
+    elector.suspicions().withdraw(reason);
+  }
+
+  /** The primary generation this node's recorded suspicion names, or -1 when it holds none. */
+  public long suspectedEpoch() {
+    return elector.suspicions().recorded();
+  }
+
+  /** This election's settings. */
+  public ElectionConfig config() {
+    return config;
+  }
+
+  /**
    * Gives up the primary role on purpose (graceful shutdown or hand-off): deletes the primary znode if
    * this session owns it, so the others elect at once instead of after a session timeout.
    */
@@ -252,6 +292,8 @@ public final class IndexElection implements Closeable {
       return;
     }
     elector.leave(true);
+    // The session may outlive this index (other indexes share it): an ephemeral suspicion would too.
+    elector.suspicions().deleteNow();
     closeQuietly();
   }
 

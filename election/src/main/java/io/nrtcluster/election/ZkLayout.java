@@ -14,6 +14,7 @@ import org.apache.curator.utils.ZKPaths;
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/successor        persistent while set: the only node that may claim next
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/handoff          persistent while an operator's promotion runs: {@link Handoff}
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/commands/cmd-N   an {@link OperatorCommand}; its children ack-&lt;id&gt;: {@link CommandAck}
+ * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/suspicions/n-&lt;id&gt;  ephemeral while node id cannot reach the primary it follows: that primary's generation
  * </pre>
  */
 public record ZkLayout(String root, String cluster, String index) {
@@ -68,6 +69,15 @@ public record ZkLayout(String root, String cluster, String index) {
 
   public String commands() {
     return ZKPaths.makePath(indexPath(), "commands");
+  }
+
+  /** Parent of the replicas' suspicions of their primary ({@link Suspicions}). */
+  public String suspicions() {
+    return ZKPaths.makePath(indexPath(), "suspicions");
+  }
+
+  public String suspicion(int nodeId) {
+    return ZKPaths.makePath(suspicions(), "n-" + nodeId);
   }
 
   public String maxVersion() {

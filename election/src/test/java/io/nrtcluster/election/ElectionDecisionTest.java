@@ -226,4 +226,88 @@ class ElectionDecisionTest {
     assertThat(ElectionDecision.best(list).orElseThrow().nodeId()).as("order of members").isEqualTo(forward);
     return forward;
   }
+
+  // ---------------------------------------------------------------- on the replicas' suspicion
+
+  private static final PrimaryInfo SUSPECT = new PrimaryInfo(1, "h1:1", 7);
+
+  private static Decision onSuspicion(List<MemberInfo> members, java.util.Map<Integer, Long> suspicions) {
+    return ElectionDecision.onSuspectedPrimary(ME, SUSPECT, null, members, suspicions, true, RETRY);
+  }
+
+  @Test
+  void theOnlyReplicaSuspectingIsAMajorityOfOne() {
+    List<MemberInfo> members = List.of(member(1, Role.PRIMARY, 7, 50, 40), member(ME, Role.REPLICA, 7, 50, 40));
+    assertThat(ElectionDecision.majoritySuspects(SUSPECT, members, java.util.Map.of(ME, 7L))).isTrue();
+    assertThat(onSuspicion(members, java.util.Map.of(ME, 7L))).isEqualTo(Decision.of(Action.CLAIM_DEPOSING));
+    assertThat(onSuspicion(members, java.util.Map.of())).isEqualTo(Decision.of(Action.NOTHING));
+  }
+
+  @Test
+  void oneReplicaOfTwoIsNotEnoughTwoOfThreeAre() {
+    List<MemberInfo> two = List.of(member(1, Role.PRIMARY, 7, 50, 40), member(ME, Role.REPLICA, 7, 50, 40),
+        member(3, Role.REPLICA, 7, 40, 40));
+    assertThat(ElectionDecision.majoritySuspects(SUSPECT, two, java.util.Map.of(ME, 7L))).isFalse();
+    assertThat(ElectionDecision.majoritySuspects(SUSPECT, two, java.util.Map.of(3, 7L))).isFalse();
+    assertThat(onSuspicion(two, java.util.Map.of(ME, 7L))).isEqualTo(Decision.of(Action.NOTHING));
+    assertThat(ElectionDecision.majoritySuspects(SUSPECT, two, java.util.Map.of(ME, 7L, 3, 7L))).isTrue();
+
+    List<MemberInfo> three = new ArrayList<>(two);
+    three.add(member(4, Role.REPLICA, 7, 30, 30));
+    assertThat(ElectionDecision.majoritySuspects(SUSPECT, three, java.util.Map.of(3, 7L, 4, 7L))).isTrue();
+    assertThat(ElectionDecision.majoritySuspects(SUSPECT, three, java.util.Map.of(4, 7L))).isFalse();
+    // Two of three suspect, but this node ranks best among the others: it claims, suspecting or not.
+    assertThat(onSuspicion(three, java.util.Map.of(3, 7L, 4, 7L))).isEqualTo(Decision.of(Action.CLAIM_DEPOSING));
+  }
+
+  @Test
+  void joiningMembersCountAsVotersClosedOnesAndNonMembersDoNot() {
+    List<MemberInfo> members = List.of(member(1, Role.PRIMARY, 7, 50, 40), member(ME, Role.REPLICA, 7, 50, 40),
+        member(3, Role.JOINING, 0, -1, -1), member(4, Role.CLOSED, 7, 50, 50));
+    assertThat(ElectionDecision.majoritySuspects(SUSPECT, members, java.util.Map.of(ME, 7L, 4, 7L)))
+        .as("a JOINING member counts as reaching the primary; a CLOSED one's suspicion counts for nothing").isFalse();
+    assertThat(ElectionDecision.majoritySuspects(SUSPECT, members, java.util.Map.of(ME, 7L, 3, 7L, 9, 7L))).isTrue();
+    assertThat(ElectionDecision.majoritySuspects(SUSPECT, List.of(member(ME, Role.REPLICA, 7, 50, 40)),
+        java.util.Map.of(ME, 7L, 9, 7L, 10, 7L))).as("suspicions of nodes that are not members do not count").isTrue();
+    assertThat(ElectionDecision.majoritySuspects(SUSPECT, List.of(member(ME, Role.REPLICA, 7, 50, 40), member(3, Role.REPLICA, 7, 1, 1)),
+        java.util.Map.of(ME, 7L, 9, 7L, 10, 7L))).as("...nor make up for a member that does not suspect").isFalse();
+    assertThat(ElectionDecision.majoritySuspects(SUSPECT, List.of(member(1, Role.PRIMARY, 7, 50, 40)), java.util.Map.of(1, 7L)))
+        .as("no voters: nobody deposes").isFalse();
+  }
+
+  @Test
+  void staleSuspicionsOfAnOlderGenerationAreIgnored() {
+    List<MemberInfo> members = List.of(member(1, Role.PRIMARY, 7, 50, 40), member(ME, Role.REPLICA, 7, 50, 40),
+        member(3, Role.REPLICA, 7, 40, 40));
+    assertThat(ElectionDecision.majoritySuspects(SUSPECT, members, java.util.Map.of(ME, 6L, 3, 6L))).isFalse();
+    assertThat(ElectionDecision.majoritySuspects(SUSPECT, members, java.util.Map.of(ME, 7L, 3, 6L))).isFalse();
+    assertThat(onSuspicion(members, java.util.Map.of(ME, 6L, 3, 6L))).isEqualTo(Decision.of(Action.NOTHING));
+  }
+
+  @Test
+  void theSuspectedNodeNeverWinsEvenWhenItRanksBest() {
+    // The suspected primary's own member record ranks highest (it led): it is passed over.
+    List<MemberInfo> members = List.of(member(1, Role.PRIMARY, 9, 99, 99), member(ME, Role.REPLICA, 7, 50, 40),
+        member(3, Role.REPLICA, 7, 40, 40));
+    assertThat(onSuspicion(members, java.util.Map.of(ME, 7L, 3, 7L))).isEqualTo(Decision.of(Action.CLAIM_DEPOSING));
+    assertThat(ElectionDecision.onSuspectedPrimary(1, SUSPECT, null, members, java.util.Map.of(ME, 7L, 3, 7L), true, RETRY))
+        .as("the suspected node itself").isEqualTo(Decision.of(Action.NOTHING));
+    assertThat(ElectionDecision.onSuspectedPrimary(3, SUSPECT, null, members, java.util.Map.of(ME, 7L, 3, 7L), true, RETRY))
+        .as("a lower-ranked replica waits for the best").isEqualTo(Decision.waiting(Action.WAIT_FOR_BETTER_CANDIDATE, RETRY, false));
+  }
+
+  @Test
+  void manualFailoverOrADesignatedSuccessorNeverDeposeOnSuspicion() {
+    List<MemberInfo> members = List.of(member(1, Role.PRIMARY, 7, 50, 40), member(ME, Role.REPLICA, 7, 50, 40));
+    java.util.Map<Integer, Long> all = java.util.Map.of(ME, 7L);
+    assertThat(ElectionDecision.onSuspectedPrimary(ME, SUSPECT, null, members, all, false, RETRY)).isEqualTo(Decision.of(Action.NOTHING));
+    assertThat(ElectionDecision.onSuspectedPrimary(ME, SUSPECT, ME, members, all, true, RETRY)).isEqualTo(Decision.of(Action.NOTHING));
+  }
+
+  @Test
+  void anIneligibleBestReplicaIsPassedOverOnSuspicionToo() {
+    List<MemberInfo> members = List.of(member(1, Role.PRIMARY, 7, 50, 40),
+        member(3, Role.REPLICA, 7, 60, 60).withStanding(false, null), member(ME, Role.REPLICA, 7, 50, 40));
+    assertThat(onSuspicion(members, java.util.Map.of(ME, 7L, 3, 7L))).isEqualTo(Decision.of(Action.CLAIM_DEPOSING));
+  }
 }

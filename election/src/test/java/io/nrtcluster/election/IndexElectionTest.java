@@ -193,4 +193,79 @@ class IndexElectionTest {
     IndexElection e = new IndexElection(c, config, new MemberInfo(1, "127.0.0.1:9001", Role.JOINING, 0, 0, 0, false, 0), new Events());
     assertThatThrownBy(e::start).isInstanceOf(ConnectionException.class).hasMessageContaining("unreachable");
   }
+
+  @Test
+  void aMajorityOfSuspiciousReplicasDeposesALivePrimaryWhoseSessionNeverEnds() throws Exception {
+    Events e1 = new Events();
+    Events e2 = new Events();
+    Events e3 = new Events();
+    CuratorFramework c1 = client();
+    CuratorFramework c3 = client();
+    IndexElection n1 = join(c1, 1, 0, 9, e1);
+    IndexElection n2 = join(client(), 2, 0, 7, e2);
+    IndexElection n3 = join(c3, 3, 0, 5, e3);
+    await().atMost(Duration.ofSeconds(20)).until(() -> n1.role() == Role.PRIMARY);
+    await().atMost(Duration.ofSeconds(20)).until(() -> e2.following != null && e3.following != null);
+    n1.publishVersion(30);
+    PrimaryInfo old = e2.following;
+    ZkLayout layout = ZkLayout.of("c1", "docs");
+
+    n3.suspect(old, "test");
+    await().atMost(Duration.ofSeconds(20)).until(() -> Suspicions.read(c3, layout).equals(Map.of(3, 1L)));
+    assertThat(n3.suspectedEpoch()).isEqualTo(1);
+    await("one suspicion of two voters deposes nobody").during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
+        .until(() -> n1.role() == Role.PRIMARY && n2.role() == Role.REPLICA);
+
+    n2.suspect(old, "test");
+    await().atMost(Duration.ofSeconds(20)).until(() -> n2.role() == Role.PRIMARY);
+    assertThat(e2.gen).as("the next epoch").isEqualTo(2);
+    assertThat(e2.forceVersion).as("above every published version").isEqualTo(31);
+    await().atMost(Duration.ofSeconds(20)).until(() -> e1.log.contains("stepDown"));
+    assertThat(n1.role()).isEqualTo(Role.REPLICA);
+    assertThat(e1.log).as("the deposed primary was never fenced: its session lived").doesNotContain("fenced");
+    assertThatThrownBy(() -> n1.publishVersion(32)).isInstanceOf(NotPrimaryException.class);
+    assertThat(c1.getZookeeperClient().isConnected()).isTrue();
+    await().atMost(Duration.ofSeconds(20)).until(() -> e1.following != null && e1.following.nodeId() == 2
+        && e3.following.nodeId() == 2);
+    n2.publishVersion(31);
+
+    // Following the new primary, the replicas withdraw: suspicions of the old epoch are gone.
+    n3.withdrawSuspicion("test");
+    n2.withdrawSuspicion("test");
+    await().atMost(Duration.ofSeconds(20)).until(() -> Suspicions.read(c3, layout).isEmpty());
+    assertThat(n3.suspectedEpoch()).isEqualTo(-1);
+  }
+
+  @Test
+  void withSuspicionSwitchedOffNothingIsRecordedAndNobodyIsDeposed() throws Exception {
+    Events e1 = new Events();
+    Events e2 = new Events();
+    ElectionConfig.Builder b = ElectionConfig.builder().layout(ZkLayout.of("c1", "docs")).settleTime(Duration.ofMillis(300))
+        .retryInterval(Duration.ofMillis(200)).suspicionDelay(Duration.ZERO);
+    IndexElection n1 = new IndexElection(client(), b.nodeId(1).address("127.0.0.1:9001").build(),
+        new MemberInfo(1, "127.0.0.1:9001", Role.JOINING, 0, 9, 9, false, 0), e1);
+    n1.start();
+    elections.add(n1);
+    CuratorFramework c2 = client();
+    IndexElection n2 = new IndexElection(c2, b.nodeId(2).address("127.0.0.1:9002").build(),
+        new MemberInfo(2, "127.0.0.1:9002", Role.JOINING, 0, 5, 5, false, 0), e2);
+    n2.start();
+    elections.add(n2);
+    await().atMost(Duration.ofSeconds(20)).until(() -> n1.role() == Role.PRIMARY && e2.following != null);
+    n2.suspect(e2.following, "test");
+    await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
+        .until(() -> n1.role() == Role.PRIMARY && Suspicions.read(c2, ZkLayout.of("c1", "docs")).isEmpty());
+  }
+
+  @Test
+  void theSuspicionDelayIsZeroOrWithinBounds() {
+    ElectionConfig.Builder b = ElectionConfig.builder().layout(ZkLayout.of("c1", "docs")).nodeId(1).address("h:1");
+    assertThat(b.build().suspicionDelay()).isEqualTo(Duration.ofMillis(500));
+    assertThat(b.suspicionDelay(Duration.ZERO).build().failoverOnSuspicion()).isFalse();
+    assertThat(b.suspicionDelay(Duration.ofMillis(200)).automatic(false).build().failoverOnSuspicion()).isFalse();
+    assertThatThrownBy(() -> b.suspicionDelay(Duration.ofMillis(5)).build()).hasMessageStartingWith("suspicionDelay");
+    assertThatThrownBy(() -> b.suspicionDelay(Duration.ofMillis(-1)).build()).hasMessageStartingWith("suspicionDelay");
+    assertThatThrownBy(() -> b.suspicionDelay(Duration.ofHours(1)).build()).hasMessageStartingWith("suspicionDelay");
+    assertThatThrownBy(() -> b.suspicionDelay(null).build()).hasMessageStartingWith("suspicionDelay");
+  }
 }

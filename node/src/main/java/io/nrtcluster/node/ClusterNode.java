@@ -46,6 +46,7 @@ public final class ClusterNode implements Closeable {
   private final ProgressReporter progress;
   private final IndexMetrics metrics;
   private final LostWriterWatch lostWriter;
+  private final PrimarySuspicion suspicion;
   private OperatorChannel operators;
 
   private ClusterNode(NrtHost host, IndexSettings settings) {
@@ -57,6 +58,8 @@ public final class ClusterNode implements Closeable {
     this.lostWriter = new LostWriterWatch(roles, floor, this::metrics, log, host.nodeId(), settings.name());
     this.operations = new RoleOperations(roles, host.nodeId(), settings.name(), this::metrics,
         host.config().connectionTimeout().toMillis(), lostWriter, floor);
+    this.suspicion = new PrimarySuspicion(roles,
+        host.config().failoverOnSuspicion() ? host.config().suspicionDelay() : java.time.Duration.ZERO, System::nanoTime);
     this.progress = new ProgressReporter(host, settings.name(), roles, log, this::periodic, floor);
     // Last: the gauges may read this node as soon as they are registered.
     this.metrics = host.metricsFor(this);
@@ -84,6 +87,7 @@ public final class ClusterNode implements Closeable {
         .retryInterval(host.config().electionSettle())
         .zkTimeout(host.config().connectionTimeout())
         .automatic(host.config().automaticFailover())
+        .suspicionDelay(host.config().suspicionDelay())
         .memberMetadata(host.memberMetadata())
         .build();
     IndexElection election = new IndexElection(host.zooKeeper(), ec, progress.memberInfo(), roles);
@@ -98,8 +102,12 @@ public final class ClusterNode implements Closeable {
     return metrics;
   }
 
-  /** Every progress report (about every 100 ms): a lost writer is noticed here when nothing writes. */
+  /**
+   * Every progress report (about every 100 ms): the followed primary's silence is judged here, and
+   * a lost writer is noticed here when nothing writes.
+   */
   private void periodic() {
+    suspicion.check();
     lostWriter.check();
     roles.dropBridgeOnceFollowing();
     metrics.sample(this);
@@ -272,6 +280,15 @@ public final class ClusterNode implements Closeable {
   public List<MemberInfo> cachedMembers() {
     IndexElection e = roles.election();
     return e == null ? List.of() : e.cachedMembers();
+  }
+
+  /**
+   * The primary generation this node's suspicion in ZooKeeper names (it cannot reach the primary
+   * it follows; see {@link HostConfig#suspicionDelay}), or -1 when it holds none.
+   */
+  public long suspectedEpoch() {
+    IndexElection e = roles.election();
+    return e == null ? -1 : e.suspectedEpoch();
   }
 
   public NodeStatus status() {

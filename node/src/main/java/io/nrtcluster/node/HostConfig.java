@@ -1,6 +1,7 @@
 package io.nrtcluster.node;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.election.ElectionConfig;
 import io.nrtcluster.election.MemberMetadata;
 import io.nrtcluster.election.ZooKeeperAuth;
 import io.nrtcluster.transport.TransportConfig;
@@ -45,6 +46,17 @@ import java.util.Map;
  *     (a writer that then fails steps its node down)
  * @param freeSpaceCheckInterval how long a measurement of the free space is reused (a write never
  *     waits for more than one {@code statfs}); positive, at most 10 s, default 500 ms
+ * @param suspicionDelay failover on the replicas' evidence: how long a replica hears nothing from
+ *     the primary it follows (connection closed and not re-established, heartbeats unanswered)
+ *     before it records a suspicion of that primary's generation in ZooKeeper; a strict majority of
+ *     the live non-primary members suspecting the same generation elects a new primary at once,
+ *     without waiting for the old one's {@link #sessionTimeout} ({@link
+ *     ElectionConfig#suspicionDelay()}). {@link Duration#ZERO} turns it off (failover then waits
+ *     for the session to expire, as {@link #automaticFailover} false turns off every automatic
+ *     failover); otherwise 20 ms to 10 min, and above {@link #heartbeatInterval}; default 500 ms.
+ *     Use the same value on every node
+ * @param heartbeatInterval how often a replica pings the primary it follows (while suspicion is on):
+ *     the detector's resolution; positive, at most 10 s, default 100 ms
  */
 public record HostConfig(
     int nodeId,
@@ -63,7 +75,9 @@ public record HostConfig(
     Map<String, String> memberMetadata,
     ReplicaTuning replicaTuning,
     long minFreeDiskBytes,
-    Duration freeSpaceCheckInterval) {
+    Duration freeSpaceCheckInterval,
+    Duration suspicionDelay,
+    Duration heartbeatInterval) {
 
   /** The {@link #zooKeeper} value that starts an in-process server. */
   public static final String EMBEDDED = "embedded";
@@ -87,6 +101,17 @@ public record HostConfig(
     Checks.inRange("minFreeDiskBytes", minFreeDiskBytes, 0, Long.MAX_VALUE);
     Checks.positive("freeSpaceCheckInterval", freeSpaceCheckInterval);
     Checks.atMost("freeSpaceCheckInterval", freeSpaceCheckInterval, Duration.ofSeconds(10));
+    ElectionConfig.checkSuspicionDelay("suspicionDelay", suspicionDelay);
+    Checks.atMost("heartbeatInterval", heartbeatInterval, Duration.ofSeconds(10));
+    if (!suspicionDelay.isZero() && heartbeatInterval.compareTo(suspicionDelay) >= 0) {
+      throw new IllegalArgumentException("heartbeatInterval must be below suspicionDelay (" + suspicionDelay + "), got "
+          + heartbeatInterval);
+    }
+  }
+
+  /** Whether replicas detect a failed primary themselves ({@link #suspicionDelay} not zero, failover automatic). */
+  public boolean failoverOnSuspicion() {
+    return automaticFailover && !suspicionDelay.isZero();
   }
 
   public boolean embeddedZooKeeper() {
@@ -115,6 +140,20 @@ public record HostConfig(
     private Map<String, String> memberMetadata = Map.of();
     private long minFreeDiskBytes = DEFAULT_MIN_FREE_DISK_BYTES;
     private Duration freeSpaceCheckInterval = Duration.ofMillis(500);
+    private Duration suspicionDelay = ElectionConfig.DEFAULT_SUSPICION_DELAY;
+    private Duration heartbeatInterval = Duration.ofMillis(100);
+
+    /** See {@link HostConfig#suspicionDelay()}; {@link Duration#ZERO} turns failover on suspicion off. */
+    public Builder suspicionDelay(Duration v) {
+      suspicionDelay = v;
+      return this;
+    }
+
+    /** See {@link HostConfig#heartbeatInterval()}. */
+    public Builder heartbeatInterval(Duration v) {
+      heartbeatInterval = v;
+      return this;
+    }
 
     /** The data directory's free-space floor in bytes (0: no check); see {@link HostConfig#minFreeDiskBytes}. */
     public Builder minFreeDiskBytes(long v) {
@@ -211,7 +250,7 @@ public record HostConfig(
     public HostConfig build() {
       return new HostConfig(nodeId, cluster, dataDir, zooKeeper, embeddedZooKeeperPort, bindHost, port,
           sessionTimeout, connectionTimeout, electionSettle, automaticFailover, transport, zooKeeperAuth, memberMetadata,
-          replicaTuning, minFreeDiskBytes, freeSpaceCheckInterval);
+          replicaTuning, minFreeDiskBytes, freeSpaceCheckInterval, suspicionDelay, heartbeatInterval);
     }
   }
 }

@@ -82,7 +82,12 @@ final class RoleSwitch implements ElectionListener {
   }
 
   private Replica openReplica(NodeAddress primaryAddress) throws IOException {
-    return Replica.open(replicaConfig(primaryAddress), host.transport(), metrics.get().replicaObserver());
+    Replica r = Replica.open(replicaConfig(primaryAddress), host.transport(), metrics.get().replicaObserver());
+    if (host.config().failoverOnSuspicion()) {
+      // The failure detector's input (PrimarySuspicion): pings keep the last contact fresh.
+      r.startHeartbeat(host.config().heartbeatInterval());
+    }
+    return r;
   }
 
   private ReplicaConfig replicaConfig(NodeAddress primaryAddress) {

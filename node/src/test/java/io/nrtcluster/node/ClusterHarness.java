@@ -63,6 +63,8 @@ public final class ClusterHarness implements AutoCloseable {
   private final List<NrtHost> hosts = new ArrayList<>();
   private final List<TransportConfig> transports = new ArrayList<>();
   private final List<MeterRegistry> registries = new ArrayList<>();
+  /** Hosts crashed with {@link #crashKeepingSession}: their ZooKeeper sessions live until the harness closes. */
+  private final List<NrtHost> crashedWithSession = new ArrayList<>();
   private final long seed;
   private final Random random;
   private final List<String> indexes;
@@ -245,6 +247,30 @@ public final class ClusterHarness implements AutoCloseable {
     if (h != null) {
       h.halt();
     }
+  }
+
+  /**
+   * What {@code kill -9} of node {@code i}'s process looks like to the others until ZooKeeper
+   * expires its session: every replication connection and the port close at once, the node stops
+   * taking part in elections (it never reacts again, never resigns), but its ZooKeeper session
+   * lives on (its client keeps it alive until the harness closes, so it never expires: a dead
+   * process whose session outlives it). Returns the crashed host, whose {@code zooKeeper()} session
+   * tests may use to show it is still alive. The node counts as down from now on.
+   */
+  public NrtHost crashKeepingSession(int i) {
+    NrtHost h = hosts.set(i, null);
+    if (h == null) {
+      throw new IllegalStateException("N" + (i + 1) + " is down");
+    }
+    crashedWithSession.add(h);
+    h.transport().close();
+    for (String index : indexes) {
+      ClusterNode n = h.index(index);
+      if (n != null) {
+        n.leaveElectionAbruptly();
+      }
+    }
+    return h;
   }
 
   /** The same as {@link #kill}, under the library's name ({@link NrtHost#halt()}). */
@@ -434,6 +460,9 @@ public final class ClusterHarness implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
+    for (NrtHost h : crashedWithSession) {
+      h.halt();
+    }
     for (int i = 0; i < hosts.size(); i++) {
       NrtHost h = hosts.get(i);
       if (h != null) {

@@ -5,7 +5,10 @@ import io.nrtcluster.common.ClusterMismatchException;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NamedThreadFactory;
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
+import io.nrtcluster.common.RequestTimeoutException;
+import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.TlsHandshakeException;
 import io.nrtcluster.transport.Connection;
 import io.nrtcluster.transport.Message;
@@ -21,11 +24,15 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The replica's connection to its primary: connects with a bounded wait, refuses a primary whose
  * generation is older than one already seen, reconnects with exponential backoff when the link
- * drops, and hands the primary's requests (NRT points, merge pre-copies) to the replica.
+ * drops, and hands the primary's requests (NRT points, merge pre-copies) to the replica. Once its
+ * heartbeat is started, it pings the primary on the live connection every interval, at most one
+ * ping outstanding, and keeps the time of the last contact (handshake, any answer, an error reply
+ * included, or any frame read: the primary's process is alive) for a failure detector to read.
  */
 final class PrimaryLink implements RequestHandler {
   /** What the link needs from the replica it serves. */
@@ -49,6 +56,9 @@ final class PrimaryLink implements RequestHandler {
   private volatile NodeAddress target;
   private volatile Connection current;
   private ScheduledFuture<?> reconnect;
+  private ScheduledFuture<?> heartbeat;
+  private final AtomicBoolean pingOutstanding = new AtomicBoolean();
+  private volatile PrimaryContact lastContact;
   private volatile boolean closed;
 
   PrimaryLink(Transport transport, ReplicaContext ctx, Listener listener) {
@@ -148,6 +158,7 @@ final class PrimaryLink implements RequestHandler {
       notifyAll();
     }
     backoff.reset();
+    contact(c);
     c.closeFuture().thenRun(() -> onClosed(c));
     log.info("connected to primary P{} at {} (generation {})", c.peerNodeId(), address, c.peerPrimaryGen());
     return c;
@@ -212,6 +223,64 @@ final class PrimaryLink implements RequestHandler {
     }, delay.toMillis(), TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * The last contact with a primary, or null before the first: the handshake, a heartbeat's answer,
+   * or any frame read on the live connection (file data streamed over a slow link can delay the
+   * answers to pings, but proves the primary alive all the same).
+   */
+  PrimaryContact lastContact() {
+    PrimaryContact p = lastContact;
+    Connection c = current;
+    if (c != null && c.isOpen() && (p == null || c.lastReadNanos() - p.atNanos() > 0)) {
+      return new PrimaryContact(c.peerNodeId(), c.peerPrimaryGen(), c.lastReadNanos());
+    }
+    return p;
+  }
+
+  private void contact(Connection c) {
+    lastContact = new PrimaryContact(c.peerNodeId(), c.peerPrimaryGen(), System.nanoTime());
+  }
+
+  /**
+   * Pings the primary every {@code interval} while connected (idempotent: the first interval
+   * stays). A ping unanswered after ten intervals (at least a second) is abandoned and the next one
+   * sent; until an answer arrives the last contact simply ages.
+   */
+  void startHeartbeat(Duration interval) {
+    long millis = Math.max(1, interval.toMillis());
+    Duration timeout = Duration.ofMillis(Math.max(1000, 10 * millis));
+    synchronized (this) {
+      if (closed || heartbeat != null) {
+        return;
+      }
+      heartbeat = scheduler.scheduleWithFixedDelay(() -> beat(timeout), millis, millis, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void beat(Duration timeout) {
+    Connection c = current();
+    if (c == null || !pingOutstanding.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      c.request(Message.Ping::new, timeout).whenComplete((reply, err) -> {
+        pingOutstanding.set(false);
+        if (err == null || answered(err)) {
+          contact(c);
+        }
+      });
+    } catch (RuntimeException e) {
+      pingOutstanding.set(false);
+      log.debug("heartbeat to the primary not sent: {}", e.toString());
+    }
+  }
+
+  /** An error reply is an answer too; a timeout or a closed connection is not. */
+  private static boolean answered(Throwable err) {
+    Throwable t = err instanceof java.util.concurrent.CompletionException && err.getCause() != null ? err.getCause() : err;
+    return t instanceof NrtClusterException && !(t instanceof ConnectionException) && !(t instanceof RequestTimeoutException);
+  }
+
   /** Tells the primary we want its NRT points and merge pre-copies. Best effort; never throws. */
   void announce() {
     Connection c = current();
@@ -241,6 +310,9 @@ final class PrimaryLink implements RequestHandler {
       notifyAll();
       if (reconnect != null) {
         reconnect.cancel(false);
+      }
+      if (heartbeat != null) {
+        heartbeat.cancel(false);
       }
     }
     Connection c = current;

@@ -584,6 +584,20 @@ public final class Replica implements Closeable {
     return link.current() != null;
   }
 
+  /**
+   * Pings the primary every {@code interval} while connected, so that {@link #lastPrimaryContact()}
+   * stays fresh while it answers (a failure detector's input); call once, after opening. A
+   * connection handshake counts as contact without it.
+   */
+  public void startHeartbeat(java.time.Duration interval) {
+    link.startHeartbeat(interval);
+  }
+
+  /** The last time this replica heard from a primary (handshake or heartbeat answer), or null. */
+  public PrimaryContact lastPrimaryContact() {
+    return link.lastContact();
+  }
+
   /** True while an NRT point is being copied. */
   public boolean isCopying() {
     ReplicatingReplicaNode n = node;

@@ -39,6 +39,7 @@ public final class Connection {
   private volatile String peerIndex;
   private volatile Object attachment;
   private final AtomicLong ignoredReplies = new AtomicLong();
+  private volatile long lastReadNanos = System.nanoTime();
   private volatile Throwable tlsFailure;
   private boolean warnedUnknownId;
 
@@ -97,6 +98,19 @@ public final class Connection {
 
   public boolean isOpen() {
     return channel.isActive();
+  }
+
+  /**
+   * {@link System#nanoTime()} of the last frame read from the peer (any frame: file data, a reply,
+   * a request), or of the connection's creation: proof that the peer's process is alive even when
+   * a slow link delays its answers behind the data it streams.
+   */
+  public long lastReadNanos() {
+    return lastReadNanos;
+  }
+
+  void frameRead() {
+    lastReadNanos = System.nanoTime();
   }
 
   /** Completes when the connection has closed, for whatever reason. */

@@ -63,6 +63,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       ReferenceCountUtil.release(msg);
       return;
     }
+    connection.frameRead();
     switch (m) {
       case Message.Credit c -> connection.outbound.credit(c.requestId(), c.bytes());
       case Message.Cancel c -> {
