@@ -14,12 +14,14 @@ import org.apache.lucene.store.IndexOutput;
 /**
  * The temp file of a copied file, written through a {@link FileChannel}, so that file data arriving
  * in the transport's off-heap buffers reaches the file with one write call per buffer and no copy
- * through the Java heap ({@link #writeBuffer}). Lucene's own file output takes only heap arrays and
+ * through the Java heap ({@link #writeChecksummed}). Lucene's own file output takes only heap arrays and
  * writes them in 8 KiB calls: every received byte was copied into a heap array, then again into
  * native memory by the JDK, then written.
  *
  * <p>Guarantees: the file is created new, never over an existing one; {@link #getChecksum} is the
- * CRC32 of every byte written, as for any Lucene output; every write first passes the replica's
+ * CRC32 of every byte written, as for any Lucene output, unless bytes the caller checksummed itself
+ * were written ({@link #writeChecksummed}): then it throws rather than answer wrong; every write
+ * first passes the replica's
  * {@link StorageFaults} (the same fault point as the rest of its directory), and a write that fails
  * leaves the bytes before it written and the output fit only to be closed and deleted.
  */
@@ -32,6 +34,8 @@ final class ChannelFileOutput extends IndexOutput {
   /** Small writes (Lucene's own calls through the {@link IndexOutput} methods) gather here. */
   private final ByteBuffer buffer = ByteBuffer.allocate(BUFFER_BYTES);
   private long written;
+  /** Bytes went in through {@link #writeChecksummed}: {@code crc} does not cover them. */
+  private boolean checksumSkipped;
   private boolean closed;
 
   private ChannelFileOutput(String name, FileChannel channel, StorageFaults faults) {
@@ -58,10 +62,14 @@ final class ChannelFileOutput extends IndexOutput {
     }
   }
 
-  /** Writes all of {@code src}'s remaining bytes (heap or direct) with no intermediate copy. */
-  void writeBuffer(ByteBuffer src) throws IOException {
+  /**
+   * Writes all of {@code src}'s remaining bytes (heap or direct) with no intermediate copy and without folding them
+   * into {@link #getChecksum}: for bytes the caller verified against their checksum as they arrived,
+   * so that each byte is checksummed once, not once more here.
+   */
+  void writeChecksummed(ByteBuffer src) throws IOException {
+    checksumSkipped = true;
     flushBuffer();
-    crc.update(src.duplicate());
     writeFully(src);
   }
 
@@ -114,6 +122,9 @@ final class ChannelFileOutput extends IndexOutput {
 
   @Override
   public long getChecksum() {
+    if (checksumSkipped) {
+      throw new IllegalStateException(getName() + ": bytes written by writeChecksummed are not in this checksum");
+    }
     return crc.getValue();
   }
 

@@ -40,10 +40,13 @@ final class LocalFileOutput extends FilterIndexOutput {
     }
   }
 
-  /** Writes all of {@code bytes}' remaining bytes with one call and no copy. */
-  void writeBuffer(ByteBuffer bytes) throws IOException {
+  /**
+   * Writes all of {@code bytes}' remaining bytes with one call and no copy; the caller verified
+   * them against their checksum already ({@link ChannelFileOutput#writeChecksummed}).
+   */
+  void writeChecksummed(ByteBuffer bytes) throws IOException {
     try {
-      channel.writeBuffer(bytes);
+      channel.writeChecksummed(bytes);
     } catch (IOException e) {
       throw failure("writing", e);
     }

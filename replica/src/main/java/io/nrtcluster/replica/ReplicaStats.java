@@ -33,6 +33,7 @@ public final class ReplicaStats {
   private final AtomicLong corruptFileReports = new AtomicLong();
   private final AtomicLong primaryFilesCorrupt = new AtomicLong();
   private final AtomicLong primaryFilesIntact = new AtomicLong();
+  private final AtomicLong maxFilesInFlight = new AtomicLong();
   private volatile long lastCopyCompletedMillis;
 
   ReplicaStats(ReplicaObserver observer) {
@@ -170,6 +171,19 @@ public final class ReplicaStats {
    */
   public long bytesDiscarded() {
     return bytesDiscarded.get();
+  }
+
+  void filesInFlight(int files) {
+    maxFilesInFlight.accumulateAndGet(files, Math::max);
+  }
+
+  /**
+   * The most files of one copy in flight at once so far, as the copy saw at the start of each slice
+   * it wrote: the file being written and those requested ahead of it ({@code prefetchFiles}) that the
+   * primary had answered and was sending, their bytes not yet written.
+   */
+  public long maxFilesInFlight() {
+    return maxFilesInFlight.get();
   }
 
   /** Copies that continued where they stopped after their connection to the primary dropped. */

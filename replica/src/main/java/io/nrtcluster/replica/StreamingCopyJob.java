@@ -169,6 +169,7 @@ final class StreamingCopyJob extends CopyJob {
       currentInput = next.input();
       current = new TempFileCopy(currentInput, node, next.name(), next.meta());
     }
+    noteFilesInFlight();
     try {
       if (current.visit()) {
         copiedFiles.put(current.name, current.tmpName);
@@ -200,6 +201,21 @@ final class StreamingCopyJob extends CopyJob {
       }
     }
     return false;
+  }
+
+  /**
+   * Counts the files of this copy the primary is sending now: the one being written and those
+   * requested ahead whose answer arrived (bytes on the way or here, unread), for {@link
+   * ReplicaStats#maxFilesInFlight}. A few volatile reads per slice.
+   */
+  private void noteFilesInFlight() {
+    int n = currentInput != null && currentInput.answered() ? 1 : 0;
+    for (Pending p : queued) {
+      if (p.input().answered()) {
+        n++;
+      }
+    }
+    stats.filesInFlight(n);
   }
 
   /**

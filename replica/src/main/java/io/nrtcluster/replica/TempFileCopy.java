@@ -10,7 +10,9 @@ import org.apache.lucene.replicator.nrt.FileMetaData;
  *
  * <p>The bytes go from the transport's receive buffers straight to the temp file: each received
  * buffer is verified in place by the {@link VerifyingFileInput} and then written with one call,
- * instead of Lucene's copy into a heap array that its output then copies again in 8 KiB writes. The
+ * instead of Lucene's copy into a heap array that its output then copies again in 8 KiB writes; the
+ * input's running checksum is the only one computed over them (the output does not checksum them
+ * again, and Lucene's check of the output's checksum is never run: {@link #visit} replaces it). The
  * checks are the same as Lucene's and happen before the bytes are written: the body's checksum and
  * the footer must match the primary's metadata, and the temp file must end up exactly as long.
  *
@@ -62,7 +64,7 @@ final class TempFileCopy extends CopyOneFile {
         close();
         return true;
       }
-      int n = input.readDirect((int) Math.min(budget, length - copied), output::writeBuffer);
+      int n = input.readDirect((int) Math.min(budget, length - copied), output::writeChecksummed);
       copied += n;
       budget -= n;
     }

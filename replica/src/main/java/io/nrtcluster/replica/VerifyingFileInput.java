@@ -78,6 +78,11 @@ final class VerifyingFileInput extends DataInput {
         streamFlipsSeen, stats);
   }
 
+  /** Whether the primary answered this file's request: it is sending the bytes (see {@link InboundFileStream#answered}). */
+  boolean answered() {
+    return stream.answered();
+  }
+
   /** The wire bit flips read into this file so far (shared with the inputs continuing it). */
   FileFlips flips() {
     return flips;

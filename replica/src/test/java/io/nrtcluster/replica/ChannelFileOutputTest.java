@@ -22,7 +22,7 @@ class ChannelFileOutputTest {
   @TempDir Path dir;
 
   @Test
-  void mixedWritesOfHeapArraysAndHeapAndDirectBuffersGiveTheSameBytesAndChecksum() throws IOException {
+  void mixedWritesOfHeapArraysAndHeapAndDirectBuffersGiveTheSameBytes() throws IOException {
     long seed = TestSeeds.seed();
     Random random = new Random(seed);
     ByteArrayOutputStream expected = new ByteArrayOutputStream();
@@ -38,23 +38,40 @@ class ChannelFileOutputTest {
             out.writeByte(b);
           }
         }
-        case 2 -> out.writeBuffer(ByteBuffer.wrap(bytes));
+        case 2 -> out.writeChecksummed(ByteBuffer.wrap(bytes));
         default -> {
           ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length + 7);
           direct.position(3);
           direct.put(bytes).flip().position(3);
-          out.writeBuffer(direct);
+          out.writeChecksummed(direct);
           assertThat(direct.hasRemaining()).isFalse();
         }
       }
       assertThat(out.getFilePointer()).as("seed=%d", seed).isEqualTo(expected.size());
     }
-    CRC32 crc = new CRC32();
-    crc.update(expected.toByteArray());
-    assertThat(out.getChecksum()).isEqualTo(crc.getValue());
     out.close();
     out.close();
     assertThat(Files.readAllBytes(dir.resolve(out.getName()))).as("seed=%d", seed).isEqualTo(expected.toByteArray());
+  }
+
+  @Test
+  void theChecksumCoversWhatItChecksummedAndRefusesToAnswerOnceBytesBypassedIt() throws IOException {
+    long seed = TestSeeds.seed();
+    Random random = new Random(seed);
+    byte[] bytes = new byte[50_000];
+    random.nextBytes(bytes);
+    CRC32 crc = new CRC32();
+    crc.update(bytes);
+    try (ChannelFileOutput out = ChannelFileOutput.createTemp(dir, "_4", "copy", new AtomicLong(), StorageFaults.NONE)) {
+      out.writeBytes(bytes, 0, 30_000);
+      for (int i = 30_000; i < bytes.length; i++) {
+        out.writeByte(bytes[i]);
+      }
+      assertThat(out.getChecksum()).as("seed=%d", seed).isEqualTo(crc.getValue());
+      // The caller checksummed these itself: the output does not read them a second time.
+      out.writeChecksummed(ByteBuffer.allocateDirect(16));
+      assertThatThrownBy(out::getChecksum).isInstanceOf(IllegalStateException.class);
+    }
   }
 
   @Test
@@ -74,8 +91,8 @@ class ChannelFileOutputTest {
     StorageFaults faults = StorageFaults.switchable();
     faults.fillDisk(100);
     ChannelFileOutput out = ChannelFileOutput.createTemp(dir, "_1", "copy", new AtomicLong(), faults);
-    out.writeBuffer(ByteBuffer.allocateDirect(60));
-    assertThatThrownBy(() -> out.writeBuffer(ByteBuffer.allocateDirect(60))).isInstanceOf(FileSystemException.class);
+    out.writeChecksummed(ByteBuffer.allocateDirect(60));
+    assertThatThrownBy(() -> out.writeChecksummed(ByteBuffer.allocateDirect(60))).isInstanceOf(FileSystemException.class);
     out.close();
     assertThat(Files.size(dir.resolve(out.getName()))).as("the part that fitted was written").isEqualTo(100);
     assertThat(faults.diskFullFaults()).isEqualTo(1);

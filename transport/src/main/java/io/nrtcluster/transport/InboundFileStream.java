@@ -41,6 +41,8 @@ public final class InboundFileStream implements AutoCloseable {
   private ByteBuf current;
   private long position;
   private volatile long flipsRead;
+  /** The sender's header arrived: it opened the file and is sending into the window. */
+  private volatile boolean answered;
   private int uncredited;
   private boolean finished;
   private volatile boolean closed;
@@ -63,6 +65,14 @@ public final class InboundFileStream implements AutoCloseable {
    */
   public long flipsRead() {
     return flipsRead;
+  }
+
+  /**
+   * Whether the sender answered the request: its header arrived, so it has the file open and its
+   * bytes are on the way (or here, unread). Does not block.
+   */
+  public boolean answered() {
+    return answered;
   }
 
   /** Offset in the file of the next byte {@link #read} returns. */
@@ -265,6 +275,7 @@ public final class InboundFileStream implements AutoCloseable {
           return violation("bad file header " + h);
         }
         length = h.length();
+        answered = true;
         queue.add(h.length());
         if (length == startOffset) {
           queue.add(END);

@@ -186,6 +186,7 @@ public final class Transport implements Closeable {
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.WRITE_BUFFER_WATER_MARK, TransportPipeline.waterMark(config))
+        .option(ChannelOption.RCVBUF_ALLOCATOR, TransportPipeline.receiveBuffers())
         .handler(new ClientChannelInitializer(this, handler, address));
     b.connect(address.host(), address.port()).addListener((ChannelFutureListener) f -> {
       if (!f.isSuccess()) {

@@ -1,6 +1,8 @@
 package io.nrtcluster.transport;
 
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
@@ -55,6 +57,21 @@ final class TransportPipeline {
    */
   static WriteBufferWaterMark waterMark(TransportConfig config) {
     return new WriteBufferWaterMark(config.writeBufferLowBytes(), config.writeBufferHighBytes());
+  }
+
+  /** The most one socket read takes (Netty's default: 64 KiB), the size of a file-data frame by default. */
+  static final int MAX_READ_BYTES = 256 * 1024;
+
+  /**
+   * Sizes each socket read's buffer to what the previous reads filled, as Netty does by default, but
+   * up to {@link #MAX_READ_BYTES} instead of 64 KiB. File data reaches the copying thread as slices of
+   * these buffers ({@link FrameDecoder}) and goes to disk with one write call per slice, so a merged
+   * segment streamed at full speed took four times as many reads, queue hand-offs and file writes at
+   * 64 KiB. The buffer grows only while reads fill it, so a connection carrying small requests stays
+   * at small buffers.
+   */
+  static RecvByteBufAllocator receiveBuffers() {
+    return new AdaptiveRecvByteBufAllocator(64, 2048, MAX_READ_BYTES);
   }
 
   /** Adds throttle, framing, codec, bit flips and connection drops (the faults if configured), in that order. */

@@ -42,6 +42,7 @@ public final class TransportServer {
         .option(ChannelOption.SO_BACKLOG, 128)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, TransportPipeline.waterMark(transport.config()))
+        .childOption(ChannelOption.RCVBUF_ALLOCATOR, TransportPipeline.receiveBuffers())
         .childHandler(new ServerChannelInitializer(server));
     ChannelFuture f = b.bind(host, port).awaitUninterruptibly();
     if (!f.isSuccess()) {

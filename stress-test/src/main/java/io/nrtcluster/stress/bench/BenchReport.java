@@ -78,6 +78,11 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
    * Figure 3: pre-copy throughput against raw loopback and disk speed of the same files; the raw
    * speeds of one transfer and of two at once are written flat, the latter with the suffix {@code
    * TwoAtOnce}.
+   *
+   * @param oneReplicaCpuRatio one replica's CPU per GiB pre-copied over one raw receiver's CPU per
+   *     GiB received and written ({@link RawSpeeds#rawReceiveWriteCpuSecPerGiB})
+   * @param twoReplicasCpuRatio the same with two replicas and two raw receivers at once
+   * @param cpuTarget the target of {@code oneReplicaCpuRatio}
    */
   public record CopyThroughput(
       PreCopyRun twoReplicas,
@@ -89,14 +94,22 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
       double twoReplicasVsOneStreamRatio,
       double ratio,
       double target,
+      double oneReplicaCpuRatio,
+      double twoReplicasCpuRatio,
+      double cpuTarget,
       String note) {}
 
   /** One forced merge's pre-copy. */
   public record PreCopyRun(long bytes, double seconds, double mibPerSecPerReplica, double mergeSeconds,
       double replicaCpuSecPerGiB) {}
 
-  /** Raw speeds of the same files: loopback TCP, disk writes, and the CPU a plain copy spends per GiB. */
-  public record RawSpeeds(double loopbackMiBPerSec, double diskWriteMiBPerSec, double diskWriteCpuSecPerGiB) {
+  /**
+   * Raw speeds of the same files: loopback TCP, disk writes, and the CPU a plain copy spends per GiB;
+   * then a plain receiver reading them from a loopback socket and writing them to files, no checks:
+   * its speed and its receiving thread's CPU per GiB (what a replica's copy costs at the least).
+   */
+  public record RawSpeeds(double loopbackMiBPerSec, double diskWriteMiBPerSec, double diskWriteCpuSecPerGiB,
+      double rawReceiveWriteMiBPerSec, double rawReceiveWriteCpuSecPerGiB) {
     double floor() {
       return Math.min(loopbackMiBPerSec, diskWriteMiBPerSec) * (1 << 20);
     }

@@ -12,7 +12,8 @@ import java.util.stream.Stream;
 /**
  * Figure 3: the pre-copy of a large forced-merged segment to two, then one replica, checksums
  * verified, against raw loopback TCP and raw disk writes of the same bytes in the same run, as many
- * raw transfers at once as replicas copied.
+ * raw transfers at once as replicas copied; and the replicas' CPU per GiB against a raw receiver
+ * that reads the same bytes from a loopback socket and writes them to files with no checks.
  */
 final class CopyFigure {
   private CopyFigure() {}
@@ -74,12 +75,21 @@ final class CopyFigure {
         // The earlier definition, kept for comparison with older runs: two replicas against one raw stream.
         Dist.ratio(two, floor1),
         Math.min(Dist.ratio(one, floor1), Dist.ratio(two, floor2)), 0.9,
+        Dist.ratio(oneReplica.replicaCpuSecPerGiB(), raw1.rawReceiveWriteCpuSecPerGiB()),
+        Dist.ratio(twoReplicas.replicaCpuSecPerGiB(), raw2.rawReceiveWriteCpuSecPerGiB()), 1.2,
         "pre-copy bytes per second per replica (checksums verified) over the lower of raw loopback TCP "
         + "and raw disk write (no fsync) of the same files, run as many at once as replicas copy (one host: they share "
         + "CPU, page cache and disk; two at once: the slower of the two), the disk writes starting, like the pre-copy, "
-        + "while the merge's output is still dirty in the page cache");
+        + "while the merge's output is still dirty in the page cache; cpu ratios: a replica's process CPU per GiB "
+        + "pre-copied over the CPU per GiB of a raw receiver's thread (loopback socket into an off-heap buffer, written "
+        + "to new files, no checks), as many at once as replicas copied, onto a page cache dirty like the merge's");
     table.row("pre-copy to 1 replica / min(loopback, disk)", one / (1 << 20), floor1 / (1 << 20), "MiB/s", ">= 0.9");
     table.row("pre-copy to 2 replicas / same, two at once", two / (1 << 20), floor2 / (1 << 20), "MiB/s", ">= 0.9");
+    table.row("replica CPU per GiB / raw receive-and-write (1 replica)", oneReplica.replicaCpuSecPerGiB(),
+        raw1.rawReceiveWriteCpuSecPerGiB(), "s/GiB", "<= 1.2");
+    table.row("replica CPU per GiB / same, two at once (2 replicas)", twoReplicas.replicaCpuSecPerGiB(),
+        raw2.rawReceiveWriteCpuSecPerGiB(), "s/GiB", "");
+    table.row("pre-copy to 1 replica / raw receive-and-write", one / (1 << 20), raw1.rawReceiveWriteMiBPerSec(), "MiB/s", "");
     BenchNodes.start(second);
     BenchNodes.awaitRole(second, Role.REPLICA);
     p.deleteAll();
@@ -102,12 +112,18 @@ final class CopyFigure {
     double disk = RawSpeed.diskWrite(files, dir, streams);
     long cpu = CpuClock.cpuNanos() - cpuBefore;
     RawSpeed.delete(files, mergeOutput);
+    // The replicas' copy without its checks and its protocol, onto a page cache as the merge leaves it.
+    RawSpeed.flushPageCache();
+    RawSpeed.dirtyLikeAMerge(files, mergeOutput);
+    RawSpeed.ReceiveWrite receiveWrite = RawSpeed.receiveWrite(files, dir, streams);
+    RawSpeed.delete(files, mergeOutput);
     long bytes = 0;
     for (Path f : files) {
       bytes += Files.size(f);
     }
     // For scale next to the replicas' CPU per GiB: a plain read-and-write copy of the same files.
     return new BenchReport.RawSpeeds(loopback / (1 << 20), disk / (1 << 20),
-        cpu / 1e9 / streams / (bytes / (double) (1L << 30)));
+        cpu / 1e9 / streams / (bytes / (double) (1L << 30)), receiveWrite.bytesPerSec() / (1 << 20),
+        receiveWrite.cpuSecPerGiB());
   }
 }

@@ -36,7 +36,8 @@ class BenchReportTest {
                 List.of(new BenchReport.CpuCell(500, 250, 2.0, 0.2, 2.1, 0.1, 0.2))),
             new BenchReport.SearchWhileCopying(100, 200, 0.5, 3, "500 docs/s, 250 ms", 1500, "n"),
             new BenchReport.CopyThroughput(new BenchReport.PreCopyRun(1, 2, 3, 4, 5), new BenchReport.PreCopyRun(1, 2, 3, 4, 5),
-                new BenchReport.RawSpeeds(10, 20, 30), new BenchReport.RawSpeeds(11, 21, 31), 0.9, 0.8, 0.7, 0.8, 0.9, "n"),
+                new BenchReport.RawSpeeds(10, 20, 30, 40, 50), new BenchReport.RawSpeeds(11, 21, 31, 41, 51), 0.9, 0.8, 0.7,
+                0.8, 0.9, 1.1, 1.3, 1.2, "n"),
             new BenchReport.Failover(4000, 5000, 4500, 5500, 4000, 1, 1.0, "n", 1500, 2500, 2000,
                 new BenchReport.Pause(900, 1000, 1100, 1200, 300, 400, 1, "n"))));
 
@@ -62,8 +63,10 @@ class BenchReportTest {
     expected.put("/figures/searchWhileCopying", List.of("copyingQps", "idleQps", "ratio", "replica", "cell",
         "docsIndexedMeanwhile", "note"));
     expected.put("/figures/copyThroughput", List.of("twoReplicas", "oneReplica", "loopbackMiBPerSec", "diskWriteMiBPerSec",
-        "diskWriteCpuSecPerGiB", "loopbackMiBPerSecTwoAtOnce", "diskWriteMiBPerSecTwoAtOnce", "diskWriteCpuSecPerGiBTwoAtOnce",
-        "oneReplicaRatio", "twoReplicasRatio", "twoReplicasVsOneStreamRatio", "ratio", "target", "note"));
+        "diskWriteCpuSecPerGiB", "rawReceiveWriteMiBPerSec", "rawReceiveWriteCpuSecPerGiB", "loopbackMiBPerSecTwoAtOnce",
+        "diskWriteMiBPerSecTwoAtOnce", "diskWriteCpuSecPerGiBTwoAtOnce", "rawReceiveWriteMiBPerSecTwoAtOnce",
+        "rawReceiveWriteCpuSecPerGiBTwoAtOnce", "oneReplicaRatio", "twoReplicasRatio", "twoReplicasVsOneStreamRatio", "ratio",
+        "target", "oneReplicaCpuRatio", "twoReplicasCpuRatio", "cpuTarget", "note"));
     List<String> preCopy = List.of("bytes", "seconds", "mibPerSecPerReplica", "mergeSeconds", "replicaCpuSecPerGiB");
     expected.put("/figures/copyThroughput/twoReplicas", preCopy);
     expected.put("/figures/copyThroughput/oneReplica", preCopy);
@@ -83,6 +86,8 @@ class BenchReportTest {
 
     assertThat(json.at("/figures/copyThroughput/diskWriteMiBPerSecTwoAtOnce").asDouble()).isEqualTo(21);
     assertThat(json.at("/figures/copyThroughput/diskWriteMiBPerSec").asDouble()).isEqualTo(20);
+    assertThat(json.at("/figures/copyThroughput/rawReceiveWriteCpuSecPerGiB").asDouble()).isEqualTo(50);
+    assertThat(json.at("/figures/copyThroughput/rawReceiveWriteCpuSecPerGiBTwoAtOnce").asDouble()).isEqualTo(51);
     assertThat(json.at("/figures/visibilityLag/cells/0/docsIndexedLocal").isIntegralNumber()).isTrue();
     assertThat(json.at("/figures/failover/sessionTimeoutMs").isInt()).isTrue();
     assertThat(json.at("/config/docsPerSec/0").asInt()).isEqualTo(500);
