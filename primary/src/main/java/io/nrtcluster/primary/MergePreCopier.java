@@ -67,7 +67,7 @@ final class MergePreCopier {
       pc.await();
       long bytes = files.values().stream().mapToLong(FileMetaData::length).sum();
       PreCopyResult result = new PreCopyResult(segment, bytes, files.size(), pc.targets.size(), pc.succeeded(),
-          System.nanoTime() - started, pc.outcomes());
+          System.nanoTime() - started, pc.outcomes(), started);
       last = result;
       observer.preCopyFinished(result);
       log.info("pre-copied merged segment {} ({} files) to {} of {} replicas in {} ms",

@@ -14,9 +14,11 @@ import java.util.Objects;
  * @param succeeded replicas that confirmed every byte (the rest were skipped or timed out)
  * @param nanos time from the start of the pre-copy until the last replica finished or was given up
  * @param outcomes how it ended for each replica it was sent to, in the order they were included
+ * @param startedAtNanos {@link System#nanoTime()} when it started (0 when not known), so its window
+ *     can be lined up with other measurements of this host
  */
-public record PreCopyResult(
-    String segment, long bytes, int files, int replicas, int succeeded, long nanos, List<ReplicaOutcome> outcomes) {
+public record PreCopyResult(String segment, long bytes, int files, int replicas, int succeeded, long nanos,
+    List<ReplicaOutcome> outcomes, long startedAtNanos) {
 
   public PreCopyResult {
     outcomes = List.copyOf(Objects.requireNonNull(outcomes, "outcomes"));
@@ -24,7 +26,7 @@ public record PreCopyResult(
 
   /** A result without per-replica outcomes. */
   public PreCopyResult(String segment, long bytes, int files, int replicas, int succeeded, long nanos) {
-    this(segment, bytes, files, replicas, succeeded, nanos, List.of());
+    this(segment, bytes, files, replicas, succeeded, nanos, List.of(), 0);
   }
 
   /** How a pre-copy ended for one replica. */

@@ -192,11 +192,11 @@ final class BenchAgent implements AutoCloseable {
     index.refresh();
     PreCopyResult after = index.lastPreCopy();
     if (after == null || after == before) {
-      JsonHttp.reply(ex, 200, new BenchApi.MergeReply(took, 0, 0, 0, 0, List.of(), start, start + took));
+      JsonHttp.reply(ex, 200, new BenchApi.MergeReply(took, 0, 0, 0, 0, List.of(), start, start + took, 0));
       return;
     }
     JsonHttp.reply(ex, 200, new BenchApi.MergeReply(took, after.bytes(), after.nanos(), after.replicas(),
-        after.succeeded(), List.of(after.segment()), start, start + took));
+        after.succeeded(), List.of(after.segment()), start, start + took, after.startedAtNanos()));
   }
 
   private void write(HttpExchange ex) throws Exception {

@@ -23,9 +23,12 @@ public final class BenchApi {
   public record BulkReply(long docs, long bytes) {}
 
   /** A forced merge and its pre-copy to the replicas (null fields when no pre-copy ran). */
-  /** {@code fromNanos}/{@code toNanos}: the forced merge (and its pre-copy) on the shared nanoTime clock. */
+  /**
+   * {@code fromNanos}/{@code toNanos}: the forced merge (and its pre-copy) on the shared nanoTime clock;
+   * {@code preCopyFromNanos}: when the pre-copy began on the same clock (its window ends {@code preCopyNanos} later).
+   */
   public record MergeReply(long mergeNanos, long preCopyBytes, long preCopyNanos, int replicas, int succeeded,
-      List<String> files, long fromNanos, long toNanos) {}
+      List<String> files, long fromNanos, long toNanos, long preCopyFromNanos) {}
 
   /**
    * A node's role (on the wire the enum constant's name; null for a single-node baseline, which is in

@@ -41,11 +41,14 @@ final class CopyFigure {
         throw new IOException("the forced merge did not pre-copy to " + replicas + " replica(s): " + merge);
       }
       double bytesPerSec = merge.preCopyBytes() / (merge.preCopyNanos() / 1e9);
-      // CPU is steadier than wall time on a shared disk: what each replica spent on the copy.
+      // CPU is steadier than wall time on a shared disk: what each replica spent while the pre-copy ran
+      // (not the whole merge before it, when a replica only compiles, collects and answers heartbeats).
       long cpu = 0;
       List<NodeProcess> copying = nodes.replicasOf(primary).subList(0, replicas);
+      long from = merge.preCopyFromNanos() > 0 ? merge.preCopyFromNanos() : merge.fromNanos();
+      long to = merge.preCopyFromNanos() > 0 ? merge.preCopyFromNanos() + merge.preCopyNanos() : merge.toNanos();
       for (NodeProcess replica : copying) {
-        cpu += BenchNodes.client(replica).cpuNanos(merge.fromNanos(), merge.toNanos());
+        cpu += BenchNodes.client(replica).cpuNanos(from, to);
       }
       BenchReport.PreCopyRun r = new BenchReport.PreCopyRun(merge.preCopyBytes(), merge.preCopyNanos() / 1e9,
           bytesPerSec / (1 << 20), merge.mergeNanos() / 1e9,
@@ -80,7 +83,7 @@ final class CopyFigure {
         "pre-copy bytes per second per replica (checksums verified) over the lower of raw loopback TCP "
         + "and raw disk write (no fsync) of the same files, run as many at once as replicas copy (one host: they share "
         + "CPU, page cache and disk; two at once: the slower of the two), the disk writes starting, like the pre-copy, "
-        + "while the merge's output is still dirty in the page cache; cpu ratios: a replica's process CPU per GiB "
+        + "while the merge's output is still dirty in the page cache; cpu ratios: a replica's process CPU, while the pre-copy ran, per GiB "
         + "pre-copied over the CPU per GiB of a raw receiver's thread (loopback socket into an off-heap buffer, written "
         + "to new files, no checks), as many at once as replicas copied, onto a page cache dirty like the merge's");
     table.row("pre-copy to 1 replica / min(loopback, disk)", one / (1 << 20), floor1 / (1 << 20), "MiB/s", ">= 0.9");
