@@ -258,6 +258,13 @@ public final class Replica implements Closeable {
       if (gen == n.lastPrimaryGen() && n.copyingVersion() >= version) {
         return CatchUpLoop.Outcome.IN_FLIGHT;
       }
+      long copying = n.copyingNanos();
+      if (gen == n.lastPrimaryGen() && copying >= 0 && copying < config.supersedeAfter().toNanos()) {
+        // A copy under way finishes first and the newest point is copied next: superseding it would
+        // throw away requests already on the wire, and over a long link a copy superseded at every
+        // refresh never installs anything.
+        return CatchUpLoop.Outcome.IN_FLIGHT;
+      }
       if (link.current() == null) {
         return CatchUpLoop.Outcome.RETRY;
       }
@@ -300,6 +307,7 @@ public final class Replica implements Closeable {
       return;
     }
     long version = job.getCopyState().version();
+    link.dropPushedUpTo(job.getCopyState().primaryGen(), version);
     integrity.installed(job.getCopyState());
     try {
       ctx.stats().observer().versionSearched(version, lag.searched(version));
@@ -427,6 +435,23 @@ public final class Replica implements Closeable {
       }
       lag.announced(version, searchingVersion());
       catchUp.announce(primaryGen, version);
+    }
+
+    @Override
+    public void onNrtPointCopyState(Connection c, Message.CopyStateReply s) throws Exception {
+      PrimaryLink.Pushed pushed = new PrimaryLink.Pushed(c, s);
+      if (s.primaryGen() < ctx.store().highestPrimaryGen()) {
+        pushed.release();
+        onNrtPoint(s.primaryGen(), s.version());
+        return;
+      }
+      if (s.version() <= searchingVersion() && s.primaryGen() == primaryGen()) {
+        pushed.release();
+        return;
+      }
+      // Offered before it is announced, so the catch-up that the announcement wakes finds it.
+      link.offerPushed(pushed);
+      onNrtPoint(s.primaryGen(), s.version());
     }
 
     @Override
