@@ -101,6 +101,9 @@ public final class Replica implements Closeable {
   private final ReentrantLock reopening = new ReentrantLock();
   private final BadFileTracker badFiles;
   private final List<LongConsumer> versionListeners = new CopyOnWriteArrayList<>();
+  private final List<java.util.function.Consumer<CopyPhases>> phaseListeners = new CopyOnWriteArrayList<>();
+  /** When each recent version was first announced (for {@link CopyPhases}). */
+  private final java.util.concurrent.ConcurrentSkipListMap<Long, Long> announcedAt = new java.util.concurrent.ConcurrentSkipListMap<>();
   private final LagTracker lag = new LagTracker();
   /**
    * Guards the transitions of {@link #state} together with {@link #node} (held only for those
@@ -314,6 +317,19 @@ public final class Replica implements Closeable {
     } catch (RuntimeException e) {
       log.warn("replica observer failed", e);
     }
+    if (!phaseListeners.isEmpty() && job instanceof StreamingCopyJob s) {
+      ReplicatingReplicaNode n = node;
+      Long heard = announcedAt.get(version);
+      CopyPhases phases = new CopyPhases(version, heard == null ? -1 : heard, n == null ? -1 : n.copyStateAtNanos(version),
+          n == null ? -1 : n.filesAtNanos(), System.nanoTime());
+      for (java.util.function.Consumer<CopyPhases> l : phaseListeners) {
+        try {
+          l.accept(phases);
+        } catch (RuntimeException e) {
+          log.warn("copy phase listener failed", e);
+        }
+      }
+    }
     for (LongConsumer l : versionListeners) {
       try {
         l.accept(version);
@@ -432,6 +448,10 @@ public final class Replica implements Closeable {
         ctx.stats().staleGenerationRefused();
         throw new StalePrimaryGenerationException("NRT point " + version + " is from generation " + primaryGen
             + " but generation " + ctx.store().highestPrimaryGen() + " was already seen");
+      }
+      announcedAt.putIfAbsent(version, System.nanoTime());
+      while (announcedAt.size() > 128) {
+        announcedAt.pollFirstEntry();
       }
       lag.announced(version, searchingVersion());
       catchUp.announce(primaryGen, version);
@@ -703,6 +723,14 @@ public final class Replica implements Closeable {
   /** Called with each new version this replica starts searching (on a copy thread: be quick). */
   public void addVersionListener(LongConsumer listener) {
     versionListeners.add(listener);
+  }
+
+  /**
+   * Called with the timeline of each NRT copy installed ({@link CopyPhases}), on a copy thread: be
+   * quick. For benchmarks that break the replica's lag into its steps.
+   */
+  public void addCopyPhasesListener(java.util.function.Consumer<CopyPhases> listener) {
+    phaseListeners.add(listener);
   }
 
   /**

@@ -66,6 +66,10 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   private final CopyListener listener;
   private final BadFileTracker badFiles;
   private final Object commitOrder = new Object();
+  /** When the copy-state of a recent version was in hand (for {@link CopyPhases}). */
+  private final ConcurrentSkipListMap<Long, Long> copyStateAt = new ConcurrentSkipListMap<>();
+  /** When the files of the copy being installed had all arrived; only its installer reads it. */
+  private volatile long filesAtNanos;
   /** Replay positions of recently copied versions, as the primary reported them. */
   private final ConcurrentSkipListMap<Long, String> positions = new ConcurrentSkipListMap<>();
   private long nextPreCopyId = -1;
@@ -107,6 +111,17 @@ final class ReplicatingReplicaNode extends ReplicaNode {
    */
   long lastPrimaryGen() {
     return generation;
+  }
+
+  /** When the copy-state of {@code version} was in hand, or -1. */
+  long copyStateAtNanos(long version) {
+    Long t = copyStateAt.get(version);
+    return t == null ? -1 : t;
+  }
+
+  /** When the files of the copy that finished last had all arrived and been verified. */
+  long filesAtNanos() {
+    return filesAtNanos;
   }
 
   /** The link to the primary (a copy that lost its connection resumes on the link's next one). */
@@ -319,6 +334,10 @@ final class ReplicatingReplicaNode extends ReplicaNode {
           positions.pollFirstEntry();
         }
       }
+      copyStateAt.putIfAbsent(state.version(), System.nanoTime());
+      while (copyStateAt.size() > 128) {
+        copyStateAt.pollFirstEntry();
+      }
       requireCurrentGeneration(state.primaryGen(), "copy-state version " + state.version());
       if (expectedGen >= 0 && state.primaryGen() != expectedGen) {
         throw new NodeCommunicationException("the primary changed while asking for its copy-state",
@@ -495,6 +514,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     boolean installed = false;
     try {
       nrtCopy.compareAndSet(job, null);
+      filesAtNanos = System.nanoTime();
       super.finishNRTCopy(job, startNS);
       installed = !job.getFailed();
       if (installed) {
