@@ -11,6 +11,8 @@ package io.nrtcluster.replica;
  *     a start-up or resync copy)
  * @param copyStateNanos when the copy-state was in hand
  * @param filesNanos when every file had arrived and been verified
- * @param searcherNanos when the replica searched the version
+ * @param searcherNanos when the replica's searcher switched to the version (searches see it from then on)
+ * @param reportedNanos when the replica told its listeners (after recording the new files as verified)
  */
-public record CopyPhases(long version, long pointNanos, long copyStateNanos, long filesNanos, long searcherNanos) {}
+public record CopyPhases(long version, long pointNanos, long copyStateNanos, long filesNanos, long searcherNanos,
+    long reportedNanos) {}

@@ -321,7 +321,7 @@ public final class Replica implements Closeable {
       ReplicatingReplicaNode n = node;
       Long heard = announcedAt.get(version);
       CopyPhases phases = new CopyPhases(version, heard == null ? -1 : heard, n == null ? -1 : n.copyStateAtNanos(version),
-          n == null ? -1 : n.filesAtNanos(), System.nanoTime());
+          n == null ? -1 : n.filesAtNanos(), n == null ? -1 : n.switchedAtNanos(), System.nanoTime());
       for (java.util.function.Consumer<CopyPhases> l : phaseListeners) {
         try {
           l.accept(phases);

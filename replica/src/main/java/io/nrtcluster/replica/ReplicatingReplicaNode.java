@@ -70,6 +70,8 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   private final ConcurrentSkipListMap<Long, Long> copyStateAt = new ConcurrentSkipListMap<>();
   /** When the files of the copy being installed had all arrived; only its installer reads it. */
   private volatile long filesAtNanos;
+  /** When the searcher of the copy installed last switched to it. */
+  private volatile long switchedAtNanos;
   /** Replay positions of recently copied versions, as the primary reported them. */
   private final ConcurrentSkipListMap<Long, String> positions = new ConcurrentSkipListMap<>();
   private long nextPreCopyId = -1;
@@ -122,6 +124,11 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   /** When the files of the copy that finished last had all arrived and been verified. */
   long filesAtNanos() {
     return filesAtNanos;
+  }
+
+  /** When the searcher switched to the copy that finished last. */
+  long switchedAtNanos() {
+    return switchedAtNanos;
   }
 
   /** The link to the primary (a copy that lost its connection resumes on the link's next one). */
@@ -516,6 +523,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
       nrtCopy.compareAndSet(job, null);
       filesAtNanos = System.nanoTime();
       super.finishNRTCopy(job, startNS);
+      switchedAtNanos = System.nanoTime();
       installed = !job.getFailed();
       if (installed) {
         ctx.stats().nrtCopyCompleted();

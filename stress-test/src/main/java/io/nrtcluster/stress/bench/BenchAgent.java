@@ -110,7 +110,8 @@ final class BenchAgent implements AutoCloseable {
       });
       node.replica().addCopyPhasesListener(p -> {
         synchronized (visible) {
-          phases.add(new long[] {p.version(), p.pointNanos(), p.copyStateNanos(), p.filesNanos(), p.searcherNanos()});
+          phases.add(new long[] {p.version(), p.pointNanos(), p.copyStateNanos(), p.filesNanos(), p.searcherNanos(),
+              p.reportedNanos()});
         }
       });
     }

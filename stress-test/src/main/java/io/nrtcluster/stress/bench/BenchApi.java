@@ -15,7 +15,7 @@ public final class BenchApi {
 
   /**
    * Versions this node started searching, each as {version, nanos}, and the timeline of each copy
-   * as {version, point heard, copy-state in hand, files received, searcher open} (nanos).
+   * as {version, point heard, copy-state in hand, files received, searcher switched, listeners told} (nanos).
    */
   public record VisibleReply(List<long[]> versions, List<long[]> phases) {}
 

@@ -53,7 +53,7 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
    * copy-state, the files, the new searcher.
    */
   public record PhaseBreakdown(int docsPerSec, int refreshMs, Dist refreshStepMs, Dist pointMs, Dist copyStateMs,
-      Dist filesMs, Dist searcherMs) {}
+      Dist filesMs, Dist searcherMs, Dist reportMs) {}
 
   /**
    * Figure 8: lag with a one-way link delay between the cluster nodes against the same load without,

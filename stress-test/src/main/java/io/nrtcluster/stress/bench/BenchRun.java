@@ -143,8 +143,8 @@ public final class BenchRun {
           BenchReport.PhaseBreakdown steps = LagPhases.of(docsPerSec, refreshMs, nrt.refreshes(), copyPhases);
           lagPhases.add(steps);
           out.accept(String.format(Locale.ROOT, "bench: %s: lag steps p50 (ms): refresh %.1f, point %.1f, copy-state %.1f, "
-              + "files %.1f, searcher %.1f", cell, steps.refreshStepMs().p50(), steps.pointMs().p50(),
-              steps.copyStateMs().p50(), steps.filesMs().p50(), steps.searcherMs().p50()));
+              + "files %.1f, searcher %.1f, report %.1f", cell, steps.refreshStepMs().p50(), steps.pointMs().p50(),
+              steps.copyStateMs().p50(), steps.filesMs().p50(), steps.searcherMs().p50(), steps.reportMs().p50()));
           Dist nrtDist = Dist.ofNanos(nrtLags);
           long replicaCpuNanos = BenchNodes.client(cpuReplica).cpuNanos(nrt.fromNanos(), nrt.toNanos());
           BenchReport.CpuCell cpuCell = new BenchReport.CpuCell(docsPerSec, refreshMs, nrt.cpuNanos() / 1e9,

@@ -9,7 +9,8 @@ import java.util.Map;
  * Breaks a replica's lag into its steps (figure 1, figure 8), per version copied: the primary's
  * refresh (start to end, publish gate included), the NRT point on its way (refresh end to point
  * heard), the copy-state (point heard to copy-state in hand: zero when the point brought it), the
- * files (copy-state to every file received and verified) and the switch (files to searcher open).
+ * files (copy-state to every file received and verified), the switch (files to searcher open) and
+ * the report (searcher open to the replica's listeners told, which is when the benchmark sees it).
  * All times are {@code System.nanoTime()} of processes on one host: one clock.
  */
 final class LagPhases {
@@ -29,6 +30,7 @@ final class LagPhases {
     List<Long> copyState = new ArrayList<>();
     List<Long> files = new ArrayList<>();
     List<Long> searcher = new ArrayList<>();
+    List<Long> report = new ArrayList<>();
     for (List<long[]> replica : phases) {
       for (long[] p : replica) {
         long[] r = byVersion.get(p[0]);
@@ -40,9 +42,10 @@ final class LagPhases {
         copyState.add(Math.max(0, p[2] - p[1]));
         files.add(Math.max(0, p[3] - Math.max(p[1], p[2])));
         searcher.add(Math.max(0, p[4] - p[3]));
+        report.add(p.length > 5 ? Math.max(0, p[5] - p[4]) : 0);
       }
     }
     return new BenchReport.PhaseBreakdown(docsPerSec, refreshMs, Dist.ofNanos(refresh), Dist.ofNanos(point),
-        Dist.ofNanos(copyState), Dist.ofNanos(files), Dist.ofNanos(searcher));
+        Dist.ofNanos(copyState), Dist.ofNanos(files), Dist.ofNanos(searcher), Dist.ofNanos(report));
   }
 }
