@@ -235,7 +235,8 @@ final class PrimaryLink implements RequestHandler {
     if (old == null) {
       return;
     }
-    if (pushed.get() == p) {
+    // The update above decided on exactly this old value: release whichever of the two lost.
+    if (newer(p, old)) {
       old.release();
     } else {
       p.release();
