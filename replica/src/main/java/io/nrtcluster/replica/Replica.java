@@ -311,7 +311,14 @@ public final class Replica implements Closeable {
     }
     long version = job.getCopyState().version();
     link.dropPushedUpTo(job.getCopyState().primaryGen(), version);
-    integrity.installed(job.getCopyState());
+    // Searches see the version from the searcher switch on, so listeners hear of it before the record
+    // of verified files is rewritten (a directory listing and a file replace: milliseconds on a busy
+    // disk). A replica repairing corrupt files serves no searcher until that record says they are
+    // replaced: it is told only then.
+    boolean repairing = integrity.awaitingRepair();
+    if (repairing) {
+      integrity.installed(job.getCopyState());
+    }
     try {
       ctx.stats().observer().versionSearched(version, lag.searched(version));
     } catch (RuntimeException e) {
@@ -336,6 +343,9 @@ public final class Replica implements Closeable {
       } catch (RuntimeException e) {
         log.warn("version listener failed", e);
       }
+    }
+    if (!repairing) {
+      integrity.installed(job.getCopyState());
     }
     catchUp.copySucceeded();
   }
