@@ -45,7 +45,8 @@ public final class BenchCommand implements Callable<Integer> {
   boolean profile;
 
   @Option(names = "--figures", split = ",", paramLabel = "FIGURE",
-      description = "Measure only these, comma-separated: grid (figures 1, 2, 4), search (5), copy (3), failover (6). "
+      description = "Measure only these, comma-separated: grid (figures 1, 2, 4), search (5), copy (3), failover (6), "
+          + "delay (8). "
           + "Default: all.",
       converter = FigureConverter.class)
   Set<BenchFigure> figures = EnumSet.allOf(BenchFigure.class);
@@ -58,6 +59,10 @@ public final class BenchCommand implements Callable<Integer> {
       description = "The grid's refresh intervals in milliseconds, comma-separated (default: 100,1000; with --quick 250).")
   List<Integer> refreshMs;
 
+  @Option(names = "--link-delay", paramLabel = "MILLIS", defaultValue = "25",
+      description = "Figure 8's one-way delay between the cluster nodes in milliseconds (default 25: a 50 ms round trip).")
+  int linkDelayMs;
+
   @Override
   public Integer call() throws Exception {
     OutputDirectory.requireEmpty(spec, "--out", out);
@@ -65,7 +70,7 @@ public final class BenchCommand implements Callable<Integer> {
     Console console = new Console(spec.commandLine().getOut());
     BenchConfig config = quick ? BenchConfig.quick(dir) : BenchConfig.full(dir);
     config = config.only(figures).grid(rates == null ? config.docsPerSec() : rates,
-        refreshMs == null ? config.refreshMs() : refreshMs);
+        refreshMs == null ? config.refreshMs() : refreshMs).linkDelay(linkDelayMs);
     BenchRun.run(profile ? config.profiled() : config, console::println);
     return 0;
   }

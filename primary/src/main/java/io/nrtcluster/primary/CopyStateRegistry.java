@@ -37,6 +37,12 @@ final class CopyStateRegistry {
    */
   static final int MAX_HELD_PER_CONNECTION = 16;
 
+  /**
+   * Pushed copy-states one connection keeps that it has not fetched from: the one a replica is about
+   * to copy, and a newer one or two that arrived meanwhile (it copies only the newest).
+   */
+  static final int MAX_UNUSED_PUSHED = 3;
+
   /** One copy-state held; {@code owner} changes under the object's monitor and is null while leased. */
   private static final class Held {
     final long id;
@@ -45,6 +51,8 @@ final class CopyStateRegistry {
     Connection owner;
     /** A file was fetched from it: a copy was under way, so a drop leases it rather than releasing it. */
     volatile boolean fetched;
+    /** Handed out with an NRT point rather than asked for: dropped unused once newer ones were pushed. */
+    volatile boolean pushed;
 
     Held(long id, CopyState state, Connection owner) {
       this.id = id;
@@ -106,6 +114,31 @@ final class CopyStateRegistry {
       throw new NrtClusterException(ErrorCode.CONNECTION, "replica disconnected");
     }
     return new Lease(id, state);
+  }
+
+  /**
+   * Takes a reference on the current NRT point to push to {@code owner} with the point. The replica
+   * may never use it (a newer point came first): of the pushed copy-states {@code owner} has not
+   * fetched from, only the newest {@link #MAX_UNUSED_PUSHED} are kept, so pushes alone never reach
+   * the per-connection limit.
+   */
+  Lease acquirePushed(Connection owner) throws IOException {
+    Lease lease = acquire(owner);
+    Held h = held.get(lease.id());
+    if (h != null) {
+      h.pushed = true;
+    }
+    List<Held> unused = new ArrayList<>();
+    for (Held e : held.values()) {
+      if (e.pushed && !e.fetched && e.owner() == owner) {
+        unused.add(e);
+      }
+    }
+    unused.sort((a, b) -> Long.compare(b.id, a.id));
+    for (int i = MAX_UNUSED_PUSHED; i < unused.size(); i++) {
+      release(unused.get(i).id);
+    }
+    return lease;
   }
 
   private boolean reserve(Connection owner) {

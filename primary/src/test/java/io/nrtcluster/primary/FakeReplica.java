@@ -11,6 +11,7 @@ import io.nrtcluster.transport.TransportConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -48,6 +49,8 @@ final class FakeReplica implements AutoCloseable {
   private final Connection connection;
   private final PreCopyAnswer answer;
   private final BlockingQueue<Message.PreCopyMerge> preCopies = new LinkedBlockingQueue<>();
+  /** NRT points that brought their copy-state, in the order they came (kept, never released here). */
+  final List<Message.CopyStateReply> pushed = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Map<Long, ScheduledFuture<?>> keepAlives = new ConcurrentHashMap<>();
   private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor();
 
@@ -145,6 +148,7 @@ final class FakeReplica implements AutoCloseable {
         }
         preCopies.add(pc);
       }
+      case Message.NrtPointCopyState p -> pushed.add(p.state());
       default -> {} // NRT points: this replica copies nothing
     }
   }

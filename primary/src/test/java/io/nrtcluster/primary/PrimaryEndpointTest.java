@@ -169,4 +169,42 @@ class PrimaryEndpointTest {
     assertThat(p.copyStatesHeld()).isZero();
     await().atMost(WAIT).until(() -> !r.connection().isOpen());
   }
+
+  @Test
+  void pointsBringTheirCopyStateOnlyOncePublishedAndUnusedOnesStayBounded() throws Exception {
+    Primary p = primary();
+    TestPrimaries.addSegments(p, 1, 20);
+    FakeReplica r = replica(p, 7);
+    r.join();
+    for (int i = 0; i < 6; i++) {
+      TestPrimaries.addSegments(p, 1, 5);
+    }
+    long published = p.version();
+    await().atMost(WAIT).until(() -> !r.pushed.isEmpty() && r.pushed.get(r.pushed.size() - 1).version() == published);
+    assertThat(p.copyStatesHeld()).as("only the newest unused pushed copy-states are kept")
+        .isEqualTo(CopyStateRegistry.MAX_UNUSED_PUSHED);
+
+    // The newest serves its files, as one asked for does; fetching marks it used.
+    Message.CopyStateReply newest = r.pushed.get(r.pushed.size() - 1);
+    String file = newest.files().keySet().iterator().next();
+    assertThat(r.fetch(Message.SourceKind.COPY_STATE, newest.copyStateId(), file)).isEqualTo(onDisk(file));
+    Message.CopyStateReply oldest = r.pushed.get(0);
+    assertThatThrownBy(() -> r.fetch(Message.SourceKind.COPY_STATE, oldest.copyStateId(), file))
+        .as("an old unused pushed copy-state was released")
+        .isInstanceOfSatisfying(NrtClusterException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_COPY_STATE));
+
+    // A refresh the publish gate refuses is never pushed.
+    int before = r.pushed.size();
+    p.setPublishGate(v -> {
+      throw new NotPublishedException("gate closed for version " + v);
+    });
+    p.writer().addDocument(new org.apache.lucene.document.Document());
+    assertThatThrownBy(p::refresh).isInstanceOf(NotPublishedException.class);
+    p.setPublishGate(v -> {});
+    TestPrimaries.addSegments(p, 1, 5);
+    long next = p.version();
+    await().atMost(WAIT).until(() -> r.pushed.get(r.pushed.size() - 1).version() == next);
+    assertThat(r.pushed.subList(before, r.pushed.size())).extracting(Message.CopyStateReply::version)
+        .as("only the version that passed the gate was pushed").containsExactly(next);
+  }
 }

@@ -39,6 +39,9 @@ final class PrimaryLink implements RequestHandler {
   interface Listener {
     void onNrtPoint(long primaryGen, long version) throws Exception;
 
+    /** An NRT point that brings its copy-state, held by the primary for us until released. */
+    void onNrtPointCopyState(Connection connection, Message.CopyStateReply state) throws Exception;
+
     void onPreCopy(Connection connection, Message.PreCopyMerge request) throws Exception;
 
     void onConnected(Connection connection);
@@ -60,6 +63,17 @@ final class PrimaryLink implements RequestHandler {
   private final AtomicBoolean pingOutstanding = new AtomicBoolean();
   private volatile PrimaryContact lastContact;
   private volatile boolean closed;
+  /** The newest copy-state the primary pushed with an NRT point and no copy has taken yet. */
+  private final java.util.concurrent.atomic.AtomicReference<Pushed> pushed = new java.util.concurrent.atomic.AtomicReference<>();
+
+  /** A copy-state the primary pushed on {@code connection}; it holds it for us until released. */
+  record Pushed(Connection connection, Message.CopyStateReply state) {
+    void release() {
+      if (connection.isOpen()) {
+        connection.request(id -> new Message.ReleaseCopyState(id, state.copyStateId())).exceptionally(t -> null);
+      }
+    }
+  }
 
   PrimaryLink(Transport transport, ReplicaContext ctx, Listener listener) {
     this.transport = transport;
@@ -281,6 +295,59 @@ final class PrimaryLink implements RequestHandler {
     return t instanceof NrtClusterException && !(t instanceof ConnectionException) && !(t instanceof RequestTimeoutException);
   }
 
+  /**
+   * Keeps {@code p} as the copy-state the next copy starts from; one that it replaces unused (an
+   * older point) is released at once, so the primary never holds more than it must for us.
+   */
+  void offerPushed(Pushed p) {
+    Pushed old = pushed.getAndUpdate(cur -> cur == null || newer(p, cur) ? p : cur);
+    if (old == null) {
+      return;
+    }
+    // The update above decided on exactly this old value: release whichever of the two lost.
+    if (newer(p, old)) {
+      old.release();
+    } else {
+      p.release();
+    }
+  }
+
+  private static boolean newer(Pushed a, Pushed b) {
+    Message.CopyStateReply x = a.state();
+    Message.CopyStateReply y = b.state();
+    return x.primaryGen() > y.primaryGen() || (x.primaryGen() == y.primaryGen() && x.version() > y.version())
+        || a.connection() != b.connection();
+  }
+
+  /**
+   * Takes the pushed copy-state for a copy to point {@code version} of generation {@code gen} or
+   * newer, on the live connection {@code c}; null when there is none (the copy asks for one).
+   */
+  Pushed takePushed(Connection c, long gen, long version) {
+    Pushed p = pushed.get();
+    if (p == null) {
+      return null;
+    }
+    if (p.connection() != c || p.state().primaryGen() != gen || p.state().version() < version) {
+      if (p.connection() != c || p.state().primaryGen() < gen) {
+        // From a connection or generation that is gone: of no use any more.
+        if (pushed.compareAndSet(p, null)) {
+          p.release();
+        }
+      }
+      return null;
+    }
+    return pushed.compareAndSet(p, null) ? p : null;
+  }
+
+  /** Releases a pushed copy-state no newer than {@code version} (the replica already searches it). */
+  void dropPushedUpTo(long gen, long version) {
+    Pushed p = pushed.get();
+    if (p != null && p.state().primaryGen() <= gen && p.state().version() <= version && pushed.compareAndSet(p, null)) {
+      p.release();
+    }
+  }
+
   /** Tells the primary we want its NRT points and merge pre-copies. Best effort; never throws. */
   void announce() {
     Connection c = current();
@@ -298,6 +365,7 @@ final class PrimaryLink implements RequestHandler {
   public void onRequest(Connection connection, Message request) throws Exception {
     switch (request) {
       case Message.NrtPoint p -> listener.onNrtPoint(p.primaryGen(), p.version());
+      case Message.NrtPointCopyState p -> listener.onNrtPointCopyState(connection, p.state());
       case Message.PreCopyMerge m -> listener.onPreCopy(connection, m);
       case Message.Ping p -> connection.reply(new Message.Ack(p.requestId()));
       default -> throw new ProtocolException("a replica does not handle " + request.getClass().getSimpleName());

@@ -101,6 +101,9 @@ public final class Replica implements Closeable {
   private final ReentrantLock reopening = new ReentrantLock();
   private final BadFileTracker badFiles;
   private final List<LongConsumer> versionListeners = new CopyOnWriteArrayList<>();
+  private final List<java.util.function.Consumer<CopyPhases>> phaseListeners = new CopyOnWriteArrayList<>();
+  /** When each recent version was first announced (for {@link CopyPhases}). */
+  private final java.util.concurrent.ConcurrentSkipListMap<Long, Long> announcedAt = new java.util.concurrent.ConcurrentSkipListMap<>();
   private final LagTracker lag = new LagTracker();
   /**
    * Guards the transitions of {@link #state} together with {@link #node} (held only for those
@@ -258,6 +261,13 @@ public final class Replica implements Closeable {
       if (gen == n.lastPrimaryGen() && n.copyingVersion() >= version) {
         return CatchUpLoop.Outcome.IN_FLIGHT;
       }
+      long copying = n.copyingNanos();
+      if (gen == n.lastPrimaryGen() && copying >= 0 && copying < config.supersedeAfter().toNanos()) {
+        // A copy under way finishes first and the newest point is copied next: superseding it would
+        // throw away requests already on the wire, and over a long link a copy superseded at every
+        // refresh never installs anything.
+        return CatchUpLoop.Outcome.IN_FLIGHT;
+      }
       if (link.current() == null) {
         return CatchUpLoop.Outcome.RETRY;
       }
@@ -300,11 +310,32 @@ public final class Replica implements Closeable {
       return;
     }
     long version = job.getCopyState().version();
-    integrity.installed(job.getCopyState());
+    link.dropPushedUpTo(job.getCopyState().primaryGen(), version);
+    // Searches see the version from the searcher switch on, so listeners hear of it before the record
+    // of verified files is rewritten (a directory listing and a file replace: milliseconds on a busy
+    // disk). A replica repairing corrupt files serves no searcher until that record says they are
+    // replaced: it is told only then.
+    boolean repairing = integrity.awaitingRepair();
+    if (repairing) {
+      integrity.installed(job.getCopyState());
+    }
     try {
       ctx.stats().observer().versionSearched(version, lag.searched(version));
     } catch (RuntimeException e) {
       log.warn("replica observer failed", e);
+    }
+    if (!phaseListeners.isEmpty() && job instanceof StreamingCopyJob s) {
+      ReplicatingReplicaNode n = node;
+      Long heard = announcedAt.get(version);
+      CopyPhases phases = new CopyPhases(version, heard == null ? -1 : heard, n == null ? -1 : n.copyStateAtNanos(version),
+          n == null ? -1 : n.filesAtNanos(), n == null ? -1 : n.switchedAtNanos(), System.nanoTime());
+      for (java.util.function.Consumer<CopyPhases> l : phaseListeners) {
+        try {
+          l.accept(phases);
+        } catch (RuntimeException e) {
+          log.warn("copy phase listener failed", e);
+        }
+      }
     }
     for (LongConsumer l : versionListeners) {
       try {
@@ -312,6 +343,9 @@ public final class Replica implements Closeable {
       } catch (RuntimeException e) {
         log.warn("version listener failed", e);
       }
+    }
+    if (!repairing) {
+      integrity.installed(job.getCopyState());
     }
     catchUp.copySucceeded();
   }
@@ -425,8 +459,29 @@ public final class Replica implements Closeable {
         throw new StalePrimaryGenerationException("NRT point " + version + " is from generation " + primaryGen
             + " but generation " + ctx.store().highestPrimaryGen() + " was already seen");
       }
+      announcedAt.putIfAbsent(version, System.nanoTime());
+      while (announcedAt.size() > 128) {
+        announcedAt.pollFirstEntry();
+      }
       lag.announced(version, searchingVersion());
       catchUp.announce(primaryGen, version);
+    }
+
+    @Override
+    public void onNrtPointCopyState(Connection c, Message.CopyStateReply s) throws Exception {
+      PrimaryLink.Pushed pushed = new PrimaryLink.Pushed(c, s);
+      if (s.primaryGen() < ctx.store().highestPrimaryGen()) {
+        pushed.release();
+        onNrtPoint(s.primaryGen(), s.version());
+        return;
+      }
+      if (s.version() <= searchingVersion() && s.primaryGen() == primaryGen()) {
+        pushed.release();
+        return;
+      }
+      // Offered before it is announced, so the catch-up that the announcement wakes finds it.
+      link.offerPushed(pushed);
+      onNrtPoint(s.primaryGen(), s.version());
     }
 
     @Override
@@ -692,6 +747,14 @@ public final class Replica implements Closeable {
   /** Called with each new version this replica starts searching (on a copy thread: be quick). */
   public void addVersionListener(LongConsumer listener) {
     versionListeners.add(listener);
+  }
+
+  /**
+   * Called with the timeline of each NRT copy installed ({@link CopyPhases}), on a copy thread: be
+   * quick. For benchmarks that break the replica's lag into its steps.
+   */
+  public void addCopyPhasesListener(java.util.function.Consumer<CopyPhases> listener) {
+    phaseListeners.add(listener);
   }
 
   /**

@@ -40,6 +40,10 @@ import java.time.Duration;
  *     to the same primary and resumes where it stopped (each partly copied file from its byte
  *     offset, finished temp files kept); past it, or with another primary, the copy starts over.
  *     15 s by default, the primary's default lease on such a copy; zero turns resuming off
+ * @param supersedeAfter how long a copy of an NRT point runs before a newer point of the same primary
+ *     may supersede it (Lucene's way: the newer copy takes over the files copied so far); until then
+ *     the copy finishes and the newest point is copied next, so a long link never has every copy
+ *     cut short. 1 s by default; zero supersedes at once, as Lucene does
  */
 public record ReplicaConfig(
     int nodeId,
@@ -60,7 +64,8 @@ public record ReplicaConfig(
     TransportConfig transport,
     StorageFaults storageFaults,
     ScrubConfig scrub,
-    Duration copyResumeWindow) {
+    Duration copyResumeWindow,
+    Duration supersedeAfter) {
 
   public ReplicaConfig {
     Checks.inRange("nodeId", nodeId, 0, 65535);
@@ -89,6 +94,10 @@ public record ReplicaConfig(
     if (copyResumeWindow.isNegative() || copyResumeWindow.compareTo(Duration.ofMinutes(10)) > 0) {
       throw new IllegalArgumentException("copyResumeWindow must be in [0, PT10M], got " + copyResumeWindow);
     }
+    Checks.notNull("supersedeAfter", supersedeAfter);
+    if (supersedeAfter.isNegative() || supersedeAfter.compareTo(Duration.ofMinutes(10)) > 0) {
+      throw new IllegalArgumentException("supersedeAfter must be in [0, PT10M], got " + supersedeAfter);
+    }
   }
 
   public Path indexPath() {
@@ -110,8 +119,11 @@ public record ReplicaConfig(
         .badFileBackoffMax(badFileBackoffMax)
         .prefetchFiles(prefetchFiles).preCopyProgressInterval(preCopyProgressInterval)
         .closeTimeout(closeTimeout).commitOnClose(commitOnClose).transport(transport)
-        .storageFaults(storageFaults).scrub(scrub).copyResumeWindow(copyResumeWindow);
+        .storageFaults(storageFaults).scrub(scrub).copyResumeWindow(copyResumeWindow).supersedeAfter(supersedeAfter);
   }
+
+  /** Default of {@link #supersedeAfter()}. */
+  public static final Duration DEFAULT_SUPERSEDE_AFTER = Duration.ofSeconds(1);
 
   /** Default of {@link #corruptFileReportAfter()}. */
   public static final int DEFAULT_CORRUPT_FILE_REPORT_AFTER = 3;
@@ -143,6 +155,7 @@ public record ReplicaConfig(
     private StorageFaults storageFaults = StorageFaults.NONE;
     private ScrubConfig scrub = ScrubConfig.defaults();
     private Duration copyResumeWindow = DEFAULT_COPY_RESUME_WINDOW;
+    private Duration supersedeAfter = DEFAULT_SUPERSEDE_AFTER;
 
     public Builder nodeId(int v) {
       nodeId = v;
@@ -239,6 +252,12 @@ public record ReplicaConfig(
       return this;
     }
 
+    /** See {@link ReplicaConfig#supersedeAfter()}; zero: a newer point supersedes a copy at once. */
+    public Builder supersedeAfter(Duration v) {
+      supersedeAfter = v;
+      return this;
+    }
+
     /** See {@link ReplicaConfig#copyResumeWindow()}; zero: a dropped copy always starts over. */
     public Builder copyResumeWindow(Duration v) {
       copyResumeWindow = v;
@@ -248,7 +267,7 @@ public record ReplicaConfig(
     public ReplicaConfig build() {
       return new ReplicaConfig(nodeId, cluster, index, dataDir, primary, reconnectMin, reconnectMax,
           maxFileRetries, corruptFileReportAfter, badFileBackoffMin, badFileBackoffMax, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport, storageFaults, scrub,
-          copyResumeWindow);
+          copyResumeWindow, supersedeAfter);
     }
   }
 }

@@ -66,6 +66,12 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   private final CopyListener listener;
   private final BadFileTracker badFiles;
   private final Object commitOrder = new Object();
+  /** When the copy-state of a recent version was in hand (for {@link CopyPhases}). */
+  private final ConcurrentSkipListMap<Long, Long> copyStateAt = new ConcurrentSkipListMap<>();
+  /** When the files of the copy being installed had all arrived; only its installer reads it. */
+  private volatile long filesAtNanos;
+  /** When the searcher of the copy installed last switched to it. */
+  private volatile long switchedAtNanos;
   /** Replay positions of recently copied versions, as the primary reported them. */
   private final ConcurrentSkipListMap<Long, String> positions = new ConcurrentSkipListMap<>();
   private long nextPreCopyId = -1;
@@ -75,6 +81,8 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   private volatile long generation = -1;
   /** The NRT copy running now (Lucene's {@code curNRTCopy}), readable without the monitor. */
   private final AtomicReference<CopyJob> nrtCopy = new AtomicReference<>();
+  /** When {@link #nrtCopy} was launched (written before it, so a reader of the job sees its start). */
+  private volatile long nrtCopyStartNanos;
   /** Temp outputs created and not yet taken by their copy (only between the two, so a handful). */
   private final Map<String, LocalFileOutput> tempOutputs = new ConcurrentHashMap<>();
   private final AtomicLong tempCounter = new AtomicLong();
@@ -105,6 +113,22 @@ final class ReplicatingReplicaNode extends ReplicaNode {
    */
   long lastPrimaryGen() {
     return generation;
+  }
+
+  /** When the copy-state of {@code version} was in hand, or -1. */
+  long copyStateAtNanos(long version) {
+    Long t = copyStateAt.get(version);
+    return t == null ? -1 : t;
+  }
+
+  /** When the files of the copy that finished last had all arrived and been verified. */
+  long filesAtNanos() {
+    return filesAtNanos;
+  }
+
+  /** When the searcher switched to the copy that finished last. */
+  long switchedAtNanos() {
+    return switchedAtNanos;
   }
 
   /** The link to the primary (a copy that lost its connection resumes on the link's next one). */
@@ -165,6 +189,12 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     return nrtCopy.get() != null;
   }
 
+  /** How long the NRT copy running now has run, or -1 when none runs; never waits for the node's monitor. */
+  long copyingNanos() {
+    long start = nrtCopyStartNanos;
+    return nrtCopy.get() == null ? -1 : System.nanoTime() - start;
+  }
+
   /** Version of the NRT copy running now, or -1; never waits for the node's monitor. */
   long copyingVersion() {
     CopyJob job = nrtCopy.get();
@@ -195,7 +225,9 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     }
     FetchedCopyState fetched;
     try {
-      fetched = fetchCopyState(c, newPrimaryGen);
+      PrimaryLink.Pushed pushed = link.takePushed(c, newPrimaryGen, version);
+      // The point brought its copy-state: no need to ask (a round trip over the link saved).
+      fetched = pushed != null ? accept(c, pushed.state(), newPrimaryGen) : fetchCopyState(c, newPrimaryGen);
     } catch (NodeCommunicationException e) {
       log.debug("asking for the copy-state of version {} failed: {}", version, e.toString());
       return null;
@@ -285,8 +317,22 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     } catch (ExecutionException | TimeoutException e) {
       throw new NodeCommunicationException("asking the primary for its copy-state failed", e.getCause() == null ? e : e.getCause());
     }
-    FetchedCopyState fetched = new FetchedCopyState(c, new CopyState(FileMetaValidator.fromWire(reply.files()), reply.version(),
-        reply.gen(), reply.infosBytes(), reply.completedMergeFiles(), reply.primaryGen(), null), reply.copyStateId());
+    return accept(c, reply, expectedGen);
+  }
+
+  /**
+   * Checks a copy-state the primary holds for us (asked for, or pushed with its NRT point):
+   * generation, conflicts with our last commit; releases it when it fails.
+   */
+  private FetchedCopyState accept(Connection c, Message.CopyStateReply reply, long expectedGen) throws IOException {
+    FetchedCopyState fetched;
+    try {
+      fetched = new FetchedCopyState(c, new CopyState(FileMetaValidator.fromWire(reply.files()), reply.version(),
+          reply.gen(), reply.infosBytes(), reply.completedMergeFiles(), reply.primaryGen(), null), reply.copyStateId());
+    } catch (IOException | RuntimeException e) {
+      new PrimaryLink.Pushed(c, reply).release();
+      throw e;
+    }
     try {
       CopyState state = fetched.state();
       if (reply.replayPosition() != null) {
@@ -294,6 +340,10 @@ final class ReplicatingReplicaNode extends ReplicaNode {
         while (positions.size() > 128) {
           positions.pollFirstEntry();
         }
+      }
+      copyStateAt.putIfAbsent(state.version(), System.nanoTime());
+      while (copyStateAt.size() > 128) {
+        copyStateAt.pollFirstEntry();
       }
       requireCurrentGeneration(state.primaryGen(), "copy-state version " + state.version());
       if (expectedGen >= 0 && state.primaryGen() != expectedGen) {
@@ -450,6 +500,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   protected void launch(CopyJob job) {
     if (job == curNRTCopy) {
       // Lucene launches its current NRT copy under the monitor; merges are launched otherwise.
+      nrtCopyStartNanos = System.nanoTime();
       nrtCopy.set(job);
     }
     runner.launch((StreamingCopyJob) job);
@@ -470,7 +521,9 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     boolean installed = false;
     try {
       nrtCopy.compareAndSet(job, null);
+      filesAtNanos = System.nanoTime();
       super.finishNRTCopy(job, startNS);
+      switchedAtNanos = System.nanoTime();
       installed = !job.getFailed();
       if (installed) {
         ctx.stats().nrtCopyCompleted();

@@ -56,6 +56,36 @@ import org.apache.lucene.util.IOUtils;
 final class StreamingCopyJob extends CopyJob {
   private record Pending(String name, FileMetaData meta, VerifyingFileInput input) {}
 
+  /** Most files requested ahead at once, however small: each is a stream the primary serves. */
+  private static final int MAX_QUEUED = 64;
+
+  /** An iterator that shows its next element before taking it. */
+  private static final class PeekingIterator<T> {
+    private final Iterator<T> it;
+    private T next;
+
+    PeekingIterator(Iterator<T> it) {
+      this.it = it;
+    }
+
+    boolean hasNext() {
+      return next != null || it.hasNext();
+    }
+
+    T peek() {
+      if (next == null) {
+        next = it.next();
+      }
+      return next;
+    }
+
+    T next() {
+      T t = peek();
+      next = null;
+      return t;
+    }
+  }
+
   private final ReplicatingReplicaNode node;
   /** The connection to fetch on: the one the copy-state came on, or the one the copy resumed on. */
   private volatile Connection connection;
@@ -79,7 +109,7 @@ final class StreamingCopyJob extends CopyJob {
   private volatile TempFileRecheck.Result recheck;
   private final ArrayDeque<Pending> queued = new ArrayDeque<>();
   private final Map<String, Integer> retries = new HashMap<>();
-  private Iterator<Map.Entry<String, FileMetaData>> remaining;
+  private PeekingIterator<Map.Entry<String, FileMetaData>> remaining;
   private VerifyingFileInput currentInput;
   private StreamingCopyJob transferringFrom;
   private boolean released;
@@ -124,17 +154,33 @@ final class StreamingCopyJob extends CopyJob {
     if (remaining != null) {
       throw new IllegalStateException("already started");
     }
-    remaining = toCopy.iterator();
+    remaining = new PeekingIterator<>(toCopy.iterator());
     for (Map.Entry<String, FileMetaData> e : toCopy) {
       totBytes += e.getValue().length();
     }
     fill();
   }
 
-  /** Keeps up to {@code prefetch} files requested ahead of the one being written. */
+  /**
+   * Keeps up to {@code prefetch} files requested ahead of the one being written, and beyond that
+   * every further file that fits whole in what {@code prefetch} full windows could hold: the small
+   * files of an NRT point are all requested at once, so over a long link a point costs one round
+   * trip, not one per {@code prefetch} files, and what may wait in memory stays bounded as before.
+   */
   private void fill() {
-    while (queued.size() < prefetch && remaining.hasNext()) {
-      Map.Entry<String, FileMetaData> e = remaining.next();
+    long budget = (long) prefetch * connection.windowBytes();
+    long queuedBytes = 0;
+    for (Pending p : queued) {
+      queuedBytes += Math.min(p.meta().length(), connection.windowBytes());
+    }
+    while (remaining.hasNext()) {
+      Map.Entry<String, FileMetaData> e = remaining.peek();
+      long bytes = Math.min(e.getValue().length(), connection.windowBytes());
+      if (queued.size() >= prefetch && (queuedBytes + bytes > budget || queued.size() >= MAX_QUEUED)) {
+        break;
+      }
+      remaining.next();
+      queuedBytes += bytes;
       queued.add(new Pending(e.getKey(), e.getValue(), open(e.getKey(), e.getValue(), 0, new CRC32())));
     }
   }

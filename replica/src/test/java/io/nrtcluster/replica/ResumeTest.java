@@ -20,7 +20,9 @@ class ResumeTest {
     long seed = TestSeeds.seed();
     TransportConfig slow = MiniCluster.faulty(FaultInjection.builder().throttleBytesPerSecond(1024 * 1024).seed(seed).build())
         .toBuilder().chunkBytes(32 * 1024).streamWindowBytes(128 * 1024).build();
-    try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), slow).start()) {
+    // Lucene's way (supersedeAfter 0): the newer point supersedes the copy under way at once.
+    try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), slow)
+        .replicaSettings(b -> b.supersedeAfter(java.time.Duration.ZERO)).start()) {
       Replica r = cluster.replica(0);
       cluster.addDocs(20_000);
       cluster.refresh();

@@ -57,7 +57,9 @@ class WireFlipAccountingTest {
     // A slow link, so newer points keep superseding copies under way (and their queued chunks are dropped).
     TransportConfig flipping = MiniCluster.faulty(FaultInjection.builder().bitFlipProbability(0.05)
         .throttleBytesPerSecond(1024 * KB).seed(seed).build()).toBuilder().chunkBytes(16 * KB).build();
-    try (MiniCluster cluster = new MiniCluster(dir, seed, 2, primary, flipping).start()) {
+    // Lucene's way (supersedeAfter 0): every newer point supersedes the copy under way at once.
+    try (MiniCluster cluster = new MiniCluster(dir, seed, 2, primary, flipping)
+        .replicaSettings(b -> b.supersedeAfter(Duration.ZERO)).start()) {
       // Whether a newer point catches a flipped chunk still queued is a matter of timing (1 to 5 per replica
       // in 30 rounds here, none in a rare run), so batches of rounds go on until one was discarded, bounded.
       long injected = 0;

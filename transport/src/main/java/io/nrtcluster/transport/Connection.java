@@ -37,6 +37,8 @@ public final class Connection {
   private volatile PeerRole peerRole;
   private volatile long peerPrimaryGen = -1;
   private volatile String peerIndex;
+  /** What the peer announced in HELLO (the server's side); a client assumes its own version. */
+  private volatile int peerProtocolVersion = WireFormat.PROTOCOL_VERSION;
   private volatile Object attachment;
   private final AtomicLong ignoredReplies = new AtomicLong();
   private volatile long lastReadNanos = System.nanoTime();
@@ -71,6 +73,18 @@ public final class Connection {
     this.peerRole = role;
     this.peerPrimaryGen = primaryGen;
     this.peerIndex = index;
+  }
+
+  void setPeerProtocolVersion(int version) {
+    this.peerProtocolVersion = version;
+  }
+
+  /**
+   * Whether the peer understands NRT_POINT_COPY_STATE (protocol version 2): only then may an NRT
+   * point carry its copy-state.
+   */
+  public boolean peerTakesPushedCopyStates() {
+    return peerProtocolVersion >= 2;
   }
 
   /** Node id the peer announced in the handshake. */
@@ -230,6 +244,11 @@ public final class Connection {
   /** Replies to a request the peer sent. Same as {@link #send}; named for readability. */
   public void reply(Message message) {
     send(message);
+  }
+
+  /** The window each file stream this side opens grants the sender at first (bytes it may send unasked). */
+  public int windowBytes() {
+    return transport.config().streamWindowBytes();
   }
 
   /**

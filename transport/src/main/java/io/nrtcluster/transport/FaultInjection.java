@@ -20,23 +20,41 @@ import io.nrtcluster.common.Checks;
  *     many bytes of file data is closed, as a link that drops mid-copy; 0 (the default) never drops
  * @param maxDrops how many connections the drop fault point closes in all (per transport); 0 means
  *     no limit, so that a copy that restarts its files can be shown never to finish
+ * @param linkDelayMillis fault point "linkDelay": every frame this transport sends (file data and the
+ *     TLS and handshake bytes included) leaves for the socket this many milliseconds after it was
+ *     written, in the order written, as over a long link; set on both ends it is added each way (25
+ *     on both: a 50 ms round trip). 0 (the default) adds nothing
  */
 public record FaultInjection(double bitFlipProbability, long throttleBytesPerSecond, long seed, boolean switchable,
-    long dropAfterFileBytes, int maxDrops) {
+    long dropAfterFileBytes, int maxDrops, long linkDelayMillis) {
 
   /** No faults. */
-  public static final FaultInjection NONE = new FaultInjection(0.0, 0, 0, false, 0, 0);
+  public static final FaultInjection NONE = new FaultInjection(0.0, 0, 0, false, 0, 0, 0);
+
+  /** Longest one-way delay the "linkDelay" point accepts: a minute is already no link anyone runs. */
+  public static final long MAX_LINK_DELAY_MILLIS = 60_000;
 
   public FaultInjection {
     Checks.probability("faults.bitFlipProbability", bitFlipProbability);
     Checks.inRange("faults.throttleBytesPerSecond", throttleBytesPerSecond, 0, Long.MAX_VALUE);
     Checks.inRange("faults.dropAfterFileBytes", dropAfterFileBytes, 0, Long.MAX_VALUE);
     Checks.inRange("faults.maxDrops", maxDrops, 0, Integer.MAX_VALUE);
+    Checks.inRange("faults.linkDelayMillis", linkDelayMillis, 0, MAX_LINK_DELAY_MILLIS);
+  }
+
+  /** Bit flips, throttling and connection drops as given, no link delay. */
+  public FaultInjection(double bitFlipProbability, long throttleBytesPerSecond, long seed, boolean switchable,
+      long dropAfterFileBytes, int maxDrops) {
+    this(bitFlipProbability, throttleBytesPerSecond, seed, switchable, dropAfterFileBytes, maxDrops, 0);
   }
 
   /** Bit flips and throttling as given, no connection drops. */
   public FaultInjection(double bitFlipProbability, long throttleBytesPerSecond, long seed, boolean switchable) {
-    this(bitFlipProbability, throttleBytesPerSecond, seed, switchable, 0, 0);
+    this(bitFlipProbability, throttleBytesPerSecond, seed, switchable, 0, 0, 0);
+  }
+
+  public boolean delaysLinks() {
+    return linkDelayMillis > 0;
   }
 
   public boolean dropsConnections() {
@@ -53,12 +71,20 @@ public record FaultInjection(double bitFlipProbability, long throttleBytesPerSec
 
   /** The same faults with new rates (seed and switchability kept). */
   public FaultInjection withRates(double bitFlipProbability, long throttleBytesPerSecond) {
-    return new FaultInjection(bitFlipProbability, throttleBytesPerSecond, seed, switchable, dropAfterFileBytes, maxDrops);
+    return new FaultInjection(bitFlipProbability, throttleBytesPerSecond, seed, switchable, dropAfterFileBytes, maxDrops,
+        linkDelayMillis);
+  }
+
+  /** These faults with the "linkDelay" point at {@code linkDelayMillis} (0: off). */
+  public FaultInjection withLinkDelay(long linkDelayMillis) {
+    return new FaultInjection(bitFlipProbability, throttleBytesPerSecond, seed, switchable, dropAfterFileBytes, maxDrops,
+        linkDelayMillis);
   }
 
   /** These faults with the connection drop point at {@code dropAfterFileBytes} (0: off) and {@code maxDrops}. */
   public FaultInjection withDrops(long dropAfterFileBytes, int maxDrops) {
-    return new FaultInjection(bitFlipProbability, throttleBytesPerSecond, seed, switchable, dropAfterFileBytes, maxDrops);
+    return new FaultInjection(bitFlipProbability, throttleBytesPerSecond, seed, switchable, dropAfterFileBytes, maxDrops,
+        linkDelayMillis);
   }
 
   public static Builder builder() {
@@ -73,6 +99,7 @@ public record FaultInjection(double bitFlipProbability, long throttleBytesPerSec
     private boolean switchable;
     private long dropAfterFileBytes;
     private int maxDrops;
+    private long linkDelayMillis;
 
     public Builder bitFlipProbability(double p) {
       this.bitFlipProbability = p;
@@ -107,8 +134,15 @@ public record FaultInjection(double bitFlipProbability, long throttleBytesPerSec
       return this;
     }
 
+    /** See {@link FaultInjection#linkDelayMillis()}. */
+    public Builder linkDelayMillis(long millis) {
+      this.linkDelayMillis = millis;
+      return this;
+    }
+
     public FaultInjection build() {
-      return new FaultInjection(bitFlipProbability, throttleBytesPerSecond, seed, switchable, dropAfterFileBytes, maxDrops);
+      return new FaultInjection(bitFlipProbability, throttleBytesPerSecond, seed, switchable, dropAfterFileBytes, maxDrops,
+          linkDelayMillis);
     }
   }
 }

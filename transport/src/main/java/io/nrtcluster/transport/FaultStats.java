@@ -170,6 +170,11 @@ public final class FaultStats {
     this.config = faults;
   }
 
+  /** A new link delay for every connection, open or future (the other faults as they are). */
+  void updateLinkDelay(FaultInjection faults) {
+    this.config = faults;
+  }
+
   /** A throttle for a new connection, following later {@link #update}s until the connection closes. */
   ChannelTrafficShapingHandler newThrottle() {
     return new SwitchableThrottle(config.throttleBytesPerSecond(), throttles);

@@ -36,6 +36,7 @@ final class FrameSize {
       case Message.Credit c -> 4;
       case Message.Cancel c -> 0;
       case Message.NrtPoint p -> 8 + 8;
+      case Message.NrtPointCopyState p -> of(p.state());
       case Message.NewReplica n -> 4 + 8;
       case Message.PreCopyMerge p -> 8 + 8 + files(p.files());
       case Message.PreCopyProgress p -> 8;

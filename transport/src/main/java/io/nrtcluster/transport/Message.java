@@ -25,6 +25,7 @@ public sealed interface Message
         Message.Credit,
         Message.Cancel,
         Message.NrtPoint,
+        Message.NrtPointCopyState,
         Message.NewReplica,
         Message.PreCopyMerge,
         Message.PreCopyProgress,
@@ -118,6 +119,14 @@ public sealed interface Message
 
   /** Primary published a new NRT point (one-way, no reply). */
   record NrtPoint(long requestId, long primaryGen, long version) implements Message {}
+
+  /**
+   * Primary published a new NRT point and holds its copy-state for this replica (protocol version 2,
+   * one-way): the same fields as {@link CopyStateReply}, so the replica need not ask. The replica
+   * releases it with {@link ReleaseCopyState} as any other; the primary also drops it unused once
+   * newer points were pushed (see docs/protocol.md).
+   */
+  record NrtPointCopyState(long requestId, CopyStateReply state) implements Message {}
 
   /** Replica started and wants NRT points and merge pre-copies; answered with {@link Ack}. */
   record NewReplica(long requestId, int replicaId, long searchingVersion) implements Message {}

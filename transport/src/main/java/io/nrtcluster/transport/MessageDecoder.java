@@ -59,19 +59,8 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
             WireFormat.need(in, 4, "replica id");
             yield new Message.GetCopyState(id, in.readInt());
           }
-          case COPY_STATE -> {
-            WireFormat.need(in, 32, "copy state header");
-            long copyStateId = in.readLong();
-            long primaryGen = in.readLong();
-            long version = in.readLong();
-            long gen = in.readLong();
-            byte[] infos = WireFormat.readBytes(in);
-            Map<String, FileMeta> files = WireFormat.readFiles(in);
-            Set<String> merged = WireFormat.readNames(in);
-            WireFormat.need(in, 1, "replay position flag");
-            String position = in.readBoolean() ? WireFormat.readString(in) : null;
-            yield new Message.CopyStateReply(id, copyStateId, primaryGen, version, gen, infos, files, merged, position);
-          }
+          case COPY_STATE -> copyState(id, in);
+          case NRT_POINT_COPY_STATE -> new Message.NrtPointCopyState(id, copyState(id, in));
           case RELEASE_COPY_STATE -> {
             WireFormat.need(in, 8, "copy state id");
             yield new Message.ReleaseCopyState(id, in.readLong());
@@ -168,5 +157,19 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
       throw new ProtocolException(in.readableBytes() + " unexpected trailing bytes in " + type + " frame");
     }
     return m;
+  }
+
+  private static Message.CopyStateReply copyState(long id, ByteBuf in) throws ProtocolException {
+    WireFormat.need(in, 32, "copy state header");
+    long copyStateId = in.readLong();
+    long primaryGen = in.readLong();
+    long version = in.readLong();
+    long gen = in.readLong();
+    byte[] infos = WireFormat.readBytes(in);
+    Map<String, FileMeta> files = WireFormat.readFiles(in);
+    Set<String> merged = WireFormat.readNames(in);
+    WireFormat.need(in, 1, "replay position flag");
+    String position = in.readBoolean() ? WireFormat.readString(in) : null;
+    return new Message.CopyStateReply(id, copyStateId, primaryGen, version, gen, infos, files, merged, position);
   }
 }

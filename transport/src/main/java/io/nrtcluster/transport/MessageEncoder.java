@@ -76,19 +76,8 @@ final class MessageEncoder extends MessageToMessageEncoder<Message> {
       case Message.Ack m -> {}
       case Message.Ping m -> {}
       case Message.GetCopyState m -> b.writeInt(m.replicaId());
-      case Message.CopyStateReply m -> {
-        b.writeLong(m.copyStateId());
-        b.writeLong(m.primaryGen());
-        b.writeLong(m.version());
-        b.writeLong(m.gen());
-        WireFormat.writeBytes(b, m.infosBytes());
-        WireFormat.writeFiles(b, m.files());
-        WireFormat.writeNames(b, m.completedMergeFiles());
-        b.writeBoolean(m.replayPosition() != null);
-        if (m.replayPosition() != null) {
-          WireFormat.writeString(b, m.replayPosition());
-        }
-      }
+      case Message.CopyStateReply m -> writeCopyState(b, m);
+      case Message.NrtPointCopyState m -> writeCopyState(b, m.state());
       case Message.ReleaseCopyState m -> b.writeLong(m.copyStateId());
       case Message.FetchFile m -> {
         b.writeByte(m.sourceKind().wire);
@@ -139,5 +128,19 @@ final class MessageEncoder extends MessageToMessageEncoder<Message> {
       }
     }
     return 0;
+  }
+
+  private static void writeCopyState(ByteBuf b, Message.CopyStateReply m) {
+    b.writeLong(m.copyStateId());
+    b.writeLong(m.primaryGen());
+    b.writeLong(m.version());
+    b.writeLong(m.gen());
+    WireFormat.writeBytes(b, m.infosBytes());
+    WireFormat.writeFiles(b, m.files());
+    WireFormat.writeNames(b, m.completedMergeFiles());
+    b.writeBoolean(m.replayPosition() != null);
+    if (m.replayPosition() != null) {
+      WireFormat.writeString(b, m.replayPosition());
+    }
   }
 }

@@ -19,6 +19,7 @@ enum MessageType {
   CANCEL(17, false),
   NRT_POINT(20, true),
   NEW_REPLICA(21, true),
+  NRT_POINT_COPY_STATE(25, true),
   PRE_COPY_MERGE(22, true),
   PRE_COPY_PROGRESS(23, false),
   PRE_COPY_DONE(24, false),
@@ -67,6 +68,7 @@ enum MessageType {
       case Message.Credit x -> CREDIT;
       case Message.Cancel x -> CANCEL;
       case Message.NrtPoint x -> NRT_POINT;
+      case Message.NrtPointCopyState x -> NRT_POINT_COPY_STATE;
       case Message.NewReplica x -> NEW_REPLICA;
       case Message.PreCopyMerge x -> PRE_COPY_MERGE;
       case Message.PreCopyProgress x -> PRE_COPY_PROGRESS;

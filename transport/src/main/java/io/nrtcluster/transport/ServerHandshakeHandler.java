@@ -67,9 +67,10 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
     ErrorCode refusal = null;
     String why = null;
     Endpoint endpoint = null;
-    if (hello.protocolVersion() != WireFormat.PROTOCOL_VERSION) {
+    if (hello.protocolVersion() < WireFormat.MIN_PROTOCOL_VERSION || hello.protocolVersion() > WireFormat.PROTOCOL_VERSION) {
       refusal = ErrorCode.PROTOCOL_VERSION;
-      why = "protocol version " + hello.protocolVersion() + " is not supported (this node speaks " + WireFormat.PROTOCOL_VERSION + ")";
+      why = "protocol version " + hello.protocolVersion() + " is not supported (this node speaks "
+          + WireFormat.MIN_PROTOCOL_VERSION + " to " + WireFormat.PROTOCOL_VERSION + ")";
     } else if (!server.cluster().equals(hello.cluster())) {
       refusal = ErrorCode.WRONG_CLUSTER;
       why = "this node belongs to cluster '" + server.cluster() + "', not '" + hello.cluster() + "'";
@@ -93,6 +94,7 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
     }
     Connection connection = new Connection(ctx.channel(), server.transport());
     connection.setPeer(hello.nodeId(), hello.role(), -1, hello.index());
+    connection.setPeerProtocolVersion(hello.protocolVersion());
     ctx.pipeline().replace(this, TransportPipeline.CONNECTION, new ConnectionHandler(connection, endpoint));
     TransportPipeline.addIdleTimeout(ctx.pipeline(), server.transport().config());
     connection.reply(new Message.HelloOk(hello.requestId(), endpoint.nodeId(), endpoint.primaryGeneration(), endpoint.role()));

@@ -122,6 +122,21 @@ public final class Transport implements Closeable {
     faultStats.updateDrops(current.withDrops(dropAfterFileBytes, maxDrops));
   }
 
+  /**
+   * Switches the "linkDelay" fault point on every connection, open or future: each frame sent from
+   * now on leaves {@code millis} later (0: at once), never before a frame sent earlier. Needs
+   * switchable faults, as {@link #updateFaults} does.
+   *
+   * @throws IllegalStateException if the transport's faults are not switchable
+   */
+  public void updateLinkDelay(long millis) {
+    FaultInjection current = faultStats.config();
+    if (!current.switchable()) {
+      throw new IllegalStateException("transport " + name + " was configured without switchable faults");
+    }
+    faultStats.updateLinkDelay(current.withLinkDelay(millis));
+  }
+
   /** The TLS contexts, or null in plaintext. */
   TlsContexts tls() {
     return tls;

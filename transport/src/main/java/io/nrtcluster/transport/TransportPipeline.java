@@ -20,6 +20,7 @@ final class TransportPipeline {
   static final String ENCODER = "encoder";
   static final String BIT_FLIPS = "bitFlips";
   static final String DROPS = "dropAfterFileBytes";
+  static final String LINK_DELAY = "linkDelay";
   static final String HANDSHAKE = "handshake";
   static final String CONNECTION = "connection";
 
@@ -74,10 +75,16 @@ final class TransportPipeline {
     return new AdaptiveRecvByteBufAllocator(64, 2048, MAX_READ_BYTES);
   }
 
-  /** Adds throttle, framing, codec, bit flips and connection drops (the faults if configured), in that order. */
+  /**
+   * Adds throttle, framing, codec, bit flips and connection drops (the faults if configured), in that
+   * order, and the link delay (if configured) first of all, nearest the socket.
+   */
   static void addCodec(ChannelPipeline p, Transport transport) {
     TransportConfig config = transport.config();
     FaultInjection faults = config.faults();
+    if (faults.delaysLinks() || faults.switchable()) {
+      p.addFirst(LINK_DELAY, new LinkDelayHandler(transport.faultStats()));
+    }
     if (faults.throttles() || faults.switchable()) {
       p.addLast(THROTTLE, transport.faultStats().newThrottle());
     }

@@ -14,8 +14,14 @@ import java.util.Set;
  * frame really holds before allocating, so a hostile length cannot make a node allocate memory.
  */
 final class WireFormat {
-  /** Version 1 of the protocol; bumped on any incompatible change. */
-  static final int PROTOCOL_VERSION = 1;
+  /**
+   * The protocol version this node speaks and announces in HELLO; bumped on any change. Version 2
+   * adds NRT_POINT_COPY_STATE, which a primary sends only to a peer that announced 2 or more.
+   */
+  static final int PROTOCOL_VERSION = 2;
+
+  /** The oldest version a server still accepts: a version-1 peer simply never gets version-2 messages. */
+  static final int MIN_PROTOCOL_VERSION = 1;
 
   static final int MAX_STRING_BYTES = 65535;
   private static final int MIN_FILE_ENTRY_BYTES = 2 + 2 + 2 + 8 + 8;

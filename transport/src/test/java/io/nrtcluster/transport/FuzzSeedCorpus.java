@@ -57,6 +57,8 @@ final class FuzzSeedCorpus {
         new Message.Credit(13, 65536),
         new Message.Cancel(14),
         new Message.NrtPoint(15, 3, 18),
+        new Message.NrtPointCopyState(19, new Message.CopyStateReply(19, 6, 3, 19, 2, new byte[] {1, 2}, files,
+            new LinkedHashSet<>(List.of("_0.cfs")), "offset-1235")),
         new Message.NewReplica(16, 1, 17),
         new Message.PreCopyMerge(17, 2, 3, merged),
         new Message.PreCopyProgress(17, 4096),

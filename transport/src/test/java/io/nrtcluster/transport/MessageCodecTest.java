@@ -124,6 +124,7 @@ class MessageCodecTest {
     List<MessageType> covered = new ArrayList<>();
     simpleMessages().forEach(a -> covered.add(MessageType.of((Message) a.get()[1])));
     covered.add(MessageType.COPY_STATE);
+    covered.add(MessageType.NRT_POINT_COPY_STATE);
     covered.add(MessageType.PRE_COPY_MERGE);
     covered.add(MessageType.FILE_CHUNK);
     assertThat(covered).containsAll(List.of(MessageType.values()));
@@ -148,6 +149,26 @@ class MessageCodecTest {
     assertFilesEqual(d.files(), files);
     assertThat(d.completedMergeFiles()).containsExactlyInAnyOrderElementsOf(merged);
     assertThat(d.replayPosition()).isEqualTo("kafka:3:88812");
+  }
+
+  @Test
+  void roundTripsNrtPointWithItsCopyState() {
+    byte[] infos = new byte[500];
+    seed.random().nextBytes(infos);
+    Map<String, FileMeta> files = files();
+    Message.NrtPointCopyState m = new Message.NrtPointCopyState(22,
+        new Message.CopyStateReply(22, 78, 5, 1235, 9, infos, files, Set.of("_4.cfs"), null));
+
+    Message.NrtPointCopyState d = (Message.NrtPointCopyState) roundTrip(m);
+
+    assertThat(d.requestId()).isEqualTo(22);
+    assertThat(d.state().requestId()).isEqualTo(22);
+    assertThat(d.state().copyStateId()).isEqualTo(78);
+    assertThat(d.state().version()).isEqualTo(1235);
+    assertThat(d.state().infosBytes()).isEqualTo(infos);
+    assertFilesEqual(d.state().files(), files);
+    assertThat(d.state().completedMergeFiles()).containsExactly("_4.cfs");
+    assertThat(d.state().replayPosition()).isNull();
   }
 
   @Test

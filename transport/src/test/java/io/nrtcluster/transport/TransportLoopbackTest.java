@@ -999,6 +999,35 @@ class TransportLoopbackTest {
 
   @ParameterizedTest(name = "zeroCopy={0}")
   @ValueSource(booleans = {true, false})
+  void delayedLinkDelaysEachWayAndDeliversEveryByteInOrder(boolean zeroCopy) throws Exception {
+    Random random = seed.random();
+    Path file = randomFile("far.bin", 256 * 1024 + random.nextInt(1000), random);
+    FaultInjection delay = FaultInjection.builder().linkDelayMillis(40).switchable(true).build();
+    TransportServer server = server(config().zeroCopy(zeroCopy).faults(delay).build());
+    Transport client = client(config().faults(delay).build());
+    Connection c = connect(client, server);
+    long start = System.nanoTime();
+    assertThat(ping(c)).isInstanceOf(Message.Ack.class);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).as("a round trip crosses the delay both ways")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(80));
+    try (InboundFileStream s = c.fetchFile(Message.SourceKind.COPY_STATE, 1, "far.bin", 0)) {
+      assertThat(readAll(s, random)).as("seed=%d", seed.seed()).isEqualTo(Files.readAllBytes(file));
+    }
+    // Requests sent back to back are answered in order, each after the same delay.
+    List<CompletableFuture<Message>> pings = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      pings.add(c.request(Message.Ping::new));
+    }
+    for (CompletableFuture<Message> p : pings) {
+      assertThat(p.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(Message.Ack.class);
+    }
+    client.updateLinkDelay(0);
+    server.transport().updateLinkDelay(0);
+    assertThat(ping(c)).as("switched off while the connection stays open").isInstanceOf(Message.Ack.class);
+  }
+
+  @ParameterizedTest(name = "zeroCopy={0}")
+  @ValueSource(booleans = {true, false})
   void bitFlipsOnTheReceivingSideAreCountedExactly(boolean zeroCopy) throws Exception {
     Random random = seed.random();
     Path file = randomFile("flaky.bin", 512 * 1024 + random.nextInt(CHUNK), random);

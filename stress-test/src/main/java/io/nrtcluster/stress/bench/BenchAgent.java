@@ -40,16 +40,19 @@ final class BenchAgent implements AutoCloseable {
       "would", "should", "rights", "market", "countries", "citizens", "debate"};
 
   private final int nodeId;
+  private final NrtHost host;
   private final ClusterNode node;
   private final BenchIndex index;
   private final JsonHttp http;
   private final CpuSampler cpu = new CpuSampler();
   private final List<long[]> visible = new ArrayList<>();
+  private final List<long[]> phases = new ArrayList<>();
   private final Runnable stop;
   private final AtomicLong writes = new AtomicLong();
 
-  private BenchAgent(int nodeId, ClusterNode node, BenchIndex index, Runnable stop) throws IOException {
+  private BenchAgent(int nodeId, NrtHost host, ClusterNode node, BenchIndex index, Runnable stop) throws IOException {
     this.nodeId = nodeId;
+    this.host = host;
     this.node = node;
     this.index = index;
     this.stop = stop;
@@ -68,6 +71,14 @@ final class BenchAgent implements AutoCloseable {
     http.route("/forceMerge", this::forceMerge);
     http.route("/write", this::write);
     http.route("/status", this::status);
+    http.route("/linkDelay", ex -> {
+      if (host == null) {
+        JsonHttp.reply(ex, 400, Map.of("error", "not a cluster node"));
+        return;
+      }
+      host.transport().updateLinkDelay(JsonHttp.number(ex, "ms", 0));
+      JsonHttp.reply(ex, 200, Map.of("ok", true));
+    });
     http.route("/shutdown", ex -> {
       JsonHttp.reply(ex, 200, Map.of("ok", true));
       Thread.ofPlatform().name("bench-stop").start(stop);
@@ -76,14 +87,14 @@ final class BenchAgent implements AutoCloseable {
   }
 
   static BenchAgent cluster(NrtHost host, ClusterNode node, Runnable stop) throws IOException {
-    BenchAgent agent = new BenchAgent(host.nodeId(), node, BenchIndex.of(node), stop);
+    BenchAgent agent = new BenchAgent(host.nodeId(), host, node, BenchIndex.of(node), stop);
     node.addRoleListener((n, role, gen) -> agent.watchVersions());
     agent.watchVersions();
     return agent;
   }
 
   static BenchAgent standalone(int id, Path path, IndexWriterConfig config, Runnable stop) throws IOException {
-    return new BenchAgent(id, null, BenchIndex.standalone(path, config), stop);
+    return new BenchAgent(id, null, null, BenchIndex.standalone(path, config), stop);
   }
 
   private final Set<Object> watched = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -95,6 +106,12 @@ final class BenchAgent implements AutoCloseable {
         long now = System.nanoTime();
         synchronized (visible) {
           visible.add(new long[] {v, now});
+        }
+      });
+      node.replica().addCopyPhasesListener(p -> {
+        synchronized (visible) {
+          phases.add(new long[] {p.version(), p.pointNanos(), p.copyStateNanos(), p.filesNanos(), p.searcherNanos(),
+              p.reportedNanos()});
         }
       });
     }
@@ -114,11 +131,14 @@ final class BenchAgent implements AutoCloseable {
 
   private void visible(HttpExchange ex) throws IOException {
     List<long[]> out;
+    List<long[]> steps;
     synchronized (visible) {
       out = new ArrayList<>(visible);
       visible.clear();
+      steps = new ArrayList<>(phases);
+      phases.clear();
     }
-    JsonHttp.reply(ex, 200, new BenchApi.VisibleReply(out));
+    JsonHttp.reply(ex, 200, new BenchApi.VisibleReply(out, steps));
   }
 
   /** Term queries as fast as {@code threads} threads can for {@code seconds}; returns how many ran. */

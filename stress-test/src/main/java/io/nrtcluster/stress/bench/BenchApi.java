@@ -13,8 +13,11 @@ public final class BenchApi {
    */
   public record LoadReply(List<long[]> refreshes, long docs, long cpuNanos, long fromNanos, long toNanos) {}
 
-  /** Versions this node started searching, each as {version, nanos}. */
-  public record VisibleReply(List<long[]> versions) {}
+  /**
+   * Versions this node started searching, each as {version, nanos}, and the timeline of each copy
+   * as {version, point heard, copy-state in hand, files received, searcher switched, listeners told} (nanos).
+   */
+  public record VisibleReply(List<long[]> versions, List<long[]> phases) {}
 
   public record CpuReply(long cpuNanos) {}
 

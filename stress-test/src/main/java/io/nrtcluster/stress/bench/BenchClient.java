@@ -49,6 +49,11 @@ final class BenchClient {
     json.post("/write", null, Duration.ofSeconds(2), Map.class);
   }
 
+  /** Sets the one-way delay of every link of this cluster node (the transport's "linkDelay" fault point). */
+  void linkDelay(long ms) throws AgentException {
+    json.post("/linkDelay?ms=" + ms, null, Duration.ofSeconds(10), Map.class);
+  }
+
   BenchApi.StatusReply status() throws AgentException {
     return json.get("/status", Duration.ofSeconds(2), BenchApi.StatusReply.class);
   }

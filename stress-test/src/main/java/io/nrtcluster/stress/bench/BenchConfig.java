@@ -23,10 +23,23 @@ import java.util.Set;
  * @param heapMb heap of each node JVM
  * @param profile record a JFR profile of every node process ({@code node.jfr} in its directory)
  * @param figures the parts of the run to measure (all of them by default)
+ * @param linkDelayMs figure 8's one-way delay between the cluster nodes (the transport's "linkDelay"
+ *     fault point on every node, so a round trip is twice this); 25 by default
  */
 public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refreshMs, int warmUpSec, int warmupSec, int cellSec,
     boolean commitCells, long copyBytes, int failovers, int sessionTimeoutMs, int heapMb, boolean profile,
-    Set<BenchFigure> figures) {
+    Set<BenchFigure> figures, int linkDelayMs) {
+
+  /** Figure 8's default one-way link delay: a 50 ms round trip. */
+  public static final int DEFAULT_LINK_DELAY_MS = 25;
+
+  /** The settings with figure 8's default link delay. */
+  public BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refreshMs, int warmUpSec, int warmupSec, int cellSec,
+      boolean commitCells, long copyBytes, int failovers, int sessionTimeoutMs, int heapMb, boolean profile,
+      Set<BenchFigure> figures) {
+    this(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers, sessionTimeoutMs,
+        heapMb, profile, figures, DEFAULT_LINK_DELAY_MS);
+  }
 
   public BenchConfig {
     Checks.notNull("out", out);
@@ -44,6 +57,7 @@ public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refr
     Checks.inRange("failovers", failovers, 1, 1000);
     Checks.inRange("sessionTimeoutMs", sessionTimeoutMs, 1000, 120_000);
     Checks.inRange("heapMb", heapMb, 128, 65_536);
+    Checks.inRange("linkDelayMs", linkDelayMs, 1, 10_000);
     Checks.notNull("figures", figures);
     if (figures.isEmpty()) {
       throw new IllegalArgumentException("figures: choose at least one");
@@ -62,19 +76,25 @@ public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refr
   /** The same settings with JFR profiles of every node process. */
   public BenchConfig profiled() {
     return new BenchConfig(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
-        sessionTimeoutMs, heapMb, true, figures);
+        sessionTimeoutMs, heapMb, true, figures, linkDelayMs);
   }
 
   /** The same settings measuring only {@code chosen}. */
   public BenchConfig only(Set<BenchFigure> chosen) {
     return new BenchConfig(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
-        sessionTimeoutMs, heapMb, profile, chosen);
+        sessionTimeoutMs, heapMb, profile, chosen, linkDelayMs);
   }
 
   /** The same settings over another grid of indexing rates and refresh intervals. */
   public BenchConfig grid(List<Integer> rates, List<Integer> intervalsMs) {
     return new BenchConfig(out, rates, intervalsMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
-        sessionTimeoutMs, heapMb, profile, figures);
+        sessionTimeoutMs, heapMb, profile, figures, linkDelayMs);
+  }
+
+  /** The same settings with figure 8's one-way link delay {@code ms}. */
+  public BenchConfig linkDelay(int ms) {
+    return new BenchConfig(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
+        sessionTimeoutMs, heapMb, profile, figures, ms);
   }
 
   /** Whether this run measures {@code figure}. */

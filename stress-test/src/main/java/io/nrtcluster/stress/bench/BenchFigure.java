@@ -14,7 +14,9 @@ public enum BenchFigure {
   /** Figure 3: merge pre-copy throughput against raw loopback and disk. */
   COPY,
   /** Figure 6: failover after kill -9 of the primary. */
-  FAILOVER;
+  FAILOVER,
+  /** Figure 8: replica lag with a delay on the links between the cluster nodes. */
+  DELAY;
 
   /** The name used on the command line and in {@code bench.json}. */
   public String label() {

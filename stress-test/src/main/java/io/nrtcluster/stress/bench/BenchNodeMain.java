@@ -5,6 +5,7 @@ import io.nrtcluster.node.HostConfig;
 import io.nrtcluster.node.IndexSettings;
 import io.nrtcluster.node.NrtHost;
 import io.nrtcluster.stress.agent.AgentApi;
+import io.nrtcluster.transport.FaultInjection;
 import io.nrtcluster.transport.TransportConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,6 +44,10 @@ public final class BenchNodeMain implements Callable<Integer> {
       description = "IndexWriterConfig.maxFullFlushMergeWaitMillis of the writer.")
   long mergeWaitMs;
 
+  @Option(names = "--link-delay-switch",
+      description = "Install the transport's switchable fault points, so a link delay can be set while it runs (figure 8).")
+  boolean linkDelaySwitch;
+
   private final CountDownLatch stopped = new CountDownLatch(1);
 
   public static void main(String[] args) {
@@ -70,7 +75,9 @@ public final class BenchNodeMain implements Callable<Integer> {
       host = NrtHost.start(HostConfig.builder().nodeId(id).cluster("bench").dataDir(data).zooKeeper(zk)
           .bindHost("127.0.0.1").port(0).sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
           .connectionTimeout(Duration.ofSeconds(30)).electionSettle(Duration.ofMillis(300))
-          .transport(TransportConfig.builder().ioThreads(2).requestThreads(8).build()).build());
+          .transport(TransportConfig.builder().ioThreads(2).requestThreads(8)
+              .faults(linkDelaySwitch ? FaultInjection.builder().switchable(true).build() : FaultInjection.NONE).build())
+          .build());
       ClusterNode node = host.openIndex(new IndexSettings("bench", this::writerConfig));
       agent = BenchAgent.cluster(host, node, stopped::countDown);
       address = host.address().toString();

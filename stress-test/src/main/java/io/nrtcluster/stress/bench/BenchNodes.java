@@ -35,8 +35,12 @@ final class BenchNodes implements Closeable {
         command(config, out.resolve("standalone-mergewait500"), 102, "--standalone", "--merge-wait-ms", "500")));
     for (int id = 1; id <= 3; id++) {
       Path dir = out.resolve("node-" + id);
-      cluster.add(new NodeProcess(id, dir, command(config, dir, id, "--zk", zk.getConnectString(),
-          "--session-timeout-ms", Integer.toString(config.sessionTimeoutMs()), "--merge-wait-ms", "0")));
+      List<String> args = new ArrayList<>(List.of("--zk", zk.getConnectString(),
+          "--session-timeout-ms", Integer.toString(config.sessionTimeoutMs()), "--merge-wait-ms", "0"));
+      if (config.runs(BenchFigure.DELAY)) {
+        args.add("--link-delay-switch");
+      }
+      cluster.add(new NodeProcess(id, dir, command(config, dir, id, args.toArray(String[]::new))));
     }
     processes = new ProcessCluster(cluster, START).startWithFirstAsPrimary();
     processes.awaitRoles(START);

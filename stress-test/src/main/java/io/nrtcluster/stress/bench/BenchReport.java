@@ -36,7 +36,32 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
       ReplicaCpu replicaCpu,
       SearchWhileCopying searchWhileCopying,
       CopyThroughput copyThroughput,
-      Failover failover) {}
+      Failover failover,
+      List<PhaseBreakdown> lagPhases,
+      LinkDelay linkDelay) {
+
+    /** The figures without the lag phases and figure 8. */
+    public Figures(VisibilityLag visibilityLag, CommitBased commitBased, ReplicaCpu replicaCpu,
+        SearchWhileCopying searchWhileCopying, CopyThroughput copyThroughput, Failover failover) {
+      this(visibilityLag, commitBased, replicaCpu, searchWhileCopying, copyThroughput, failover, null, null);
+    }
+  }
+
+  /**
+   * Figure 1's lag of one cell broken into its steps (see {@code LagPhases}), each a distribution over
+   * the versions the replicas copied: the primary's refresh, the NRT point on its way, the
+   * copy-state, the files, the new searcher.
+   */
+  public record PhaseBreakdown(int docsPerSec, int refreshMs, Dist refreshStepMs, Dist pointMs, Dist copyStateMs,
+      Dist filesMs, Dist searcherMs, Dist reportMs) {}
+
+  /**
+   * Figure 8: lag with a one-way link delay between the cluster nodes against the same load without,
+   * versions installed per second against refreshes per second, and the target check.
+   */
+  public record LinkDelay(int oneWayDelayMs, double roundTripMs, int docsPerSec, int refreshMs, Dist lagWithoutDelayMs,
+      Dist lagMs, double installedPerSecWithoutDelay, double installedPerSec, double refreshesPerSec,
+      double targetP50Ms, boolean targetMet, PhaseBreakdown phasesWithoutDelay, PhaseBreakdown phases, String note) {}
 
   /** Figure 1: replica visibility lag over the single-node refresh time; top-level ratios are the worst cell's. */
   public record VisibilityLag(double p50Ratio, double p99Ratio, double targetP50Ratio, double targetP99Ratio, String note,

@@ -31,6 +31,8 @@ public final class BenchRun {
   private BenchReport.SearchWhileCopying searchWhileCopying;
   private BenchReport.CopyThroughput copyThroughput;
   private BenchReport.Failover failover;
+  private final List<BenchReport.PhaseBreakdown> lagPhases = new ArrayList<>();
+  private BenchReport.LinkDelay linkDelay;
   /** Per cell: label -> (local, nrt, commit) lag samples for the plots. */
   private final Map<String, List<List<Long>>> plotData = new LinkedHashMap<>();
 
@@ -63,12 +65,15 @@ public final class BenchRun {
       if (config.profile()) {
         dumpProfiles(nodes);
       }
+      if (config.runs(BenchFigure.DELAY)) {
+        linkDelay = DelayFigure.run(config, nodes, out, table);
+      }
       if (config.runs(BenchFigure.FAILOVER)) {
         failover = FailoverFigure.run(config, nodes, out, table);
       }
     }
     BenchReport result = new BenchReport(machine(), config, new BenchReport.Figures(visibilityLag, commitBased, replicaCpu,
-        searchWhileCopying, copyThroughput, failover));
+        searchWhileCopying, copyThroughput, failover, lagPhases.isEmpty() ? null : List.copyOf(lagPhases), linkDelay));
     result.writeTo(config.out().resolve("bench.json"));
     for (Map.Entry<String, List<List<Long>>> e : plotData.entrySet()) {
       LagChart.write(e.getKey(), e.getValue(), config.out().resolve("lag-" + e.getKey().replaceAll("[^0-9a-z]+", "-") + ".png"));
@@ -133,7 +138,13 @@ public final class BenchRun {
           BenchApi.LoadReply nrt = BenchNodes.client(primary).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs,
               config.warmupSec(), config.cellSec());
           awaitLastRefresh(nodes, nrt);
-          List<Long> nrtLags = VisibilityLag.lags(nrt.refreshes(), visible(nodes, primary));
+          List<List<long[]>> copyPhases = new ArrayList<>();
+          List<Long> nrtLags = VisibilityLag.lags(nrt.refreshes(), visible(nodes, primary, copyPhases));
+          BenchReport.PhaseBreakdown steps = LagPhases.of(docsPerSec, refreshMs, nrt.refreshes(), copyPhases);
+          lagPhases.add(steps);
+          out.accept(String.format(Locale.ROOT, "bench: %s: lag steps p50 (ms): refresh %.1f, point %.1f, copy-state %.1f, "
+              + "files %.1f, searcher %.1f, report %.1f", cell, steps.refreshStepMs().p50(), steps.pointMs().p50(),
+              steps.copyStateMs().p50(), steps.filesMs().p50(), steps.searcherMs().p50(), steps.reportMs().p50()));
           Dist nrtDist = Dist.ofNanos(nrtLags);
           long replicaCpuNanos = BenchNodes.client(cpuReplica).cpuNanos(nrt.fromNanos(), nrt.toNanos());
           BenchReport.CpuCell cpuCell = new BenchReport.CpuCell(docsPerSec, refreshMs, nrt.cpuNanos() / 1e9,
@@ -259,9 +270,17 @@ public final class BenchRun {
   }
 
   private static List<List<long[]>> visible(BenchNodes nodes, NodeProcess primary) throws AgentException {
+    return visible(nodes, primary, new ArrayList<>());
+  }
+
+  /** Each replica's versions searched; adds each replica's copy timelines to {@code phases}. */
+  private static List<List<long[]>> visible(BenchNodes nodes, NodeProcess primary, List<List<long[]>> phases)
+      throws AgentException {
     List<List<long[]>> v = new ArrayList<>();
     for (NodeProcess p : nodes.replicasOf(primary)) {
-      v.add(BenchNodes.client(p).visible().versions());
+      BenchApi.VisibleReply r = BenchNodes.client(p).visible();
+      v.add(r.versions());
+      phases.add(r.phases() == null ? List.of() : r.phases());
     }
     return v;
   }
