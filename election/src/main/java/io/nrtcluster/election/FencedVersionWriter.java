@@ -5,8 +5,11 @@ import io.nrtcluster.common.NotPublishedException;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.curator.framework.api.transaction.OperationType;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
@@ -22,6 +25,14 @@ import org.apache.zookeeper.data.Stat;
  * moves. A lost epoch is {@link NotPrimaryException}; ZooKeeper trouble that leaves the question open
  * (unreachable, contention, interrupt) is {@link NotPublishedException}: the version is not
  * published, and the caller may retry.
+ *
+ * <p>A primary publishes with every refresh, so the common case is one round trip: the data versions
+ * of the last successful transaction are kept, and the next publication of the same epoch and session
+ * sends its transaction with them at once, without reading first. The transaction checks exactly what
+ * the reads would have established (the same primary znode and epoch znode, at the data versions of
+ * this primary's own transaction), so it fences as the full path does; any mismatch (a claim moved
+ * the epoch, the znode is gone, someone else wrote {@code maxVersion}) fails it and the full path,
+ * with its reads, decides.
  */
 final class FencedVersionWriter {
   private static final int ATTEMPTS = 10;
@@ -30,6 +41,12 @@ final class FencedVersionWriter {
   private final ZkLayout layout;
   /** Runs after the reads and before the transaction of each attempt: a test's way into that gap. */
   private final Runnable beforeWrite;
+  /** The data versions the last successful publication saw and left, or null (none yet, or stale). */
+  private volatile Known known;
+
+  /** What one successful publication of {@code epoch} by session {@code session} left in ZooKeeper. */
+  private record Known(long epoch, long session, int primaryVersion, int epochVersion, int maxVersionVersion,
+      long maxVersion) {}
 
   FencedVersionWriter(CuratorFramework client, ZkLayout layout) {
     this(client, layout, () -> {});
@@ -44,9 +61,13 @@ final class FencedVersionWriter {
   /** Records {@code version} for the primary of {@code epoch}, which this session must hold. */
   void publish(long version, long epoch, Supplier<NotPrimaryException> notPrimary) throws NrtClusterException {
     try {
+      long session = client.getZookeeperClient().getZooKeeper().getSessionId();
+      if (publishKnown(version, epoch, session)) {
+        return;
+      }
       for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
         Stat primaryStat = client.checkExists().forPath(layout.primary());
-        if (primaryStat == null || primaryStat.getEphemeralOwner() != client.getZookeeperClient().getZooKeeper().getSessionId()) {
+        if (primaryStat == null || primaryStat.getEphemeralOwner() != session) {
           throw notPrimary.get();
         }
         Stat epochStat = new Stat();
@@ -64,6 +85,7 @@ final class FencedVersionWriter {
                 client.transactionOp().check().withVersion(primaryStat.getVersion()).forPath(layout.primary()),
                 client.transactionOp().check().withVersion(epochStat.getVersion()).forPath(layout.epoch()),
                 client.transactionOp().create().forPath(layout.maxVersion(), bytes(version)));
+            known = new Known(epoch, session, primaryStat.getVersion(), epochStat.getVersion(), 0, version);
             return;
           } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException
               | KeeperException.NoNodeException race) {
@@ -76,10 +98,11 @@ final class FencedVersionWriter {
         }
         beforeWrite.run();
         try {
-          client.transaction().forOperations(
+          List<CuratorTransactionResult> results = client.transaction().forOperations(
               client.transactionOp().check().withVersion(primaryStat.getVersion()).forPath(layout.primary()),
               client.transactionOp().check().withVersion(epochStat.getVersion()).forPath(layout.epoch()),
               client.transactionOp().setData().withVersion(maxStat.getVersion()).forPath(layout.maxVersion(), bytes(version)));
+          known = new Known(epoch, session, primaryStat.getVersion(), epochStat.getVersion(), written(results), version);
           return;
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException race) {
           // maxVersion moved (retry), or the epoch or primary znode changed (the next reads say so).
@@ -96,6 +119,41 @@ final class FencedVersionWriter {
     } catch (Exception e) {
       throw new NotPublishedException("recording version " + version + " in ZooKeeper failed: " + e, e);
     }
+  }
+
+  /**
+   * The one-round-trip path: true when {@code version} was recorded with the data versions the last
+   * publication of this epoch and session left; false (and nothing known any more) when there are
+   * none or the transaction found any of them changed, so the caller takes the full path. Errors
+   * other than a version mismatch or a missing znode propagate as in the full path.
+   */
+  private boolean publishKnown(long version, long epoch, long session) throws Exception {
+    Known k = known;
+    if (k == null || k.epoch() != epoch || k.session() != session || version <= k.maxVersion()) {
+      return false;
+    }
+    beforeWrite.run();
+    try {
+      List<CuratorTransactionResult> results = client.transaction().forOperations(
+          client.transactionOp().check().withVersion(k.primaryVersion()).forPath(layout.primary()),
+          client.transactionOp().check().withVersion(k.epochVersion()).forPath(layout.epoch()),
+          client.transactionOp().setData().withVersion(k.maxVersionVersion()).forPath(layout.maxVersion(), bytes(version)));
+      known = new Known(epoch, session, k.primaryVersion(), k.epochVersion(), written(results), version);
+      return true;
+    } catch (KeeperException.BadVersionException | KeeperException.NoNodeException changed) {
+      known = null;
+      return false;
+    }
+  }
+
+  /** The data version {@code maxVersion} has after the transaction's setData. */
+  private static int written(List<CuratorTransactionResult> results) {
+    for (CuratorTransactionResult r : results) {
+      if (r.getType() == OperationType.SET_DATA && r.getResultStat() != null) {
+        return r.getResultStat().getVersion();
+      }
+    }
+    throw new IllegalStateException("a transaction with a setData returned no stat for it: " + results);
   }
 
   static byte[] bytes(long v) {

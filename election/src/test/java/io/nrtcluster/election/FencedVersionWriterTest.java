@@ -104,6 +104,59 @@ class FencedVersionWriterTest {
     }
   }
 
+  /**
+   * The same overtaking, against a writer that published before: its next publication goes out at
+   * once with the data versions its last one left (one round trip, no reads), and still fails, since
+   * the successor's claim rewrote the epoch znode.
+   */
+  @Test
+  void aPublicationWithKnownVersionsOvertakenByTheSuccessorsClaimIsRefused() throws Exception {
+    try (CuratorFramework successor = TestZkClients.builder(zk.getConnectString()).build()) {
+      successor.start();
+      successor.blockUntilConnected();
+      claim(client, 7);
+      java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.atomic.AtomicInteger gaps = new java.util.concurrent.atomic.AtomicInteger();
+      FencedVersionWriter writer = new FencedVersionWriter(client, layout, () -> {
+        gaps.incrementAndGet();
+        if (armed.compareAndSet(true, false)) {
+          try {
+            client.delete().forPath(layout.primary()); // resign
+            claim(successor, 8);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        }
+      });
+      writer.publish(2250, 7, FencedVersionWriterTest::notOurs);
+      writer.publish(2251, 7, FencedVersionWriterTest::notOurs);
+      assertThat(maxVersion()).isEqualTo("2251");
+      armed.set(true);
+      gaps.set(0);
+      assertThatThrownBy(() -> writer.publish(2264, 7, FencedVersionWriterTest::notOurs))
+          .isInstanceOf(NotPrimaryException.class);
+      assertThat(gaps).as("the known-versions attempt, then the full path's reads found the epoch moved").hasValue(1);
+      assertThat(maxVersion()).isEqualTo("2251");
+      assertThatThrownBy(() -> writer.publish(2265, 7, FencedVersionWriterTest::notOurs))
+          .isInstanceOf(NotPrimaryException.class);
+    }
+  }
+
+  /** Another writer of {@code maxVersion} (a test here) makes the known versions stale: the full path records the version. */
+  @Test
+  void staleKnownVersionsFallBackToTheFullPath() throws Exception {
+    claim(client, 3);
+    FencedVersionWriter writer = new FencedVersionWriter(client, layout);
+    writer.publish(10, 3, FencedVersionWriterTest::notOurs);
+    client.setData().forPath(layout.maxVersion(), FencedVersionWriter.bytes(20));
+    writer.publish(15, 3, FencedVersionWriterTest::notOurs);
+    assertThat(maxVersion()).as("never lowered").isEqualTo("20");
+    writer.publish(25, 3, FencedVersionWriterTest::notOurs);
+    assertThat(maxVersion()).isEqualTo("25");
+    writer.publish(26, 3, FencedVersionWriterTest::notOurs);
+    assertThat(maxVersion()).isEqualTo("26");
+  }
+
   @Test
   void anUnreachableZooKeeperIsNotPublishedRatherThanNotPrimary() throws Exception {
     claim(client, 1);
