@@ -100,7 +100,9 @@ class WireFlipAccountingTest {
       FaultStats faults = r.transport().faultStats();
       // Flips on a slow link while the connection drops under a large file, then a clean link.
       r.transport().updateFaults(0.03, 8L * 1024 * KB);
-      addLargeSegment(cluster, 24, seed);
+      // 14 MiB of stored fields: four drops 3 MiB into a connection happen even if no flip forces a
+      // refetch (with 6 MiB, a run without an early flip finished after two drops and waited in vain).
+      addLargeSegment(cluster, 56, seed);
       long version = cluster.refresh();
       await().atMost(Duration.ofSeconds(60)).until(() -> faults.connectionsDropped() >= 4);
       FaultStats.FlipCounts during = faults.flipCounts();
