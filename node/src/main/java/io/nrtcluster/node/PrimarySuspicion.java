@@ -19,13 +19,17 @@ import java.util.function.LongSupplier;
  * still opening its index, or one this node never reached (a partition between this node and a
  * new primary), is never suspected by it, and a 2-node partition cannot flap. A suspicion is
  * withdrawn as soon as the primary answers again, or when this node no longer follows it (it
- * follows another, leads, or closes). Runs on the caller's thread (the node's periodic report),
- * reads one snapshot and never waits: the election writes to ZooKeeper on its own thread.
+ * follows another, leads, or closes). Silence across a stall of this node's own (a look that
+ * comes more than half the delay, at least 300 ms, after the one before: a collection, a starved
+ * CPU) counts again from the stall's end ({@link SilenceWindow}), since the primary's answers may
+ * be waiting unread in this node's socket. Runs on the caller's thread (the node's periodic
+ * report), reads one snapshot and never waits: the election writes to ZooKeeper on its own thread.
  */
 final class PrimarySuspicion {
   private final RoleSwitch roles;
   private final long delayNanos;
   private final LongSupplier clock;
+  private final SilenceWindow window;
   private PrimaryInfo tracking;
   private long trackingSince;
   private boolean reached;
@@ -35,6 +39,7 @@ final class PrimarySuspicion {
     this.roles = roles;
     this.delayNanos = suspicionDelay.toNanos();
     this.clock = nanoClock;
+    this.window = new SilenceWindow(Math.max(Duration.ofMillis(300).toNanos(), delayNanos / 2));
   }
 
   /** Whether this node holds a suspicion now (as far as this detector asked for one). */
@@ -70,7 +75,7 @@ final class PrimarySuspicion {
       reached = true;
       lastHeard = Math.max(trackingSince, c.atNanos());
     }
-    long silent = now - lastHeard;
+    long silent = now - window.countFrom(now, lastHeard);
     if (reached && silent >= delayNanos) {
       if (!suspected) {
         suspected = true;
