@@ -285,12 +285,14 @@ class TransportHardeningTest {
     // before reading stopped (the one in hand when the mark was crossed and the ones before, whose
     // replies the request threads wrote a task later), each frame answered by an ACK or a
     // TOO_MANY_REQUESTS error, whichever is larger. Two 64 KiB reads were assumed first; a CI run
-    // queued 749,223 bytes (the high mark plus about 2.6 reads' replies), so three are allowed.
-    // That is still under a third of what the peer sends: unbounded queueing fails here.
+    // queued 749,223 bytes (the high mark plus about 2.6 reads' replies), so three are allowed. A
+    // read now takes up to TransportPipeline.MAX_READ_BYTES (a CI run queued 1,028,633 bytes against
+    // a bound computed with 64 KiB). That is still under a third of what the peer sends: unbounded
+    // queueing fails here.
     int reply = Math.max(WireTestUtil.encode(new Message.Ack(Long.MAX_VALUE)).length,
         WireTestUtil.encode(new Message.ErrorReply(Long.MAX_VALUE, ErrorCode.TOO_MANY_REQUESTS,
             "more than " + config().build().maxRequestsInFlight() + " requests in flight")).length);
-    long bound = high + 3L * (64 * 1024 / frame + 1) * reply;
+    long bound = high + 3L * (TransportPipeline.MAX_READ_BYTES / frame + 1) * reply;
     assertThat(maxPending.get()).as("bytes queued for a peer that never reads (high mark %d, bound %d)", high, bound)
         .isLessThan(bound).isLessThan((long) pings * reply / 3);
     assertThat(closedByServer(bad.getInputStream())).isTrue();
