@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -56,7 +57,7 @@ final class Suspicions {
       wantedPrimary = primary;
       why = reason;
     }
-    electionThread.execute(this::apply);
+    onElectionThread(this::apply);
   }
 
   /** Withdraws this node's suspicion (soon, on the election thread), if it holds one. */
@@ -69,15 +70,28 @@ final class Suspicions {
       wantedPrimary = null;
       why = reason;
     }
-    electionThread.execute(this::apply);
+    onElectionThread(this::apply);
   }
 
   /** After a reconnect (the session may be new and the ephemeral znode gone): write the wish again. */
   void resync() {
-    electionThread.execute(() -> {
+    onElectionThread(() -> {
       written = null;
       apply();
     });
+  }
+
+  /**
+   * Queues {@code task} for the election thread; once the election is closed there is nothing to
+   * record (a suspicion's znode is ephemeral and goes with the session), so the detector's last look
+   * racing the close is dropped instead of failing the caller's periodic report.
+   */
+  private void onElectionThread(Runnable task) {
+    try {
+      electionThread.execute(task);
+    } catch (RejectedExecutionException closed) {
+      log.debug("election closed; not applying the suspicion change");
+    }
   }
 
   /** The generation this node's suspicion znode holds as far as it knows, or -1. */
