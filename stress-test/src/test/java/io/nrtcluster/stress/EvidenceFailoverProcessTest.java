@@ -47,9 +47,7 @@ class EvidenceFailoverProcessTest {
         ClusterAdmin admin = ClusterAdmin.connect(zk.connectString(), Duration.ofSeconds(30))) {
       ProcessCluster cluster = cluster(zk, 3);
       try {
-        cluster.startWithFirstAsPrimary().awaitRoles(WAIT);
-        NodeProcess old = cluster.node(1);
-        cluster.awaitAllAt(writeAndRefresh(old, "before"), WAIT);
+        NodeProcess old = startWithOneDocument(cluster);
 
         old.kill();
         NodeProcess next = awaitAcknowledgingPrimary(cluster, old);
@@ -76,9 +74,7 @@ class EvidenceFailoverProcessTest {
         ClusterAdmin admin = ClusterAdmin.connect(zk.connectString(), Duration.ofSeconds(30))) {
       ProcessCluster cluster = cluster(zk, 3);
       try {
-        cluster.startWithFirstAsPrimary().awaitRoles(WAIT);
-        NodeProcess old = cluster.node(1);
-        cluster.awaitAllAt(writeAndRefresh(old, "before"), WAIT);
+        NodeProcess old = startWithOneDocument(cluster);
         long oldGen = ProcessCluster.status(old).gen();
 
         old.pause();
@@ -114,6 +110,14 @@ class EvidenceFailoverProcessTest {
           SESSION_MS, id, 256, 0, 0, "127.0.0.1")));
     }
     return new ProcessCluster(nodes, Duration.ofSeconds(90));
+  }
+
+  /** Starts the cluster with node 1 as its primary and one document ("before") on every node; returns node 1. */
+  private NodeProcess startWithOneDocument(ProcessCluster cluster) throws Exception {
+    cluster.startWithFirstAsPrimary().awaitRoles(WAIT);
+    NodeProcess primary = cluster.node(1);
+    cluster.awaitAllAt(writeAndRefresh(primary, "before"), WAIT);
+    return primary;
   }
 
   /** One document whose body is {@code word}, made visible: acknowledged only if the refresh is published. */
