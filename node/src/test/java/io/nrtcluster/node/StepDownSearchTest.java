@@ -29,6 +29,10 @@ class StepDownSearchTest {
     try (ClusterHarness c = new ClusterHarness(dir, seed, 2, List.of(ClusterHarness.INDEX))) {
       c.transport(0, ClusterHarness.transport().toBuilder()
           .faults(FaultInjection.builder().switchable(true).seed(seed).build()).build());
+      // Once stepped down, node 0 copies over a 64 KiB/s link that cannot carry a heartbeat within the
+      // suspicion delay behind 64 KiB chunks: as the new primary's only voter it could depose it (likely why a CI
+      // run never saw node 1 writable within 30 s). Not this test's subject.
+      c.configure(0, b -> b.suspicionDelay(Duration.ZERO));
       c.start(0);
       assertThat(c.awaitPrimary()).isZero();
       c.start(1);
@@ -91,6 +95,10 @@ class StepDownSearchTest {
     try (ClusterHarness c = new ClusterHarness(dir, seed, 2, List.of(ClusterHarness.INDEX))) {
       c.transport(0, ClusterHarness.transport().toBuilder()
           .faults(FaultInjection.builder().switchable(true).seed(seed).build()).build());
+      // Once stepped down, node 0 copies over a 64 KiB/s link that cannot carry a heartbeat within the
+      // suspicion delay behind 64 KiB chunks: as the new primary's only voter it could depose it (likely why a CI
+      // run never saw node 1 writable within 30 s). Not this test's subject.
+      c.configure(0, b -> b.suspicionDelay(Duration.ZERO));
       c.start(0);
       assertThat(c.awaitPrimary()).isZero();
       c.start(1);
