@@ -49,7 +49,22 @@ public final class Main implements Callable<Integer> {
     cmd.setCaseInsensitiveEnumValuesAllowed(true);
     cmd.setParameterExceptionHandler(Main::onParameterError);
     cmd.setExecutionExceptionHandler(Main::onExecutionError);
+    cmd.setExecutionStrategy(Main::refuseUnmatchedThenRun);
     return cmd;
+  }
+
+  /**
+   * picocli skips its check for unmatched arguments when a help option is present, so {@code nrt
+   * backup --help} would print the top-level usage and exit 0 as if {@code backup} existed: any
+   * unmatched argument, on any level, is a usage error (exit 2) naming it, help option or not.
+   */
+  private static int refuseUnmatchedThenRun(CommandLine.ParseResult parsed) {
+    for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+      if (!p.unmatched().isEmpty()) {
+        throw new CommandLine.UnmatchedArgumentException(p.commandSpec().commandLine(), p.unmatched());
+      }
+    }
+    return new CommandLine.RunLast().execute(parsed);
   }
 
   /** Set by {@link #main}: this process is the command line's own, so it may handle SIGINT/SIGTERM. */
@@ -76,8 +91,10 @@ public final class Main implements Callable<Integer> {
     System.exit(exit);
   }
 
-  /** Strong reference: java.util.logging keeps loggers weakly, and would forget the level set below. */
+  /** Strong references: java.util.logging keeps loggers weakly, and would forget the levels set below. */
   private static final Logger LUCENE_JUL = Logger.getLogger("org.apache.lucene");
+
+  private static final Logger LUCENE_VECTORIZATION_JUL = Logger.getLogger("org.apache.lucene.internal.vectorization");
 
   /**
    * Lucene reports through java.util.logging (e.g. one INFO line about the vector API at startup);
@@ -87,6 +104,10 @@ public final class Main implements Callable<Integer> {
     String level = System.getProperty("nrt.log.level", "WARN").toUpperCase(Locale.ROOT);
     if (!(debugging() || level.equals("INFO"))) {
       LUCENE_JUL.setLevel(Level.WARNING);
+      // bin/nrt runs without the incubating Vector API on purpose (the JVM would print "Using
+      // incubator modules" before every command); Lucene's warning that it is missing is that
+      // choice, not a problem, so it shows only at INFO and below.
+      LUCENE_VECTORIZATION_JUL.setLevel(Level.SEVERE);
     }
   }
 
