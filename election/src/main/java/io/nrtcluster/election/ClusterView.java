@@ -48,6 +48,25 @@ public final class ClusterView {
     return ZkCalls.call(zk.auth(), "reading the hosts of " + cluster, () -> placement(zk.curator(), cluster));
   }
 
+  /**
+   * One index as the rebalancing sees it ({@link RebalancePlan.IndexView}): primary, members, and
+   * whether a suspicion, a hand-off request or a successor designation is there. Fails as {@link
+   * #members(ZooKeeperSession, ZkLayout)}.
+   */
+  public static RebalancePlan.IndexView indexView(ZooKeeperSession zk, ZkLayout layout) throws NrtClusterException {
+    return ZkCalls.call(zk.auth(), "reading " + layout.indexPath(), () -> {
+      CuratorFramework c = zk.curator();
+      boolean suspected;
+      try {
+        suspected = !c.getChildren().forPath(layout.suspicions()).isEmpty();
+      } catch (KeeperException.NoNodeException e) {
+        suspected = false;
+      }
+      boolean handingOff = c.checkExists().forPath(layout.handoff()) != null || c.checkExists().forPath(layout.successor()) != null;
+      return new RebalancePlan.IndexView(layout.index(), primary(c, layout).orElse(null), members(c, layout), suspected, handingOff);
+    });
+  }
+
   /** {@link #placement(ZooKeeperSession, String)} over a bare client. */
   public static Placement placement(CuratorFramework client, String cluster) throws Exception {
     String hosts = ZkLayout.hostsPath(cluster);

@@ -86,6 +86,14 @@ public final class IndexElection implements Closeable {
   }
 
   /**
+   * What this node's ZooKeeper cache last saw of the index (primary, members, suspicions, hand-offs
+   * under way), without a round trip: the rebalancing's input ({@link RebalancePlan}).
+   */
+  public RebalancePlan.IndexView cachedView() {
+    return watch.cachedView();
+  }
+
+  /**
    * Registers this node and starts electing/following. Fails with {@link ConnectionException} when
    * ZooKeeper cannot be reached within the configured timeout.
    */
