@@ -226,7 +226,16 @@ public final class ClusterAdmin implements Closeable {
    * does not stop the others.
    */
   public RebalanceResult rebalance(String cluster, Duration timeout) throws NrtClusterException {
-    return new AdminRebalance(this, cluster, timeout).run(rebalancePlan(cluster));
+    return rebalance(cluster, rebalancePlan(cluster), timeout);
+  }
+
+  /**
+   * Runs {@code plan} (one {@link #rebalancePlan} returned, for example after showing it) as {@link
+   * #rebalance(String, Duration)} runs its own.
+   */
+  public RebalanceResult rebalance(String cluster, RebalancePlan plan, Duration timeout) throws NrtClusterException {
+    indexes(cluster);
+    return new AdminRebalance(this, cluster, timeout).run(plan);
   }
 
   /**
