@@ -20,6 +20,7 @@ import io.nrtcluster.transport.Transport;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -277,7 +278,7 @@ public final class NrtHost implements Closeable {
   public void halt() {
     // Recipes first: Curator's recipes misbehave when their client closes under them. The session
     // end then removes this node's ephemeral znodes at once, as a crash would after the timeout.
-    rebalancer.stop();
+    rebalancer.stop(Duration.ZERO);
     List<ClusterNode> nodes = List.copyOf(indexes.values());
     for (ClusterNode node : nodes) {
       node.leaveElectionAbruptly();
@@ -297,7 +298,7 @@ public final class NrtHost implements Closeable {
   /** Gracefully leaves: every index commits and resigns, then the client, server and ZooKeeper stop. */
   @Override
   public void close() throws IOException {
-    rebalancer.stop();
+    rebalancer.stop(config.connectionTimeout());
     try {
       IOUtils.close(indexes.values());
     } finally {

@@ -99,9 +99,18 @@ final class Rebalancer {
     executor.scheduleWithFixedDelay(this::tickSafely, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
   }
 
-  /** Stops; a round under way is interrupted (its hand-off requests are withdrawn if ZooKeeper still answers). */
-  void stop() {
+  /**
+   * Stops, waiting at most {@code wait} for a round under way to end: it is interrupted and
+   * withdraws its hand-off requests while ZooKeeper still answers (a zero wait: a halt, which
+   * leaves them as a crash would).
+   */
+  void stop(Duration wait) {
     executor.shutdownNow();
+    try {
+      executor.awaitTermination(wait.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void tickSafely() {
