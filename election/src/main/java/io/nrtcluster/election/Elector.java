@@ -407,12 +407,10 @@ final class Elector {
     }
     if (d.action() == ElectionDecision.Action.CLAIM) {
       claim(members);
+    } else if (d.action() == ElectionDecision.Action.WAIT_FOR_BETTER_CANDIDATE) {
+      waitForCandidate(d.delayMillis());
     } else {
-      if (d.action() == ElectionDecision.Action.WAIT_FOR_BETTER_CANDIDATE) {
-        waitForCandidate(d.delayMillis());
-      } else {
-        scheduleEvaluate(d.delayMillis());
-      }
+      scheduleEvaluate(d.delayMillis());
     }
   }
 

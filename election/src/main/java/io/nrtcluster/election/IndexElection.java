@@ -35,6 +35,10 @@ import org.slf4j.LoggerFactory;
  * fail, since the epoch znode moved. {@link ElectionConfig#suspicionDelay()} zero (or manual
  * failover) turns this off.
  *
+ * <p>Placement ({@link #usePlacement}): among equally up-to-date candidates, the one whose host
+ * holds fewer primaries wins, as the hosts' records say ({@link HostDirectory}); the safety rule
+ * above is unchanged ({@link ElectionDecision#choose}).
+ *
  * <p>Connection-state handling per recipe: the member node re-registers by itself after a new
  * session; the cache re-syncs after reconnect and triggers a re-evaluation; the primary znode is
  * deliberately not a recipe node, so it is never recreated behind the election's back.
