@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
     name = "nrt",
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
-    subcommands = {NodeCommand.class, StatusCommand.class, PromoteCommand.class, CommitCommand.class, SecureCommand.class,
+    subcommands = {NodeCommand.class, StatusCommand.class, PromoteCommand.class, RebalanceCommand.class, CommitCommand.class,
+        SecureCommand.class,
         DemoCommand.class, ChaosCommand.class, BenchCommand.class, ExampleServiceCommand.class, CommandLine.HelpCommand.class},
     description = "Lucene near-real-time segment replication as a working cluster.",
     commandListHeading = "%nCommands:%n")

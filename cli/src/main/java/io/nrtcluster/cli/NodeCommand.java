@@ -105,6 +105,21 @@ public final class NodeCommand implements Callable<Integer> {
       description = "How often a replica pings its primary while suspicion is on (default: ${DEFAULT-VALUE}).")
   Duration heartbeatInterval;
 
+  @Option(names = "--rebalance", negatable = true, defaultValue = "true", fallbackValue = "true",
+      description = "Hand this node's primaries off to nodes holding fewer until every node holds within one of the "
+          + "others (graceful: no acknowledged write lost; only to caught-up replicas, never during a failover). "
+          + "--no-rebalance keeps them where the elections put them (default: on; use the same on every node).")
+  boolean rebalance;
+
+  @Option(names = "--max-concurrent-handoffs", paramLabel = "N", defaultValue = "2",
+      description = "How many of this node's primaries the rebalancing hands off at once, 1 to 64 (default: ${DEFAULT-VALUE}).")
+  int maxConcurrentHandoffs;
+
+  @Option(names = "--rebalance-quiet-period", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
+      description = "How long after the last failover this node saw the rebalancing waits before it moves anything "
+          + "(default: ${DEFAULT-VALUE}).")
+  Duration rebalanceQuietPeriod;
+
   @Option(names = "--status-every", paramLabel = "TIME", defaultValue = "5s", converter = DurationConverter.class,
       description = "Interval of the status lines (default: ${DEFAULT-VALUE}).")
   Duration statusEvery;
@@ -134,6 +149,7 @@ public final class NodeCommand implements Callable<Integer> {
         .embeddedZooKeeperPort(zkPort).bindHost(bind).port(port).sessionTimeout(sessionTimeout)
         .connectionTimeout(connectTimeout).electionSettle(electionSettle).transport(transport)
         .suspicionDelay(suspicionDelay).heartbeatInterval(heartbeatInterval)
+        .rebalance(rebalance).maxConcurrentHandoffs(maxConcurrentHandoffs).rebalanceQuietPeriod(rebalanceQuietPeriod)
         .zooKeeperAuth(zkAuth.auth()).build();
     ScheduledExecutorService printer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "nrt-node-status");
@@ -203,7 +219,11 @@ public final class NodeCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "with --zk embedded, DIR/zookeeper holds ZooKeeper's data: "
           + "choose another --index name than 'zookeeper'");
     }
-    for (Duration d : List.of(sessionTimeout, connectTimeout, electionSettle, statusEvery)) {
+    if (maxConcurrentHandoffs < 1 || maxConcurrentHandoffs > 64) {
+      throw new ParameterException(spec.commandLine(), "--max-concurrent-handoffs must be between 1 and 64, got "
+          + maxConcurrentHandoffs);
+    }
+    for (Duration d : List.of(sessionTimeout, connectTimeout, electionSettle, statusEvery, rebalanceQuietPeriod)) {
       if (d.isZero() || d.isNegative() || d.compareTo(Duration.ofHours(1)) > 0) {
         throw new ParameterException(spec.commandLine(), "durations must be between 1ms and 1h, got " + Units.human(d));
       }

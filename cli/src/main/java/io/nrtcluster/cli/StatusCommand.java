@@ -9,7 +9,10 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -19,7 +22,8 @@ import picocli.CommandLine.Spec;
 /** {@code nrt status}: one row per node of each index, as a table or as JSON for scripts. */
 @Command(name = "status", mixinStandardHelpOptions = true, description = {
     "Show every node of an index (or of every index): role, generation, versions, lag, copying,",
-    "and why a node last gave its primary role up by itself (a lost index writer: corruption, full disk).",
+    "and why a node last gave its primary role up by itself (a lost index writer: corruption, full disk);",
+    "then how many primaries each live node holds (nodes holding none included).",
     "Exit codes: 0 ok, 1 error, 3 ZooKeeper unreachable, 4 unknown cluster/index,",
     "7 ZooKeeper denied access (missing or wrong --zk-user credentials)."})
 final class StatusCommand implements Callable<Integer> {
@@ -40,22 +44,30 @@ final class StatusCommand implements Callable<Integer> {
       for (String i : index == null ? a.indexes(admin.cluster) : List.of(index)) {
         all.add(a.status(admin.cluster, i));
       }
+      SortedMap<Integer, Integer> perNode = a.primariesPerNode(admin.cluster);
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-        out.println(mapper.writeValueAsString(new ClusterJson(admin.cluster, all)));
+        out.println(mapper.writeValueAsString(new ClusterJson(admin.cluster, all, perNode)));
       } else {
         for (IndexStatus s : all) {
           printTable(out, s);
         }
+        printPrimariesPerNode(out, perNode);
       }
       out.flush();
       return 0;
     }
   }
 
-  /** The JSON document {@code --json} prints. */
-  record ClusterJson(String cluster, List<IndexStatus> indexes) {}
+  /** The JSON document {@code --json} prints; {@code primariesPerNode} is by node id, over every index of the cluster. */
+  record ClusterJson(String cluster, List<IndexStatus> indexes, SortedMap<Integer, Integer> primariesPerNode) {}
+
+  /** One line: {@code primaries per node: node 1: 4, node 2: 4, node 3: 4}. */
+  static void printPrimariesPerNode(PrintWriter out, Map<Integer, Integer> perNode) {
+    out.println("primaries per node: " + (perNode.isEmpty() ? "no live node"
+        : perNode.entrySet().stream().map(e -> "node " + e.getKey() + ": " + e.getValue()).collect(Collectors.joining(", "))));
+  }
 
   static void printTable(PrintWriter out, IndexStatus s) {
     out.printf("%s/%s  primary: %s%n", s.cluster(), s.index(),

@@ -220,6 +220,23 @@ class NodeCommandTest {
     assertThat(off.err()).contains("unreachable");
   }
 
+  @Test
+  void rebalanceOptionsAreCheckedBeforeTheNodeStarts() {
+    String[] base = {"node", "--zk", "127.0.0.1:1", "--cluster", "t", "--index", "docs", "--data", dir.resolve("n").toString(),
+        "--port", "0", "--id", "3"};
+    NrtRun none = NrtRun.nrt(concat(base, "--max-concurrent-handoffs", "0"));
+    assertThat(none.exit()).isEqualTo(2);
+    assertThat(none.err()).contains("--max-concurrent-handoffs must be between 1 and 64, got 0");
+
+    NrtRun quiet = NrtRun.nrt(concat(base, "--rebalance-quiet-period", "0s"));
+    assertThat(quiet.exit()).isEqualTo(2);
+
+    NrtRun off = NrtRun.nrt(concat(base, "--no-rebalance", "--max-concurrent-handoffs", "4", "--rebalance-quiet-period", "30s",
+        "--connect-timeout", "1s"));
+    assertThat(off.exit()).as("accepted; the node then fails on ZooKeeper only").isNotIn(0, 2);
+    assertThat(off.err()).contains("unreachable");
+  }
+
   private static String[] concat(String[] a, String... b) {
     List<String> all = new ArrayList<>(List.of(a));
     all.addAll(List.of(b));

@@ -40,6 +40,56 @@ public final class ClusterView {
   }
 
   /**
+   * Who leads what by host, as the hosts' records say ({@link HostRecord}): every live host of {@code
+   * cluster}, with the indexes it leads; malformed records are skipped with a warning. Fails as
+   * {@link #members(ZooKeeperSession, ZkLayout)}.
+   */
+  public static Placement placement(ZooKeeperSession zk, String cluster) throws NrtClusterException {
+    return ZkCalls.call(zk.auth(), "reading the hosts of " + cluster, () -> placement(zk.curator(), cluster));
+  }
+
+  /**
+   * One index as the rebalancing sees it ({@link RebalancePlan.IndexView}): primary, members, and
+   * whether a suspicion, a hand-off request or a successor designation is there. Fails as {@link
+   * #members(ZooKeeperSession, ZkLayout)}.
+   */
+  public static RebalancePlan.IndexView indexView(ZooKeeperSession zk, ZkLayout layout) throws NrtClusterException {
+    return ZkCalls.call(zk.auth(), "reading " + layout.indexPath(), () -> {
+      CuratorFramework c = zk.curator();
+      boolean suspected;
+      try {
+        suspected = !c.getChildren().forPath(layout.suspicions()).isEmpty();
+      } catch (KeeperException.NoNodeException e) {
+        suspected = false;
+      }
+      boolean handingOff = c.checkExists().forPath(layout.handoff()) != null || c.checkExists().forPath(layout.successor()) != null;
+      return new RebalancePlan.IndexView(layout.index(), primary(c, layout).orElse(null), members(c, layout), suspected, handingOff);
+    });
+  }
+
+  /** {@link #placement(ZooKeeperSession, String)} over a bare client. */
+  public static Placement placement(CuratorFramework client, String cluster) throws Exception {
+    String hosts = ZkLayout.hostsPath(cluster);
+    List<HostRecord> records = new ArrayList<>();
+    List<String> children;
+    try {
+      children = client.getChildren().forPath(hosts);
+    } catch (KeeperException.NoNodeException e) {
+      return Placement.EMPTY;
+    }
+    for (String child : children) {
+      try {
+        records.add(HostRecord.decode(client.getData().forPath(hosts + "/" + child)));
+      } catch (KeeperException.NoNodeException e) {
+        // Left while we looked.
+      } catch (ProtocolException e) {
+        LOG.warn("ignoring host record {} of {}: {}", child, cluster, e.getMessage());
+      }
+    }
+    return Placement.of(records);
+  }
+
+  /**
    * Waits, with a watch on the primary znode, at most {@code timeout} until the primary satisfies
    * {@code wanted}; returns it then, or empty when it did not in time. Fails as {@link
    * #members(ZooKeeperSession, ZkLayout)}.
@@ -96,10 +146,14 @@ public final class ClusterView {
     }
   }
 
-  /** Index names of {@code cluster}, or empty when the cluster is unknown. */
+  /**
+   * Index names of {@code cluster}, sorted, or empty when the cluster is unknown; the cluster's
+   * other entries ({@link ZkLayout#HOSTS}) are left out.
+   */
   public static Optional<List<String>> indexes(CuratorFramework client, String cluster) throws Exception {
     try {
-      return Optional.of(client.getChildren().forPath(ZkLayout.clusterPath(cluster)));
+      return Optional.of(client.getChildren().forPath(ZkLayout.clusterPath(cluster)).stream()
+          .filter(ZkLayout::isIndexName).sorted().toList());
     } catch (KeeperException.NoNodeException e) {
       return Optional.empty();
     }

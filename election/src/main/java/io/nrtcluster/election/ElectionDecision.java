@@ -1,5 +1,6 @@
 package io.nrtcluster.election;
 
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,6 +30,11 @@ import java.util.Optional;
  * suspects the primary's current generation; suspicions of another generation and of nodes that
  * are not such members count for nothing; the claimer is the best-ranked eligible member other than
  * the suspected node, which never wins this way.
+ *
+ * <p>Placement ({@link #choose}): when the elector knows how many primaries each host holds, the
+ * winner is still a most up-to-date eligible member, but among the equally up-to-date ones the
+ * host with fewer primaries is preferred; see {@link #choose} for the rule and why it is safe and
+ * why it does not send every simultaneous election to the same host.
  */
 final class ElectionDecision {
   private ElectionDecision() {}
@@ -129,6 +135,16 @@ final class ElectionDecision {
    */
   static Decision withoutPrimary(int self, Integer successor, List<MemberInfo> members, boolean automatic,
       long noPrimaryMillis, long settleMillis, long retryMillis) {
+    return withoutPrimary(self, successor, members, automatic, noPrimaryMillis, settleMillis, retryMillis, null, "");
+  }
+
+  /**
+   * {@link #withoutPrimary(int, Integer, List, boolean, long, long, long)} where the winner is the
+   * member {@link #choose} picks with {@code primaries} (host node id to the primaries it holds
+   * other than {@code index}; null: no placement, the best-ranked member wins).
+   */
+  static Decision withoutPrimary(int self, Integer successor, List<MemberInfo> members, boolean automatic,
+      long noPrimaryMillis, long settleMillis, long retryMillis, Map<Integer, Integer> primaries, String index) {
     boolean successorDead = false;
     if (successor != null) {
       if (isMember(successor, members)) {
@@ -143,7 +159,7 @@ final class ElectionDecision {
     if (noPrimaryMillis < settleMillis) {
       return Decision.waiting(Action.WAIT_TO_SETTLE, settleMillis - noPrimaryMillis, successorDead);
     }
-    Optional<MemberInfo> best = best(members);
+    Optional<MemberInfo> best = choose(members, primaries, index);
     if (best.isPresent() && best.get().nodeId() == self) {
       return new Decision(Action.CLAIM, false, 0, successorDead);
     }
@@ -178,10 +194,20 @@ final class ElectionDecision {
    */
   static Decision onSuspectedPrimary(int self, PrimaryInfo current, Integer successor, List<MemberInfo> members,
       Map<Integer, Long> suspicions, boolean automatic, long retryMillis) {
+    return onSuspectedPrimary(self, current, successor, members, suspicions, automatic, retryMillis, null, "");
+  }
+
+  /**
+   * {@link #onSuspectedPrimary(int, PrimaryInfo, Integer, List, Map, boolean, long)} where the
+   * claimer is the member other than the suspected one that {@link #choose} picks with {@code
+   * primaries} (null: the best-ranked one).
+   */
+  static Decision onSuspectedPrimary(int self, PrimaryInfo current, Integer successor, List<MemberInfo> members,
+      Map<Integer, Long> suspicions, boolean automatic, long retryMillis, Map<Integer, Integer> primaries, String index) {
     if (!automatic || successor != null || current.nodeId() == self || !majoritySuspects(current, members, suspicions)) {
       return Decision.of(Action.NOTHING);
     }
-    Optional<MemberInfo> best = best(members.stream().filter(m -> m.nodeId() != current.nodeId()).toList());
+    Optional<MemberInfo> best = choose(members.stream().filter(m -> m.nodeId() != current.nodeId()).toList(), primaries, index);
     if (best.isPresent() && best.get().nodeId() == self) {
       return Decision.of(Action.CLAIM_DEPOSING);
     }
@@ -195,6 +221,59 @@ final class ElectionDecision {
    */
   static Optional<MemberInfo> best(List<MemberInfo> members) {
     return members.stream().filter(m -> m.role() != Role.CLOSED && m.eligible()).max(MemberInfo::rank);
+  }
+
+  /**
+   * The member that should lead {@code index}, weighing placement: among the members that may win
+   * ({@link #best}'s: not {@link Role#CLOSED}, {@link MemberInfo#eligible()}), only the most up to
+   * date are candidates: the same {@link MemberInfo#primaryGen()} and {@link
+   * MemberInfo#searchingVersion()} as the best-ranked one. Among those, the ones whose host holds at
+   * most one primary more than the fewest any candidate's host holds ({@code primaries}, node id to
+   * count, absent: 0) tie, and the tie goes to the highest {@link #rendezvous} hash of {@code
+   * (index, nodeId)} (then the higher node id). With {@code primaries} null: {@link #best}.
+   *
+   * <p>Why it is safe: a candidate searches exactly the point-in-time the best-ranked member
+   * searches (one generation publishes each version once), so nothing any live member has is lost
+   * whichever candidate wins. The commit version is not part of "equally up to date": the winner
+   * commits the point it searches before it opens its writer, so which point was durable on it
+   * before decides nothing about what survives. A member that is behind is never a candidate, however few
+   * primaries its host holds.
+   *
+   * <p>Why "within one" and a hash rather than "strictly fewest": when a host holding many primaries
+   * dies, all of its indexes elect at once on the survivors, and every one of those elections reads
+   * the same counts (a host's record changes only after it won). "Strictly fewest" would send every
+   * one to the same survivor; with a tie of the hosts within one of the fewest, the hash of each
+   * index picks a different host for different indexes, so simultaneous elections spread evenly,
+   * and as counts catch up the hosts that fell behind by two or more stop being chosen. The
+   * decision is a function of what every node reads (members, counts, the index name), never of who
+   * asks, so all nodes that read the same agree on one winner: no two wait for each other.
+   */
+  static Optional<MemberInfo> choose(List<MemberInfo> members, Map<Integer, Integer> primaries, String index) {
+    Optional<MemberInfo> best = best(members);
+    if (best.isEmpty() || primaries == null) {
+      return best;
+    }
+    MemberInfo b = best.get();
+    List<MemberInfo> candidates = members.stream()
+        .filter(m -> m.role() != Role.CLOSED && m.eligible() && m.primaryGen() == b.primaryGen()
+            && m.searchingVersion() == b.searchingVersion())
+        .toList();
+    int fewest = candidates.stream().mapToInt(m -> primaries.getOrDefault(m.nodeId(), 0)).min().orElse(0);
+    return candidates.stream()
+        .filter(m -> primaries.getOrDefault(m.nodeId(), 0) <= fewest + 1)
+        .max(Comparator.comparingLong((MemberInfo m) -> rendezvous(index, m.nodeId())).thenComparingInt(MemberInfo::nodeId));
+  }
+
+  /**
+   * A well-mixed 64-bit hash of {@code (index, nodeId)}, the same on every JVM (String's hash code is
+   * specified): the rendezvous ("highest random weight") order in which {@link #choose} breaks ties,
+   * so each index has its own order of the nodes.
+   */
+  static long rendezvous(String index, int nodeId) {
+    long z = ((long) index.hashCode() << 32) ^ (nodeId & 0xffffffffL);
+    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+    return z ^ (z >>> 31);
   }
 
   private static boolean isMember(int nodeId, List<MemberInfo> members) {

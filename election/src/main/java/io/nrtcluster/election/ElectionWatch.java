@@ -84,6 +84,29 @@ final class ElectionWatch {
     return out;
   }
 
+  /**
+   * What this node's cache last saw of the index, for the rebalancing: its primary, members,
+   * whether any suspicion, hand-off request or successor designation is there. Empty-handed (no
+   * primary, no members) before {@link #start} and after close.
+   */
+  RebalancePlan.IndexView cachedView() {
+    CuratorCache c = cache;
+    if (c == null) {
+      return new RebalancePlan.IndexView(layout.index(), null, List.of(), false, false);
+    }
+    PrimaryInfo primary = c.get(layout.primary()).map(d -> {
+      try {
+        return d.getData() == null ? null : PrimaryInfo.decode(d.getData());
+      } catch (ProtocolException e) {
+        return null;
+      }
+    }).orElse(null);
+    String suspicionPrefix = layout.suspicions() + "/";
+    boolean suspected = c.stream().anyMatch(d -> d.getPath().startsWith(suspicionPrefix));
+    boolean handingOff = c.get(layout.handoff()).isPresent() || c.get(layout.successor()).isPresent();
+    return new RebalancePlan.IndexView(layout.index(), primary, cachedMembers(), suspected, handingOff);
+  }
+
   void close() {
     client.getConnectionStateListenable().removeListener(onConnection);
     CuratorCache c = cache;

@@ -36,6 +36,11 @@ import org.apache.zookeeper.data.Stat;
  * deleting that primary znode at the version it read ({@link EpochClaim#claim(List, int)}), logging
  * "electing on suspicion". A primary that finds its znode taken while its own session lives logs
  * "deposed" and steps down; nothing here ever re-creates a primary znode except a claim.
+ *
+ * <p>Placement: with a {@link PlacementSource} ({@link #usePlacement}), both decisions weigh how many
+ * primaries each host holds ({@link ElectionDecision#choose}); an election that waits for a better
+ * candidate looks again as soon as the placement changes, so a failover does not pay the retry
+ * interval when counts moved under it.
  */
 final class Elector {
   private final CuratorFramework client;
@@ -53,6 +58,11 @@ final class Elector {
   private long noPrimarySince = -1;
   private ScheduledFuture<?> scheduled;
   private volatile boolean closed;
+  private volatile PlacementSource placement = PlacementSource.NONE;
+  /** The last step decided to wait for a better candidate (it may be this node once the placement changes). */
+  private volatile boolean waitingForCandidate;
+  /** The placement the current step decided on (election thread only). */
+  private Placement placementRead;
 
   Elector(CuratorFramework client, ElectionConfig config, ElectionListener listener, NodeLog log) {
     this.client = client;
@@ -63,6 +73,39 @@ final class Elector {
     this.epochs = new EpochClaim(client, config, log);
     this.executor = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("nrt-elect-" + config.nodeId() + "-" + layout.index()));
     this.suspicions = new Suspicions(client, layout, config.nodeId(), log, this::executeIfOpen);
+  }
+
+  /** Weighs placement from now on (before the election starts). */
+  void usePlacement(PlacementSource source) {
+    placement = source;
+  }
+
+  /** The placement changed: an election waiting for a better candidate looks again at once. */
+  void onPlacementChanged() {
+    if (waitingForCandidate) {
+      scheduleEvaluate(0);
+    }
+  }
+
+  /** Host id to its primaries other than this index; null without placement (the best-ranked member wins). */
+  private Map<Integer, Integer> primaryCounts() {
+    PlacementSource p = placement;
+    if (p == PlacementSource.NONE) {
+      return null;
+    }
+    Placement now = p.current();
+    placementRead = now;
+    return now.countsExcluding(layout.index());
+  }
+
+  /**
+   * Waits for a better candidate: again in {@code delayMillis}, or at once when the placement
+   * changed since this step read it (a change after the flag is set schedules by itself).
+   */
+  private void waitForCandidate(long delayMillis) {
+    waitingForCandidate = true;
+    PlacementSource p = placement;
+    scheduleEvaluate(p != PlacementSource.NONE && p.current() != placementRead ? 0 : delayMillis);
   }
 
   /** This node's suspicion of its primary, written on the election thread. */
@@ -252,6 +295,7 @@ final class Elector {
     if (closed || client.getState() != CuratorFrameworkState.STARTED || !client.getZookeeperClient().isConnected()) {
       return;
     }
+    waitingForCandidate = false;
     Stat stat = new Stat();
     PrimaryInfo current;
     try {
@@ -326,7 +370,7 @@ final class Elector {
     }
     List<MemberInfo> members = readMembers();
     ElectionDecision.Decision d = ElectionDecision.onSuspectedPrimary(config.nodeId(), current, epochs.designatedSuccessor(),
-        members, suspected, config.automatic(), config.retryInterval().toMillis());
+        members, suspected, config.automatic(), config.retryInterval().toMillis(), primaryCounts(), layout.index());
     switch (d.action()) {
       case CLAIM_DEPOSING -> {
         long count = suspected.values().stream().filter(g -> g == current.primaryGen()).count();
@@ -337,7 +381,7 @@ final class Elector {
       case WAIT_FOR_BETTER_CANDIDATE -> {
         log.debug("a majority suspects primary {} of epoch {}; a better-ranked member claims", current.nodeId(),
             current.primaryGen());
-        scheduleEvaluate(d.delayMillis());
+        waitForCandidate(d.delayMillis());
       }
       default -> { }
     }
@@ -357,12 +401,14 @@ final class Elector {
     List<MemberInfo> members = ElectionDecision.needsMembers(successor, config.automatic(), waited, settle)
         ? readMembers() : List.of();
     ElectionDecision.Decision d = ElectionDecision.withoutPrimary(config.nodeId(), successor, members, config.automatic(),
-        waited, settle, config.retryInterval().toMillis());
+        waited, settle, config.retryInterval().toMillis(), primaryCounts(), layout.index());
     if (d.successorDead()) {
       log.warn("designated successor {} is not a live member; electing normally", successor);
     }
     if (d.action() == ElectionDecision.Action.CLAIM) {
       claim(members);
+    } else if (d.action() == ElectionDecision.Action.WAIT_FOR_BETTER_CANDIDATE) {
+      waitForCandidate(d.delayMillis());
     } else {
       scheduleEvaluate(d.delayMillis());
     }

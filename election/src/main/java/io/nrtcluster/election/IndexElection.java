@@ -35,6 +35,10 @@ import org.slf4j.LoggerFactory;
  * fail, since the epoch znode moved. {@link ElectionConfig#suspicionDelay()} zero (or manual
  * failover) turns this off.
  *
+ * <p>Placement ({@link #usePlacement}): among equally up-to-date candidates, the one whose host
+ * holds fewer primaries wins, as the hosts' records say ({@link HostDirectory}); the safety rule
+ * above is unchanged ({@link ElectionDecision#choose}).
+ *
  * <p>Connection-state handling per recipe: the member node re-registers by itself after a new
  * session; the cache re-syncs after reconnect and triggers a re-evaluation; the primary znode is
  * deliberately not a recipe node, so it is never recreated behind the election's back.
@@ -53,6 +57,8 @@ public final class IndexElection implements Closeable {
   private volatile Map<String, String> metadata;
   private volatile boolean candidate = true;
   private volatile StepDown lastStepDown;
+  private volatile PlacementSource placement = PlacementSource.NONE;
+  private final Runnable onPlacementChange;
 
   /** An election over the shared {@code zk} session. */
   public IndexElection(ZooKeeperSession zk, ElectionConfig config, MemberInfo initial, ElectionListener listener) {
@@ -69,6 +75,26 @@ public final class IndexElection implements Closeable {
     this.membership = new MemberRegistration(client, config, initial.withMetadata(metadata), log);
     this.elector = new Elector(client, config, listener, log);
     this.watch = new ElectionWatch(client, layout, () -> elector.scheduleEvaluate(0), elector::onConnectionState);
+    this.onPlacementChange = elector::onPlacementChanged;
+  }
+
+  /**
+   * Weighs placement in this election from {@link #start} on: among equally up-to-date candidates
+   * the host holding fewer primaries is preferred ({@link ElectionDecision#choose}), and an election
+   * waiting for a better candidate looks again whenever {@code source} changes. Call before {@link
+   * #start}; without it the best-ranked member wins, as before placement existed.
+   */
+  public void usePlacement(PlacementSource source) {
+    placement = source == null ? PlacementSource.NONE : source;
+    elector.usePlacement(placement);
+  }
+
+  /**
+   * What this node's ZooKeeper cache last saw of the index (primary, members, suspicions, hand-offs
+   * under way), without a round trip: the rebalancing's input ({@link RebalancePlan}).
+   */
+  public RebalancePlan.IndexView cachedView() {
+    return watch.cachedView();
   }
 
   /**
@@ -97,6 +123,7 @@ public final class IndexElection implements Closeable {
       throw new ConnectionException("joining the cluster in ZooKeeper failed: " + e, e);
     }
     watch.start();
+    placement.addListener(onPlacementChange);
     log.info("joined {} as member {} at {}", layout.indexPath(), config.nodeId(), config.address());
     elector.scheduleEvaluate(0);
   }
@@ -306,6 +333,7 @@ public final class IndexElection implements Closeable {
   private void closeQuietly() {
     // Closed first, so nothing that fires while the watches detach schedules an election step.
     elector.markClosed();
+    placement.removeListener(onPlacementChange);
     watch.close();
     membership.close();
     elector.shutdown();

@@ -4,9 +4,11 @@ import io.nrtcluster.common.Checks;
 import org.apache.curator.utils.ZKPaths;
 
 /**
- * Where one index's cluster state lives in ZooKeeper:
+ * Where one index's cluster state lives in ZooKeeper, and the one entry of the cluster that is not
+ * an index (the hosts):
  *
  * <pre>
+ * /nrtcluster/&lt;cluster&gt;/_hosts/n-&lt;id&gt;        ephemeral, one per live host (process): the indexes it leads, {@link HostRecord}
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/members/n-&lt;id&gt;  ephemeral, one per live node: {@link MemberInfo}
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/primary          ephemeral, the current primary: {@link PrimaryInfo}
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/epoch            persistent, the last primary generation handed out
@@ -16,10 +18,19 @@ import org.apache.curator.utils.ZKPaths;
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/commands/cmd-N   an {@link OperatorCommand}; its children ack-&lt;id&gt;: {@link CommandAck}
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/suspicions/n-&lt;id&gt;  ephemeral while node id cannot reach the primary it follows: that primary's generation
  * </pre>
+ *
+ * <p>The hosts' parent is named {@value #HOSTS}: an index name must start with a letter or a digit
+ * ({@link Checks#safeName}), so no index can be named like it, and an index named {@code hosts}
+ * lives beside it. Listings of a cluster's indexes leave it out ({@link #isIndexName}).
  */
 public record ZkLayout(String root, String cluster, String index) {
   /** The znode under which every cluster lives, one child per cluster; shared by all clusters of an ensemble. */
   public static final String ROOT = "/nrtcluster";
+  /**
+   * The child of a cluster's znode that holds its hosts' records ({@link HostRecord}): it starts
+   * with an underscore, which no index name may ({@link Checks#safeName}), so it never collides with one.
+   */
+  public static final String HOSTS = "_hosts";
 
   public ZkLayout {
     Checks.safeName("cluster", cluster);
@@ -33,6 +44,29 @@ public record ZkLayout(String root, String cluster, String index) {
   /** The znode of {@code cluster}: everything the cluster keeps in ZooKeeper lies under it. */
   public static String clusterPath(String cluster) {
     return ZKPaths.makePath(ROOT, Checks.safeName("cluster", cluster));
+  }
+
+  /** Parent of the hosts' records of {@code cluster} ({@link HostRecord}, one per live host). */
+  public static String hostsPath(String cluster) {
+    return ZKPaths.makePath(clusterPath(cluster), HOSTS);
+  }
+
+  /** The record of host {@code nodeId} in {@code cluster}. */
+  public static String hostPath(String cluster, int nodeId) {
+    return ZKPaths.makePath(hostsPath(cluster), "n-" + nodeId);
+  }
+
+  /**
+   * Whether {@code child}, a child of a cluster's znode, is an index (and not the reserved {@link
+   * #HOSTS}, or anything else no index may be named).
+   */
+  public static boolean isIndexName(String child) {
+    try {
+      Checks.safeName("index", child);
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
   }
 
   public String clusterPath() {

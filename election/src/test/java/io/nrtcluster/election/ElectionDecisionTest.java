@@ -7,6 +7,7 @@ import io.nrtcluster.election.ElectionDecision.Decision;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -309,5 +310,143 @@ class ElectionDecisionTest {
     List<MemberInfo> members = List.of(member(1, Role.PRIMARY, 7, 50, 40),
         member(3, Role.REPLICA, 7, 60, 60).withStanding(false, null), member(ME, Role.REPLICA, 7, 50, 40));
     assertThat(onSuspicion(members, java.util.Map.of(ME, 7L, 3, 7L))).isEqualTo(Decision.of(Action.CLAIM_DEPOSING));
+  }
+
+  // ---------------------------------------------------------------- placement: fewest primaries among the most up to date
+
+  private static long seed() {
+    String fixed = System.getProperty("nrt.test.seed");
+    return fixed != null && !fixed.isBlank() ? Long.parseLong(fixed.trim()) : new Random().nextLong();
+  }
+
+  private static Decision electPlaced(int self, List<MemberInfo> members, java.util.Map<Integer, Integer> primaries, String index) {
+    return ElectionDecision.withoutPrimary(self, null, members, true, SETTLE, SETTLE, RETRY, primaries, index);
+  }
+
+  private static int chosen(List<MemberInfo> members, java.util.Map<Integer, Integer> primaries, String index) {
+    return ElectionDecision.choose(members, primaries, index).orElseThrow().nodeId();
+  }
+
+  @Test
+  void aNodeBehindIsSkippedEvenWhenItHasFewerPrimaries() {
+    // Node 1 holds no primary but is one version behind; nodes 2 and 3 hold ten each.
+    List<MemberInfo> members = List.of(member(1, Role.REPLICA, 7, 49, 49), member(ME, Role.REPLICA, 7, 50, 40),
+        member(3, Role.REPLICA, 7, 50, 50));
+    java.util.Map<Integer, Integer> primaries = java.util.Map.of(1, 0, ME, 10, 3, 10);
+    for (String index : List.of("a", "b", "c", "d", "e", "f", "g", "h")) {
+      assertThat(chosen(members, primaries, index)).as(index).isIn(ME, 3);
+      assertThat(electPlaced(1, members, primaries, index).action()).as(index).isEqualTo(Action.WAIT_FOR_BETTER_CANDIDATE);
+    }
+    // An older generation is behind whatever its version.
+    List<MemberInfo> olderGen = List.of(member(1, Role.REPLICA, 6, 900, 900), member(ME, Role.REPLICA, 7, 50, 40));
+    assertThat(chosen(olderGen, java.util.Map.of(1, 0, ME, 50), "a")).isEqualTo(ME);
+    // And on suspicion: the suspected primary's best replica is behind; the up-to-date one claims.
+    List<MemberInfo> withPrimary = List.of(member(1, Role.PRIMARY, 7, 60, 60), member(ME, Role.REPLICA, 7, 60, 60),
+        member(3, Role.REPLICA, 7, 59, 59));
+    assertThat(ElectionDecision.onSuspectedPrimary(3, SUSPECT, null, withPrimary, java.util.Map.of(ME, 7L, 3, 7L), true, RETRY,
+        java.util.Map.of(1, 5, ME, 9, 3, 0), "a")).isEqualTo(Decision.waiting(Action.WAIT_FOR_BETTER_CANDIDATE, RETRY, false));
+    assertThat(ElectionDecision.onSuspectedPrimary(ME, SUSPECT, null, withPrimary, java.util.Map.of(ME, 7L, 3, 7L), true, RETRY,
+        java.util.Map.of(1, 5, ME, 9, 3, 0), "a")).isEqualTo(Decision.of(Action.CLAIM_DEPOSING));
+  }
+
+  @Test
+  void amongEquallyUpToDateMembersTheHostWithFewestPrimariesWinsWhenTheOthersHoldTwoMore() {
+    List<MemberInfo> members = List.of(member(1, Role.REPLICA, 7, 50, 10), member(ME, Role.REPLICA, 7, 50, 50),
+        member(3, Role.REPLICA, 7, 50, 30));
+    for (String index : List.of("a", "b", "c", "d", "e", "f", "g", "h")) {
+      assertThat(chosen(members, java.util.Map.of(1, 6, ME, 6, 3, 4), index)).as(index).isEqualTo(3);
+      assertThat(chosen(members, java.util.Map.of(1, 2, ME, 6, 3, 4), index)).as(index).isEqualTo(1);
+      assertThat(electPlaced(3, members, java.util.Map.of(1, 6, ME, 6, 3, 4), index)).isEqualTo(Decision.of(Action.CLAIM));
+      assertThat(electPlaced(ME, members, java.util.Map.of(1, 6, ME, 6, 3, 4), index))
+          .isEqualTo(Decision.waiting(Action.WAIT_FOR_BETTER_CANDIDATE, RETRY, false));
+    }
+    // A host without a record holds nothing.
+    assertThat(chosen(members, java.util.Map.of(1, 6, ME, 6), "a")).isEqualTo(3);
+  }
+
+  @Test
+  void theCommitVersionDoesNotMakeAMemberMoreUpToDate() {
+    List<MemberInfo> members = List.of(member(1, Role.REPLICA, 7, 50, 10), member(ME, Role.REPLICA, 7, 50, 50));
+    assertThat(ElectionDecision.best(members).orElseThrow().nodeId()).as("rank still orders by it").isEqualTo(ME);
+    assertThat(chosen(members, java.util.Map.of(1, 0, ME, 3), "a")).as("but placement may pick the other").isEqualTo(1);
+  }
+
+  @Test
+  void anIneligibleOrClosedMemberNeverWinsForBalanceHoweverFewItsPrimaries() {
+    List<MemberInfo> members = List.of(member(1, Role.CLOSED, 7, 50, 50), member(ME, Role.REPLICA, 7, 50, 50),
+        member(3, Role.REPLICA, 7, 50, 50).withStanding(false, null),
+        member(4, Role.REPLICA, 7, 50, 50).withIntegrity(new MemberIntegrity(true, List.of("_1.cfs"), 1, 0, 1)));
+    assertThat(chosen(members, java.util.Map.of(1, 0, ME, 40, 3, 0, 4, 0), "a")).isEqualTo(ME);
+  }
+
+  @Test
+  void withoutPlacementTheBestRankedMemberWinsAsBefore() {
+    List<MemberInfo> members = List.of(member(1, Role.REPLICA, 7, 50, 50), member(ME, Role.REPLICA, 7, 50, 50));
+    assertThat(ElectionDecision.choose(members, null, "a").orElseThrow().nodeId()).isEqualTo(ME);
+    assertThat(ElectionDecision.choose(List.of(), java.util.Map.of(), "a")).isEmpty();
+  }
+
+  @Test
+  void simultaneousElectionsOfADeadHostsIndexesSpreadOverTheSurvivors() {
+    // A host holding 33 primaries died: 33 elections run at once on two survivors, all reading the
+    // same counts. "Strictly fewest" would send all 33 to one of them.
+    List<MemberInfo> members = List.of(member(1, Role.REPLICA, 4, 80, 80), member(ME, Role.REPLICA, 4, 80, 80));
+    java.util.Map<Integer, Integer> counts = java.util.Map.of(1, 33, ME, 34);
+    int toMe = 0;
+    for (int i = 0; i < 33; i++) {
+      if (chosen(members, counts, "index-" + i) == ME) {
+        toMe++;
+      }
+    }
+    assertThat(toMe).as("of 33 indexes").isBetween(8, 25);
+    // Three survivors, 100 indexes.
+    List<MemberInfo> three = List.of(member(1, Role.REPLICA, 4, 80, 80), member(ME, Role.REPLICA, 4, 80, 80),
+        member(3, Role.REPLICA, 4, 80, 80));
+    int[] won = new int[4];
+    for (int i = 0; i < 100; i++) {
+      won[chosen(three, java.util.Map.of(1, 25, ME, 25, 3, 25), "shard" + i)]++;
+    }
+    assertThat(won[1]).isBetween(18, 50);
+    assertThat(won[ME]).isBetween(18, 50);
+    assertThat(won[3]).isBetween(18, 50);
+  }
+
+  @Test
+  void everyMemberAgreesOnExactlyOneClaimerWhateverTheOrderItReadsIn() {
+    long seed = seed();
+    Random random = new Random(seed);
+    for (int round = 0; round < 500; round++) {
+      List<MemberInfo> members = new ArrayList<>();
+      java.util.Map<Integer, Integer> counts = new java.util.HashMap<>();
+      int n = 1 + random.nextInt(6);
+      for (int id = 1; id <= n; id++) {
+        Role role = random.nextInt(5) == 0 ? Role.CLOSED : Role.REPLICA;
+        MemberInfo m = member(id, role, 3 + random.nextInt(2), 10 + random.nextInt(2), random.nextInt(20));
+        members.add(random.nextInt(6) == 0 ? m.withStanding(false, null) : m);
+        if (random.nextInt(5) > 0) {
+          counts.put(id, random.nextInt(6));
+        }
+      }
+      String index = "i" + random.nextInt(1000);
+      List<Integer> claimers = new ArrayList<>();
+      for (MemberInfo self : members) {
+        List<MemberInfo> view = new ArrayList<>(members);
+        Collections.shuffle(view, random);
+        if (electPlaced(self.nodeId(), view, counts, index).action() == Action.CLAIM) {
+          claimers.add(self.nodeId());
+        }
+      }
+      Optional<MemberInfo> best = ElectionDecision.best(members);
+      String why = "seed " + seed + " round " + round + ": " + members + " counts " + counts;
+      if (best.isEmpty()) {
+        assertThat(claimers).as(why).isEmpty();
+        continue;
+      }
+      assertThat(claimers).as(why).hasSize(1);
+      MemberInfo winner = members.stream().filter(m -> m.nodeId() == claimers.get(0)).findFirst().orElseThrow();
+      assertThat(winner.eligible() && winner.role() != Role.CLOSED).as(why).isTrue();
+      assertThat(winner.primaryGen()).as(why).isEqualTo(best.get().primaryGen());
+      assertThat(winner.searchingVersion()).as(why).isEqualTo(best.get().searchingVersion());
+    }
   }
 }

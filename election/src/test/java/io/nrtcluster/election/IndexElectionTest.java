@@ -268,4 +268,55 @@ class IndexElectionTest {
     assertThatThrownBy(() -> b.suspicionDelay(Duration.ofHours(1)).build()).hasMessageStartingWith("suspicionDelay");
     assertThatThrownBy(() -> b.suspicionDelay(null).build()).hasMessageStartingWith("suspicionDelay");
   }
+
+  /** A placement an election reads, changed by the test (the input; the election is what is tested). */
+  static final class SettablePlacement implements PlacementSource {
+    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+    private volatile Placement current = Placement.EMPTY;
+
+    void set(Placement p) {
+      current = p;
+      listeners.forEach(Runnable::run);
+    }
+
+    @Override
+    public Placement current() {
+      return current;
+    }
+
+    @Override
+    public void addListener(Runnable listener) {
+      listeners.add(listener);
+    }
+
+    @Override
+    public void removeListener(Runnable listener) {
+      listeners.remove(listener);
+    }
+  }
+
+  @Test
+  void anElectionWaitingForABetterPlacedCandidateClaimsAsSoonAsThePlacementChangesNotAfterItsRetryInterval() throws Exception {
+    // Node 1 is as up to date as node 2 and holds fewer primaries, but runs no election (a member
+    // record only): node 2 waits for it. When the counts turn, node 2 must look again at once,
+    // not after its retry interval of a minute.
+    CuratorFramework c = client();
+    MemberInfo one = new MemberInfo(1, "127.0.0.1:9001", Role.REPLICA, 0, 5, 5, false, 0);
+    c.create().creatingParentContainersIfNeeded().withMode(org.apache.zookeeper.CreateMode.EPHEMERAL)
+        .forPath(ZkLayout.of("c1", "docs").member(1), one.encode());
+    SettablePlacement placement = new SettablePlacement();
+    placement.set(Placement.of(List.of(HostRecord.of(1, java.util.Set.of()), HostRecord.of(2, java.util.Set.of("x", "y", "z")))));
+    ElectionConfig config = ElectionConfig.builder().layout(ZkLayout.of("c1", "docs")).nodeId(2).address("127.0.0.1:9002")
+        .settleTime(Duration.ofMillis(100)).retryInterval(Duration.ofMinutes(1)).build();
+    Events events = new Events();
+    IndexElection n2 = new IndexElection(client(), config, new MemberInfo(2, config.address(), Role.JOINING, 0, 5, 5, false, 0), events);
+    n2.usePlacement(placement);
+    n2.start();
+    elections.add(n2);
+    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).until(() -> n2.role() != Role.PRIMARY);
+
+    placement.set(Placement.of(List.of(HostRecord.of(1, java.util.Set.of("x", "y", "z")), HostRecord.of(2, java.util.Set.of()))));
+    await().atMost(Duration.ofSeconds(10)).until(() -> n2.role() == Role.PRIMARY);
+    assertThat(events.log).containsExactly("primary 1");
+  }
 }

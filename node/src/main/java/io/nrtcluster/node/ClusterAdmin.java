@@ -15,7 +15,9 @@ import io.nrtcluster.election.Handoff;
 import io.nrtcluster.election.MemberInfo;
 import io.nrtcluster.election.OperatorCommand;
 import io.nrtcluster.election.OperatorRequests;
+import io.nrtcluster.election.Placement;
 import io.nrtcluster.election.PrimaryInfo;
+import io.nrtcluster.election.RebalancePlan;
 import io.nrtcluster.election.ZkLayout;
 import io.nrtcluster.election.ZooKeeperAccess;
 import io.nrtcluster.election.ZooKeeperAuth;
@@ -27,12 +29,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.UUID;
 
 /**
  * An operator's view and levers of a cluster, over ZooKeeper only: status of every node, graceful
- * promotion of a chosen replica, forced promotion when the primary is dead, and commit requests.
- * The same operations as {@code bin/nrt status|promote|commit}, for services that embed the library.
+ * promotion of a chosen replica, forced promotion when the primary is dead, commit requests, and the
+ * rebalancing of primaries across hosts (its plan, and running it). The same operations as {@code
+ * bin/nrt status|promote|commit|rebalance}, for services that embed the library.
  *
  * <p>Every failure is an {@link NrtClusterException}: unknown cluster or index ({@link
  * ClusterMismatchException}), unknown node or refused request ({@link AdminException}), unreachable
@@ -195,6 +200,56 @@ public final class ClusterAdmin implements Closeable {
     } finally {
       requests.withdrawHandoff();
     }
+  }
+
+  /**
+   * The plan that would bring every live host of {@code cluster} within one primary of the others
+   * ({@link RebalancePlan}), read from ZooKeeper now: the hosts' records and every index's primary,
+   * members, suspicions and hand-offs. Changes nothing (what {@code bin/nrt rebalance --dry-run}
+   * prints). The same plan the hosts' own rebalancing follows ({@link HostConfig#rebalance}).
+   */
+  public RebalancePlan rebalancePlan(String cluster) throws NrtClusterException {
+    List<String> names = indexes(cluster);
+    Placement placement = ClusterView.placement(zk, cluster);
+    List<RebalancePlan.IndexView> views = new ArrayList<>();
+    for (String index : names) {
+      views.add(ClusterView.indexView(zk, ZkLayout.of(cluster, index)));
+    }
+    return RebalancePlan.compute(placement, views);
+  }
+
+  /**
+   * Runs {@link #rebalancePlan}: each move is a graceful {@link #promote} of its target (nothing
+   * acknowledged is lost; a target that does not catch up within {@code timeout} leaves the primary
+   * where it was), {@value AdminRebalance#PARALLEL} at a time; a move whose index's primary is no
+   * longer its source when its turn comes is skipped. Returns how each move ended; a failed move
+   * does not stop the others.
+   */
+  public RebalanceResult rebalance(String cluster, Duration timeout) throws NrtClusterException {
+    return rebalance(cluster, rebalancePlan(cluster), timeout);
+  }
+
+  /**
+   * Runs {@code plan} (one {@link #rebalancePlan} returned, for example after showing it) as {@link
+   * #rebalance(String, Duration)} runs its own.
+   */
+  public RebalanceResult rebalance(String cluster, RebalancePlan plan, Duration timeout) throws NrtClusterException {
+    indexes(cluster);
+    return new AdminRebalance(this, cluster, timeout).run(plan);
+  }
+
+  /**
+   * How many primaries each live host of {@code cluster} holds, by node id: every host with a record
+   * (0 included), counted from the indexes' primary znodes.
+   */
+  public SortedMap<Integer, Integer> primariesPerNode(String cluster) throws NrtClusterException {
+    List<String> names = indexes(cluster);
+    SortedMap<Integer, Integer> out = new TreeMap<>();
+    ClusterView.placement(zk, cluster).hosts().forEach(h -> out.put(h, 0));
+    for (String index : names) {
+      ClusterView.primary(zk, ZkLayout.of(cluster, index)).ifPresent(p -> out.merge(p.nodeId(), 1, Integer::sum));
+    }
+    return out;
   }
 
   /**

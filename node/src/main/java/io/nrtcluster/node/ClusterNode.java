@@ -91,6 +91,7 @@ public final class ClusterNode implements Closeable {
         .memberMetadata(host.memberMetadata())
         .build();
     IndexElection election = new IndexElection(host.zooKeeper(), ec, progress.memberInfo(), roles);
+    election.usePlacement(host.placement());
     roles.attach(election);
     election.start();
     operators = new OperatorChannel(host.zooKeeper(), ec.layout(), this, host.nodeId(), log);
@@ -118,6 +119,7 @@ public final class ClusterNode implements Closeable {
     if (role == Role.PRIMARY) {
       progress.report();
     }
+    host.leadershipChanged();
     fireRoleChange(role, gen);
   }
 

@@ -57,6 +57,19 @@ import java.util.Map;
  *     Use the same value on every node
  * @param heartbeatInterval how often a replica pings the primary it follows (while suspicion is on):
  *     the detector's resolution; positive, at most 10 s, default 100 ms
+ * @param rebalance whether this host hands its own primaries off to hosts that hold fewer, until
+ *     every live host holds within one primary of the others (graceful hand-offs, as {@code bin/nrt
+ *     promote}: no acknowledged write is lost); only to a caught-up replica, never while an index it
+ *     hosts has no primary, a suspicion, a hand-off under way, nor within {@link
+ *     #rebalanceQuietPeriod} of the last failover it saw. On by default; keep the setting the same
+ *     on every host. Off, the elections still prefer the host with fewest primaries among equally
+ *     up-to-date candidates
+ * @param maxConcurrentHandoffs how many of this host's primaries the rebalancing hands off at once
+ *     (each stops that index's writes until its target searches the final version); 1 to 64,
+ *     default 2
+ * @param rebalanceQuietPeriod how long after the last failover this host saw (an index without a
+ *     primary and no hand-off, a suspicion, a host gone) the rebalancing waits before it moves
+ *     anything; positive, at most 1 h, default 10 s
  */
 public record HostConfig(
     int nodeId,
@@ -77,10 +90,17 @@ public record HostConfig(
     long minFreeDiskBytes,
     Duration freeSpaceCheckInterval,
     Duration suspicionDelay,
-    Duration heartbeatInterval) {
+    Duration heartbeatInterval,
+    boolean rebalance,
+    int maxConcurrentHandoffs,
+    Duration rebalanceQuietPeriod) {
 
   /** The {@link #zooKeeper} value that starts an in-process server. */
   public static final String EMBEDDED = "embedded";
+  /** Default {@link #maxConcurrentHandoffs}. */
+  public static final int DEFAULT_MAX_CONCURRENT_HANDOFFS = 2;
+  /** Default {@link #rebalanceQuietPeriod}. */
+  public static final Duration DEFAULT_REBALANCE_QUIET_PERIOD = Duration.ofSeconds(10);
   /** Default {@link #minFreeDiskBytes}: 128 MiB. */
   public static final long DEFAULT_MIN_FREE_DISK_BYTES = 128L << 20;
 
@@ -107,6 +127,9 @@ public record HostConfig(
       throw new IllegalArgumentException("heartbeatInterval must be below suspicionDelay (" + suspicionDelay + "), got "
           + heartbeatInterval);
     }
+    Checks.inRange("maxConcurrentHandoffs", maxConcurrentHandoffs, 1, 64);
+    Checks.positive("rebalanceQuietPeriod", rebalanceQuietPeriod);
+    Checks.atMost("rebalanceQuietPeriod", rebalanceQuietPeriod, Duration.ofHours(1));
   }
 
   /** Whether replicas detect a failed primary themselves ({@link #suspicionDelay} not zero, failover automatic). */
@@ -142,6 +165,27 @@ public record HostConfig(
     private Duration freeSpaceCheckInterval = Duration.ofMillis(500);
     private Duration suspicionDelay = ElectionConfig.DEFAULT_SUSPICION_DELAY;
     private Duration heartbeatInterval = Duration.ofMillis(100);
+    private boolean rebalance = true;
+    private int maxConcurrentHandoffs = DEFAULT_MAX_CONCURRENT_HANDOFFS;
+    private Duration rebalanceQuietPeriod = DEFAULT_REBALANCE_QUIET_PERIOD;
+
+    /** See {@link HostConfig#rebalance()}: false keeps this host's primaries where the elections put them. */
+    public Builder rebalance(boolean v) {
+      rebalance = v;
+      return this;
+    }
+
+    /** See {@link HostConfig#maxConcurrentHandoffs()}. */
+    public Builder maxConcurrentHandoffs(int v) {
+      maxConcurrentHandoffs = v;
+      return this;
+    }
+
+    /** See {@link HostConfig#rebalanceQuietPeriod()}. */
+    public Builder rebalanceQuietPeriod(Duration v) {
+      rebalanceQuietPeriod = v;
+      return this;
+    }
 
     /** See {@link HostConfig#suspicionDelay()}; {@link Duration#ZERO} turns failover on suspicion off. */
     public Builder suspicionDelay(Duration v) {
@@ -250,7 +294,8 @@ public record HostConfig(
     public HostConfig build() {
       return new HostConfig(nodeId, cluster, dataDir, zooKeeper, embeddedZooKeeperPort, bindHost, port,
           sessionTimeout, connectionTimeout, electionSettle, automaticFailover, transport, zooKeeperAuth, memberMetadata,
-          replicaTuning, minFreeDiskBytes, freeSpaceCheckInterval, suspicionDelay, heartbeatInterval);
+          replicaTuning, minFreeDiskBytes, freeSpaceCheckInterval, suspicionDelay, heartbeatInterval, rebalance,
+          maxConcurrentHandoffs, rebalanceQuietPeriod);
     }
   }
 }

@@ -1,11 +1,17 @@
 package io.nrtcluster.node;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.election.EmbeddedZooKeeper;
+import io.nrtcluster.election.HostDirectory;
 import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.MemberMetadata;
+import io.nrtcluster.election.Placement;
+import io.nrtcluster.election.PlacementSource;
+import io.nrtcluster.election.Role;
 import io.nrtcluster.election.ZkLayout;
 import io.nrtcluster.election.ZooKeeperAccess;
 import io.nrtcluster.election.ZooKeeperSession;
@@ -14,8 +20,11 @@ import io.nrtcluster.transport.Transport;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.lucene.util.IOUtils;
 import org.slf4j.Logger;
@@ -25,6 +34,12 @@ import org.slf4j.LoggerFactory;
  * One process's membership in a cluster: one replication server (Netty) and one ZooKeeper client
  * (Curator) shared by all the indexes (shards) this process hosts, each opened with {@link
  * #openIndex}. Optionally runs an embedded ZooKeeper server for a one-host trial.
+ *
+ * <p>Placement: the host publishes which of its indexes it leads in its record under {@link
+ * ZkLayout#hostsPath} and keeps one cache of every host's record ({@link HostDirectory}), which all
+ * its indexes' elections weigh (among equally up-to-date candidates, the host with fewer primaries
+ * wins); its {@link Rebalancer} hands its own primaries off to hosts holding fewer ({@link
+ * HostConfig#rebalance}).
  */
 public final class NrtHost implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(NrtHost.class);
@@ -36,10 +51,15 @@ public final class NrtHost implements Closeable {
   private final NodeAddress address;
   private final MeterRegistry registry;
   private final Map<String, ClusterNode> indexes = new ConcurrentHashMap<>();
+  private final HostDirectory directory;
+  private final Rebalancer rebalancer;
+  private final Counter rebalanceHandoffs;
+  /** Orders the computations of this host's record with their publication. */
+  private final Object leadershipLock = new Object();
   private volatile Map<String, String> memberMetadata;
 
   private NrtHost(HostConfig config, EmbeddedZooKeeper embedded, Transport transport, ZooKeeperSession zk, NodeAddress address,
-      MeterRegistry registry) {
+      MeterRegistry registry, HostDirectory directory) {
     this.config = config;
     this.registry = registry;
     this.embedded = embedded;
@@ -47,6 +67,17 @@ public final class NrtHost implements Closeable {
     this.zk = zk;
     this.address = address;
     this.memberMetadata = config.memberMetadata();
+    this.directory = directory;
+    this.rebalanceHandoffs = registry == null ? null
+        : registry.counter(NrtMeters.REBALANCE_HANDOFFS, NrtMeters.TAG_NODE, Integer.toString(config.nodeId()));
+    NodeLog log = new NodeLog(LoggerFactory.getLogger(Rebalancer.class), "N" + config.nodeId(), () -> -1);
+    this.rebalancer = new Rebalancer(config, zk, directory, indexes::values, this::leadershipChanged,
+        () -> {
+          if (rebalanceHandoffs != null) {
+            rebalanceHandoffs.increment();
+          }
+        }, log, System::nanoTime);
+    rebalancer.start();
   }
 
   /**
@@ -74,6 +105,7 @@ public final class NrtHost implements Closeable {
     EmbeddedZooKeeper embedded = null;
     Transport transport = null;
     ZooKeeperSession zk = null;
+    HostDirectory directory = null;
     try {
       String connect = config.zooKeeper();
       if (config.embeddedZooKeeper()) {
@@ -92,16 +124,23 @@ public final class NrtHost implements Closeable {
         LOG.warn("N{}: {} (shared by every cluster on this ZooKeeper) is open to anyone: anyone can list the cluster "
             + "names and add clusters there; this cluster's own znodes are protected (docs/operations.md)", config.nodeId(), ZkLayout.ROOT);
       }
-      LOG.info("N{}: host of cluster {} at {} (ZooKeeper {}, {})", config.nodeId(), config.cluster(), address, connect,
-          config.zooKeeperAuth() == null ? "no authentication, open ACLs" : "digest user " + config.zooKeeperAuth().user());
-      return new NrtHost(config, embedded, transport, zk, address, registry);
+      directory = new HostDirectory(zk, config.cluster(), config.nodeId(),
+          new NodeLog(LoggerFactory.getLogger(HostDirectory.class), "N" + config.nodeId(), () -> -1));
+      directory.start(config.connectionTimeout());
+      LOG.info("N{}: host of cluster {} at {} (ZooKeeper {}, {}; rebalancing {})", config.nodeId(), config.cluster(), address,
+          connect, config.zooKeeperAuth() == null ? "no authentication, open ACLs" : "digest user " + config.zooKeeperAuth().user(),
+          config.rebalance() ? "on, " + config.maxConcurrentHandoffs() + " hand-off(s) at a time" : "off");
+      return new NrtHost(config, embedded, transport, zk, address, registry, directory);
     } catch (IOException | RuntimeException e) {
-      close(zk, transport, embedded);
+      close(directory, zk, transport, embedded);
       throw e;
     }
   }
 
-  private static void close(ZooKeeperSession zk, Transport transport, EmbeddedZooKeeper embedded) {
+  private static void close(HostDirectory directory, ZooKeeperSession zk, Transport transport, EmbeddedZooKeeper embedded) {
+    if (directory != null) {
+      directory.close();
+    }
     if (zk != null) {
       zk.close();
     }
@@ -123,6 +162,8 @@ public final class NrtHost implements Closeable {
     }
     ClusterNode node = ClusterNode.open(this, settings, listeners);
     indexes.put(settings.name(), node);
+    // It may have won its epoch while opening, before the map held it.
+    leadershipChanged();
     // A setMemberMetadata that ran while the index opened may not have seen it in the map: the
     // volatile write there comes before its look at the map, the put here before this read.
     IndexElection election = node.election();
@@ -168,6 +209,38 @@ public final class NrtHost implements Closeable {
     return config;
   }
 
+  /** Where this host's elections read who leads how many indexes (every host's record). */
+  PlacementSource placement() {
+    return directory;
+  }
+
+  /**
+   * Who leads what, by host, as this host last saw the hosts' records (its own entry always
+   * current): the elections' and the rebalancing's input.
+   */
+  public Placement placementView() {
+    return directory.current();
+  }
+
+  /**
+   * One of this host's indexes may have gained or lost the primary role (won an epoch, stepped
+   * down, closed): publishes the indexes whose election holds the epoch now. Never waits for
+   * ZooKeeper; the computation and its publication are ordered, so an older picture never
+   * overwrites a newer one.
+   */
+  void leadershipChanged() {
+    synchronized (leadershipLock) {
+      Set<String> led = new TreeSet<>();
+      for (ClusterNode n : indexes.values()) {
+        IndexElection e = n.election();
+        if (e != null && (e.role() == Role.PRIMARY || e.role() == Role.FENCED)) {
+          led.add(n.index());
+        }
+      }
+      directory.lead(led);
+    }
+  }
+
   /** The host's one transport (all indexes' replication traffic), for its fault-injection switch and statistics. */
   public Transport transport() {
     return transport;
@@ -194,6 +267,7 @@ public final class NrtHost implements Closeable {
 
   void forget(ClusterNode node) {
     indexes.remove(node.index(), node);
+    leadershipChanged();
   }
 
   /**
@@ -204,10 +278,13 @@ public final class NrtHost implements Closeable {
   public void halt() {
     // Recipes first: Curator's recipes misbehave when their client closes under them. The session
     // end then removes this node's ephemeral znodes at once, as a crash would after the timeout.
+    rebalancer.stop(Duration.ZERO);
     List<ClusterNode> nodes = List.copyOf(indexes.values());
     for (ClusterNode node : nodes) {
       node.leaveElectionAbruptly();
     }
+    directory.close();
+    removeMeters();
     zk.close();
     transport.close();
     for (ClusterNode node : nodes) {
@@ -221,10 +298,18 @@ public final class NrtHost implements Closeable {
   /** Gracefully leaves: every index commits and resigns, then the client, server and ZooKeeper stop. */
   @Override
   public void close() throws IOException {
+    rebalancer.stop(config.connectionTimeout());
     try {
       IOUtils.close(indexes.values());
     } finally {
-      close(zk, transport, embedded);
+      removeMeters();
+      close(directory, zk, transport, embedded);
+    }
+  }
+
+  private void removeMeters() {
+    if (rebalanceHandoffs != null) {
+      registry.remove(rebalanceHandoffs);
     }
   }
 }

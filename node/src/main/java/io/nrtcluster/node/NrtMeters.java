@@ -122,5 +122,12 @@ public final class NrtMeters {
    */
   public static final String REPLICA_LAG = "nrt.replica.lag";
 
+  /**
+   * Counter, one per host (tagged {@value #TAG_NODE} only, not by index; registered while the host
+   * runs): primaries this host handed off by itself to even out the primaries per host ({@link
+   * HostConfig#rebalance}), counted when the hand-off completed.
+   */
+  public static final String REBALANCE_HANDOFFS = "nrt.rebalance.handoffs";
+
   private NrtMeters() {}
 }

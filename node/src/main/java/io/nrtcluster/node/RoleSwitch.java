@@ -118,6 +118,9 @@ final class RoleSwitch implements ElectionListener {
 
   @Override
   public void becomePrimary(long primaryGen, long forceVersion) throws IOException {
+    // The election holds the epoch from now on: the host's record says so before the index opens
+    // its writer, so the other elections running now weigh it (placement).
+    host.leadershipChanged();
     machine.call("become primary", () -> {
       IndexSnapshot before = requireOpen(machine.snapshot());
       machine.transition(s -> s.promoting(primaryGen), "won epoch " + primaryGen);

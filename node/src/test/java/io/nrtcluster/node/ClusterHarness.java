@@ -143,6 +143,20 @@ public final class ClusterHarness implements AutoCloseable {
     return this;
   }
 
+  /** Every node starts (and restarts) with its host settings changed by {@code change}, after any per-node change. */
+  public ClusterHarness configureAll(java.util.function.UnaryOperator<HostConfig.Builder> change) {
+    for (int i = 0; i < hosts.size(); i++) {
+      java.util.function.UnaryOperator<HostConfig.Builder> own = configs.getOrDefault(i, b -> b);
+      configs.put(i, b -> change.apply(own.apply(b)));
+    }
+    return this;
+  }
+
+  /** The indexes every node opens. */
+  public List<String> indexes() {
+    return indexes;
+  }
+
   public HostConfig hostConfig(int i) {
     return configs.getOrDefault(i, b -> b).apply(HostConfig.builder().nodeId(i + 1).cluster(CLUSTER).dataDir(root.resolve("n" + (i + 1))).zooKeeper(zk)
         .sessionTimeout(sessionTimeout).connectionTimeout(Duration.ofSeconds(10))
@@ -199,6 +213,53 @@ public final class ClusterHarness implements AutoCloseable {
       start(i);
     }
     return this;
+  }
+
+  /** Starts node 1 alone so it becomes primary of every index, then the others as their replicas. */
+  public ClusterHarness startWithFirstLeadingEveryIndex() throws IOException {
+    start(0);
+    for (String index : indexes) {
+      if (awaitPrimary(index, TIMEOUT) != 0) {
+        throw new IllegalStateException("node 1 did not become primary of " + index);
+      }
+    }
+    for (int i = 1; i < hosts.size(); i++) {
+      start(i);
+    }
+    return this;
+  }
+
+  /**
+   * How many of the harness's indexes each node (by position) is the writable primary of now; 0 for
+   * a node that is down.
+   */
+  public List<Integer> writablePrimariesPerNode() {
+    List<Integer> out = new ArrayList<>();
+    for (int i = 0; i < hosts.size(); i++) {
+      int n = 0;
+      for (String index : indexes) {
+        ClusterNode node = node(i, index);
+        if (node != null && node.isWritablePrimary()) {
+          n++;
+        }
+      }
+      out.add(n);
+    }
+    return out;
+  }
+
+  /**
+   * Waits at most {@code timeout} until every index has exactly one writable primary and the
+   * primaries per node (by position, 0 for a node that is down) are {@code expected}; fails naming
+   * what each node leads.
+   */
+  public void awaitPrimariesPerNode(List<Integer> expected, Duration timeout) {
+    await("primaries per node " + expected + " (seed " + seed + ")").atMost(timeout).pollInterval(Duration.ofMillis(100))
+        .until(this::writablePrimariesPerNode, counts -> counts.equals(expected) && indexes.stream().allMatch(this::hasOneWritablePrimary));
+  }
+
+  private boolean hasOneWritablePrimary(String index) {
+    return nodes(index).stream().filter(n -> n != null && n.isWritablePrimary()).count() == 1;
   }
 
   /** Starts node {@code i} on its directory (again, after a kill or a stop) and opens every index. */
