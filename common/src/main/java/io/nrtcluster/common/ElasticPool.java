@@ -41,6 +41,7 @@ public final class ElasticPool implements Executor {
   private final ArrayDeque<Worker> idle = new ArrayDeque<>();
   private final List<Worker> workers = new ArrayList<>();
   private final AtomicInteger counter = new AtomicInteger();
+  private final java.util.concurrent.atomic.LongAdder completed = new java.util.concurrent.atomic.LongAdder();
   private int largest;
   private boolean shutdown;
 
@@ -134,6 +135,11 @@ public final class ElasticPool implements Executor {
     }
   }
 
+  /** Tasks run so far. */
+  public long completedTasks() {
+    return completed.sum();
+  }
+
   /** The most threads alive at once so far. */
   public int largestThreads() {
     lock.lock();
@@ -199,7 +205,7 @@ public final class ElasticPool implements Executor {
     lock.lock();
     try {
       return name + "[threads=" + workers.size() + "/" + maxThreads + ", busy=" + (workers.size() - idle.size())
-          + ", queued=" + queue.size() + "]";
+          + ", queued=" + queue.size() + ", largest=" + largest + ", completed=" + completed.sum() + "]";
     } finally {
       lock.unlock();
     }
@@ -232,6 +238,8 @@ public final class ElasticPool implements Executor {
           task.run();
         } catch (Throwable t) {
           LOG.error("{}: a task failed", thread.getName(), t);
+        } finally {
+          completed.increment();
         }
         if (!isShutdown()) {
           // A task's interrupt is its own: the next task must not see it.
