@@ -8,14 +8,13 @@ import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A pool of daemon threads named {@code name-N} that grows only when every thread it has is busy,
+ * A pool of daemon threads named {@code name-N} (or as its thread factory names them) that grows only when every thread it has is busy,
  * up to {@code maxThreads}, and shrinks again: a thread idle for {@code keepAlive} ends.
  *
  * <p>Guarantees: a task is handed to an idle thread when there is one (the one idle for the
@@ -40,7 +39,7 @@ public final class ElasticPool implements Executor {
   /** Idle workers, the most recently idle first. */
   private final ArrayDeque<Worker> idle = new ArrayDeque<>();
   private final List<Worker> workers = new ArrayList<>();
-  private final AtomicInteger counter = new AtomicInteger();
+  private final java.util.concurrent.ThreadFactory threadFactory;
   private final java.util.concurrent.atomic.LongAdder completed = new java.util.concurrent.atomic.LongAdder();
   private int largest;
   private boolean shutdown;
@@ -51,12 +50,18 @@ public final class ElasticPool implements Executor {
    * @param keepAlive how long a thread stays idle before it ends, positive
    */
   public ElasticPool(String name, int maxThreads, Duration keepAlive) {
+    this(name, maxThreads, keepAlive, new NamedThreadFactory(name));
+  }
+
+  /** As above, its threads made by {@code threadFactory} (which names them; they should be daemons). */
+  public ElasticPool(String name, int maxThreads, Duration keepAlive, java.util.concurrent.ThreadFactory threadFactory) {
     Checks.notBlank("name", name);
     Checks.inRange("maxThreads", maxThreads, 1, 10_000);
     Checks.positive("keepAlive", keepAlive);
     this.name = name;
     this.maxThreads = maxThreads;
     this.keepAliveNanos = keepAlive.toNanos();
+    this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
   }
 
   public String name() {
@@ -219,8 +224,7 @@ public final class ElasticPool implements Executor {
 
     Worker(Runnable first) {
       this.next = first;
-      this.thread = new Thread(this, name + "-" + counter.incrementAndGet());
-      this.thread.setDaemon(true);
+      this.thread = threadFactory.newThread(this);
     }
 
     @Override
