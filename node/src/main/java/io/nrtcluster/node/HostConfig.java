@@ -57,6 +57,9 @@ import java.util.Map;
  *     Use the same value on every node
  * @param heartbeatInterval how often a replica pings the primary it follows (while suspicion is on):
  *     the detector's resolution; positive, at most 10 s, default 100 ms
+ * @param threads the sizes of the host's shared thread pools, which every index's background work
+ *     runs on ({@link HostThreads#defaults()} by default: a few threads when idle, whatever the
+ *     number of indexes)
  */
 public record HostConfig(
     int nodeId,
@@ -77,7 +80,8 @@ public record HostConfig(
     long minFreeDiskBytes,
     Duration freeSpaceCheckInterval,
     Duration suspicionDelay,
-    Duration heartbeatInterval) {
+    Duration heartbeatInterval,
+    HostThreads threads) {
 
   /** The {@link #zooKeeper} value that starts an in-process server. */
   public static final String EMBEDDED = "embedded";
@@ -107,6 +111,7 @@ public record HostConfig(
       throw new IllegalArgumentException("heartbeatInterval must be below suspicionDelay (" + suspicionDelay + "), got "
           + heartbeatInterval);
     }
+    Checks.notNull("threads", threads);
   }
 
   /** Whether replicas detect a failed primary themselves ({@link #suspicionDelay} not zero, failover automatic). */
@@ -142,6 +147,13 @@ public record HostConfig(
     private Duration freeSpaceCheckInterval = Duration.ofMillis(500);
     private Duration suspicionDelay = ElectionConfig.DEFAULT_SUSPICION_DELAY;
     private Duration heartbeatInterval = Duration.ofMillis(100);
+    private HostThreads threads = HostThreads.defaults();
+
+    /** See {@link HostConfig#threads()}. */
+    public Builder threads(HostThreads v) {
+      threads = v;
+      return this;
+    }
 
     /** See {@link HostConfig#suspicionDelay()}; {@link Duration#ZERO} turns failover on suspicion off. */
     public Builder suspicionDelay(Duration v) {
@@ -250,7 +262,7 @@ public record HostConfig(
     public HostConfig build() {
       return new HostConfig(nodeId, cluster, dataDir, zooKeeper, embeddedZooKeeperPort, bindHost, port,
           sessionTimeout, connectionTimeout, electionSettle, automaticFailover, transport, zooKeeperAuth, memberMetadata,
-          replicaTuning, minFreeDiskBytes, freeSpaceCheckInterval, suspicionDelay, heartbeatInterval);
+          replicaTuning, minFreeDiskBytes, freeSpaceCheckInterval, suspicionDelay, heartbeatInterval, threads);
     }
   }
 }

@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One process's membership in a cluster: one replication server (Netty) and one ZooKeeper client
  * (Curator) shared by all the indexes (shards) this process hosts, each opened with {@link
- * #openIndex}. Optionally runs an embedded ZooKeeper server for a one-host trial.
+ * #openIndex}, and one set of thread pools ({@link HostThreads}) that every index's background work
+ * runs on, so an index costs no thread of its own. Optionally runs an embedded ZooKeeper server for
+ * a one-host trial.
  */
 public final class NrtHost implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(NrtHost.class);
@@ -35,12 +37,14 @@ public final class NrtHost implements Closeable {
   private final ZooKeeperSession zk;
   private final NodeAddress address;
   private final MeterRegistry registry;
+  private final HostExecutors executors;
   private final Map<String, ClusterNode> indexes = new ConcurrentHashMap<>();
   private volatile Map<String, String> memberMetadata;
 
   private NrtHost(HostConfig config, EmbeddedZooKeeper embedded, Transport transport, ZooKeeperSession zk, NodeAddress address,
-      MeterRegistry registry) {
+      MeterRegistry registry, HostExecutors executors) {
     this.config = config;
+    this.executors = executors;
     this.registry = registry;
     this.embedded = embedded;
     this.transport = transport;
@@ -74,6 +78,7 @@ public final class NrtHost implements Closeable {
     EmbeddedZooKeeper embedded = null;
     Transport transport = null;
     ZooKeeperSession zk = null;
+    HostExecutors executors = null;
     try {
       String connect = config.zooKeeper();
       if (config.embeddedZooKeeper()) {
@@ -94,9 +99,13 @@ public final class NrtHost implements Closeable {
       }
       LOG.info("N{}: host of cluster {} at {} (ZooKeeper {}, {})", config.nodeId(), config.cluster(), address, connect,
           config.zooKeeperAuth() == null ? "no authentication, open ACLs" : "digest user " + config.zooKeeperAuth().user());
-      return new NrtHost(config, embedded, transport, zk, address, registry);
+      executors = new HostExecutors(config.nodeId(), config.threads());
+      return new NrtHost(config, embedded, transport, zk, address, registry, executors);
     } catch (IOException | RuntimeException e) {
       close(zk, transport, embedded);
+      if (executors != null) {
+        executors.close();
+      }
       throw e;
     }
   }
@@ -173,6 +182,11 @@ public final class NrtHost implements Closeable {
     return transport;
   }
 
+  /** The host's shared thread pools, which every index's background work runs on. */
+  HostExecutors executors() {
+    return executors;
+  }
+
   /** The host's one ZooKeeper session, shared by all its indexes. */
   ZooKeeperSession zooKeeper() {
     return zk;
@@ -213,6 +227,7 @@ public final class NrtHost implements Closeable {
     for (ClusterNode node : nodes) {
       node.halt();
     }
+    executors.close();
     if (embedded != null) {
       embedded.close();
     }
@@ -224,7 +239,12 @@ public final class NrtHost implements Closeable {
     try {
       IOUtils.close(indexes.values());
     } finally {
-      close(zk, transport, embedded);
+      try {
+        close(zk, transport, embedded);
+      } finally {
+        // Last: closing indexes waits for their tasks on these pools.
+        executors.close();
+      }
     }
   }
 }
