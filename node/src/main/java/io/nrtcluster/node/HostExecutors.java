@@ -83,6 +83,12 @@ final class HostExecutors implements ExecutorSource, Closeable {
     }
   }
 
+  /** Ends every pool now (the host halts as if it crashed): queued tasks are dropped, running ones interrupted. */
+  void halt() {
+    timer.shutdownNow();
+    pools.values().forEach(ElasticPool::shutdownNow);
+  }
+
   @Override
   public String toString() {
     return pools.values().toString();

@@ -227,7 +227,7 @@ public final class NrtHost implements Closeable {
     for (ClusterNode node : nodes) {
       node.halt();
     }
-    executors.close();
+    executors.halt();
     if (embedded != null) {
       embedded.close();
     }
