@@ -166,7 +166,7 @@ final class CopyJobRunner {
     }
   }
 
-  /** Parks the job off the pool for {@code millis}. */
+  /** Parks the job off the pool for {@code millis}; with the replica closing, ends it instead. */
   private void parkFor(StreamingCopyJob job, long millis) {
     synchronized (gate) {
       if (!closed) {
@@ -175,11 +175,12 @@ final class CopyJobRunner {
           timer.schedule(() -> unpark(job), millis, TimeUnit.MILLISECONDS);
           return;
         } catch (RejectedExecutionException e) {
+          // The link (whose timer this is) closed: the replica is closing.
           parked.remove(job);
         }
       }
     }
-    resubmit(job);
+    end(job, new AlreadyClosedException("replica closing"));
   }
 
   private void unpark(StreamingCopyJob job) {
