@@ -2,9 +2,11 @@ package io.nrtcluster.cli;
 
 import io.nrtcluster.cli.Main.CliException;
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.election.ElectionConfig;
 import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.HostConfig;
+import io.nrtcluster.node.HostThreads;
 import io.nrtcluster.node.IndexSettings;
 import io.nrtcluster.node.NrtHost;
 import io.nrtcluster.transport.TransportConfig;
@@ -12,9 +14,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -120,6 +125,17 @@ public final class NodeCommand implements Callable<Integer> {
           + "(default: ${DEFAULT-VALUE}).")
   Duration rebalanceQuietPeriod;
 
+  @Option(names = "--threads", paramLabel = "POOL=N", split = ",",
+      description = "Most threads of one of the host's shared pools, which every index's background work runs on "
+          + "(a thread starts only when all are busy and ends when idle); repeatable, e.g. --threads copy=8,work=16. "
+          + "Pools and defaults: tick=2 (reports, heartbeats), election=32, events=32 (role switches), operator=4, "
+          + "work=32 (catch-up, scrub, file checks), copy=32; 1 to 1024 each.")
+  Map<String, Integer> threads = new LinkedHashMap<>();
+
+  @Option(names = "--thread-idle", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
+      description = "How long an idle pool thread lives before it ends (100ms to 1h; default: ${DEFAULT-VALUE}).")
+  Duration threadIdle;
+
   @Option(names = "--status-every", paramLabel = "TIME", defaultValue = "5s", converter = DurationConverter.class,
       description = "Interval of the status lines (default: ${DEFAULT-VALUE}).")
   Duration statusEvery;
@@ -150,7 +166,7 @@ public final class NodeCommand implements Callable<Integer> {
         .connectionTimeout(connectTimeout).electionSettle(electionSettle).transport(transport)
         .suspicionDelay(suspicionDelay).heartbeatInterval(heartbeatInterval)
         .rebalance(rebalance).maxConcurrentHandoffs(maxConcurrentHandoffs).rebalanceQuietPeriod(rebalanceQuietPeriod)
-        .zooKeeperAuth(zkAuth.auth()).build();
+        .zooKeeperAuth(zkAuth.auth()).threads(hostThreads()).build();
     ScheduledExecutorService printer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "nrt-node-status");
       t.setDaemon(true);
@@ -236,6 +252,25 @@ public final class NodeCommand implements Callable<Integer> {
     }
     if (!suspicionDelay.isZero() && heartbeatInterval.compareTo(suspicionDelay) >= 0) {
       throw new ParameterException(spec.commandLine(), "--heartbeat-interval must be below --suspicion-delay");
+    }
+    hostThreads();
+  }
+
+  /** The pool sizes of --threads and --thread-idle; a usage error (exit 2) naming a bad pool or size. */
+  HostThreads hostThreads() {
+    try {
+      HostThreads t = HostThreads.builder().idleTimeout(threadIdle).build();
+      for (Map.Entry<String, Integer> e : threads.entrySet()) {
+        ExecutorSource.Pool pool = Arrays.stream(ExecutorSource.Pool.values())
+            .filter(p -> p.name().equalsIgnoreCase(e.getKey())).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException("--threads names no pool '" + e.getKey() + "' (pools: "
+                + Arrays.stream(ExecutorSource.Pool.values()).map(p -> p.name().toLowerCase(Locale.ROOT)).toList() + ")"));
+        t = t.with(pool, e.getValue());
+      }
+      return t;
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage().startsWith("--") ? e.getMessage() : "--threads/--thread-idle: "
+          + e.getMessage());
     }
   }
 

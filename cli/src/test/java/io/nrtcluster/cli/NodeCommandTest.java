@@ -237,6 +237,27 @@ class NodeCommandTest {
     assertThat(off.err()).contains("unreachable");
   }
 
+  @Test
+  void threadPoolOptionsAreCheckedBeforeTheNodeStarts() {
+    String[] base = {"node", "--zk", "127.0.0.1:1", "--cluster", "t", "--index", "docs", "--data", dir.resolve("n").toString(),
+        "--port", "0", "--id", "3", "--connect-timeout", "1s"};
+    NrtRun unknown = NrtRun.nrt(concat(base, "--threads", "copy=8,merge=2"));
+    assertThat(unknown.exit()).isEqualTo(2);
+    assertThat(unknown.err()).contains("--threads names no pool 'merge'");
+
+    NrtRun zero = NrtRun.nrt(concat(base, "--threads", "work=0"));
+    assertThat(zero.exit()).isEqualTo(2);
+    assertThat(zero.err()).contains("work");
+
+    NrtRun idle = NrtRun.nrt(concat(base, "--thread-idle", "10ms"));
+    assertThat(idle.exit()).isEqualTo(2);
+    assertThat(idle.err()).contains("idleTimeout");
+
+    NrtRun fine = NrtRun.nrt(concat(base, "--threads", "COPY=8", "--threads", "election=64,tick=1", "--thread-idle", "2s"));
+    assertThat(fine.exit()).as("valid pool sizes; the node then fails on ZooKeeper only").isNotIn(0, 2);
+    assertThat(fine.err()).contains("unreachable");
+  }
+
   private static String[] concat(String[] a, String... b) {
     List<String> all = new ArrayList<>(List.of(a));
     all.addAll(List.of(b));

@@ -1,9 +1,10 @@
 package io.nrtcluster.election;
 
 /**
- * What the election tells the node that runs an index. Called on the election's own thread (never
- * on a ZooKeeper event thread), one call at a time, except {@link #fenced()}, which is called at
- * once from the connection-state thread so writes stop without delay.
+ * What the election tells the node that runs an index. Called on the election's serial executor
+ * (its own thread, or a thread of a host's election pool; never a ZooKeeper event thread), one
+ * call at a time, except {@link #fenced()}, which is called at once from the connection-state
+ * thread so writes stop without delay.
  */
 public interface ElectionListener {
   /**

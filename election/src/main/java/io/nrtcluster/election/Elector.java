@@ -1,12 +1,11 @@
 package io.nrtcluster.election;
 
 import io.nrtcluster.common.ConnectionException;
-import io.nrtcluster.common.NamedThreadFactory;
+import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -21,9 +20,10 @@ import org.apache.zookeeper.data.Stat;
  * primary znode's owner, claim the next epoch when none exists, fence on connection trouble, step
  * down when the epoch is lost, resign or hand off on request.
  *
- * <p>Guarantees: every election step, resignation and hand-off runs on one thread ({@code
- * nrt-elect-<node>-<index>}), so the {@link ElectionListener} hears of promotions, follows and
- * step-downs one at a time, in order (fencing alone is immediate, on Curator's connection thread);
+ * <p>Guarantees: every election step, resignation and hand-off runs on one serial executor ({@code
+ * nrt-elect-<node>-<index>}: one at a time, in order, on a thread of the host's election pool or
+ * of its own; see {@link ExecutorSource.Pool#ELECTION}), so the {@link ElectionListener} hears of
+ * promotions, follows and step-downs one at a time, in order (fencing alone is immediate, on Curator's connection thread);
  * at most one evaluation is pending and a sooner request replaces a later one; a failed step is
  * retried after the retry interval; an epoch is claimed only through {@link EpochClaim}, so at most
  * one node wins it, and only the designated successor claims while it is alive; a primary is fenced
@@ -64,14 +64,14 @@ final class Elector {
   /** The placement the current step decided on (election thread only). */
   private Placement placementRead;
 
-  Elector(CuratorFramework client, ElectionConfig config, ElectionListener listener, NodeLog log) {
+  Elector(CuratorFramework client, ElectionConfig config, ElectionListener listener, NodeLog log, ExecutorSource executors) {
     this.client = client;
     this.config = config;
     this.layout = config.layout();
     this.listener = listener;
     this.log = log;
     this.epochs = new EpochClaim(client, config, log);
-    this.executor = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("nrt-elect-" + config.nodeId() + "-" + layout.index()));
+    this.executor = executors.serial(ExecutorSource.Pool.ELECTION, "nrt-elect-" + config.nodeId() + "-" + layout.index());
     this.suspicions = new Suspicions(client, layout, config.nodeId(), log, this::executeIfOpen);
   }
 

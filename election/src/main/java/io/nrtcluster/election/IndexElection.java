@@ -2,6 +2,7 @@ package io.nrtcluster.election;
 
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.Durations;
+import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NotPrimaryException;
 import io.nrtcluster.common.NotPublishedException;
@@ -60,12 +61,26 @@ public final class IndexElection implements Closeable {
   private volatile PlacementSource placement = PlacementSource.NONE;
   private final Runnable onPlacementChange;
 
-  /** An election over the shared {@code zk} session. */
+  /** An election over the shared {@code zk} session, its steps on a thread of its own. */
   public IndexElection(ZooKeeperSession zk, ElectionConfig config, MemberInfo initial, ElectionListener listener) {
-    this(zk.curator(), config, initial, listener);
+    this(zk.curator(), config, initial, listener, ExecutorSource.ownThreads());
+  }
+
+  /**
+   * An election over the shared {@code zk} session whose steps run on a serial executor from {@code
+   * executors} (a host's election pool: {@link ExecutorSource.Pool#ELECTION}).
+   */
+  public IndexElection(ZooKeeperSession zk, ElectionConfig config, MemberInfo initial, ElectionListener listener,
+      ExecutorSource executors) {
+    this(zk.curator(), config, initial, listener, executors);
   }
 
   public IndexElection(CuratorFramework client, ElectionConfig config, MemberInfo initial, ElectionListener listener) {
+    this(client, config, initial, listener, ExecutorSource.ownThreads());
+  }
+
+  private IndexElection(CuratorFramework client, ElectionConfig config, MemberInfo initial, ElectionListener listener,
+      ExecutorSource executors) {
     this.client = client;
     this.config = config;
     this.layout = config.layout();
@@ -73,7 +88,7 @@ public final class IndexElection implements Closeable {
     this.publisher = new FencedVersionWriter(client, layout);
     this.metadata = config.memberMetadata();
     this.membership = new MemberRegistration(client, config, initial.withMetadata(metadata), log);
-    this.elector = new Elector(client, config, listener, log);
+    this.elector = new Elector(client, config, listener, log, executors);
     this.watch = new ElectionWatch(client, layout, () -> elector.scheduleEvaluate(0), elector::onConnectionState);
     this.onPlacementChange = elector::onPlacementChanged;
   }

@@ -1,13 +1,12 @@
 package io.nrtcluster.election;
 
 import io.nrtcluster.common.ConnectionException;
-import io.nrtcluster.common.NamedThreadFactory;
+import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
 import java.io.Closeable;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
@@ -20,7 +19,8 @@ import org.apache.zookeeper.KeeperException;
  * (a {@link Handoff}, acted on by the primary, which writes its progress back) and its {@code
  * commands} children ({@link OperatorCommand}s, acted on by the nodes they address, each answering
  * with a {@link CommandAck} in an {@code ack-<nodeId>} child). What to do with a request is the
- * {@link OperatorHandler}'s business; work runs on the watch's own thread, never on ZooKeeper's.
+ * {@link OperatorHandler}'s business; work runs on the watch's own serial executor ({@link
+ * ExecutorSource.Pool#OPERATOR}: one request at a time), never on ZooKeeper's thread.
  *
  * <p>Connection-state handling: the cache re-reads after a reconnect, so a request written while
  * this node was disconnected is still seen. Each request is acted on at most once per node: a
@@ -49,17 +49,28 @@ public final class OperatorRequestWatch implements Closeable {
   private volatile CuratorCache cache;
 
   public OperatorRequestWatch(ZooKeeperSession zk, ZkLayout layout, int nodeId, OperatorHandler handler, NodeLog log) {
-    this(zk, layout, nodeId, handler, log, SEEN_CAPACITY);
+    this(zk, layout, nodeId, handler, log, ExecutorSource.ownThreads());
+  }
+
+  /** Requests are carried out on a serial executor from {@code executors} (a host's operator pool). */
+  public OperatorRequestWatch(ZooKeeperSession zk, ZkLayout layout, int nodeId, OperatorHandler handler, NodeLog log,
+      ExecutorSource executors) {
+    this(zk, layout, nodeId, handler, log, SEEN_CAPACITY, executors);
   }
 
   OperatorRequestWatch(ZooKeeperSession zk, ZkLayout layout, int nodeId, OperatorHandler handler, NodeLog log, int seenCapacity) {
+    this(zk, layout, nodeId, handler, log, seenCapacity, ExecutorSource.ownThreads());
+  }
+
+  private OperatorRequestWatch(ZooKeeperSession zk, ZkLayout layout, int nodeId, OperatorHandler handler, NodeLog log,
+      int seenCapacity, ExecutorSource executors) {
     this.seenCommands = new SeenRequests(seenCapacity);
     this.client = zk.curator();
     this.layout = layout;
     this.nodeId = nodeId;
     this.handler = handler;
     this.log = log;
-    this.worker = Executors.newSingleThreadExecutor(new NamedThreadFactory("nrt-operator-" + nodeId + "-" + layout.index()));
+    this.worker = executors.serial(ExecutorSource.Pool.OPERATOR, "nrt-operator-" + nodeId + "-" + layout.index());
   }
 
   /**

@@ -90,11 +90,11 @@ public final class ClusterNode implements Closeable {
         .suspicionDelay(host.config().suspicionDelay())
         .memberMetadata(host.memberMetadata())
         .build();
-    IndexElection election = new IndexElection(host.zooKeeper(), ec, progress.memberInfo(), roles);
+    IndexElection election = new IndexElection(host.zooKeeper(), ec, progress.memberInfo(), roles, host.executors());
     election.usePlacement(host.placement());
     roles.attach(election);
     election.start();
-    operators = new OperatorChannel(host.zooKeeper(), ec.layout(), this, host.nodeId(), log);
+    operators = new OperatorChannel(host.zooKeeper(), ec.layout(), this, host.nodeId(), log, host.executors());
     operators.start();
     progress.start();
   }

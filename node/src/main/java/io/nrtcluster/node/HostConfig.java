@@ -70,6 +70,9 @@ import java.util.Map;
  * @param rebalanceQuietPeriod how long after the last failover this host saw (an index without a
  *     primary and no hand-off, a suspicion, a host gone) the rebalancing waits before it moves
  *     anything; positive, at most 1 h, default 10 s
+ * @param threads the sizes of the host's shared thread pools, which every index's background work
+ *     runs on ({@link HostThreads#defaults()} by default: a few threads when idle, whatever the
+ *     number of indexes)
  */
 public record HostConfig(
     int nodeId,
@@ -93,7 +96,8 @@ public record HostConfig(
     Duration heartbeatInterval,
     boolean rebalance,
     int maxConcurrentHandoffs,
-    Duration rebalanceQuietPeriod) {
+    Duration rebalanceQuietPeriod,
+    HostThreads threads) {
 
   /** The {@link #zooKeeper} value that starts an in-process server. */
   public static final String EMBEDDED = "embedded";
@@ -130,6 +134,7 @@ public record HostConfig(
     Checks.inRange("maxConcurrentHandoffs", maxConcurrentHandoffs, 1, 64);
     Checks.positive("rebalanceQuietPeriod", rebalanceQuietPeriod);
     Checks.atMost("rebalanceQuietPeriod", rebalanceQuietPeriod, Duration.ofHours(1));
+    Checks.notNull("threads", threads);
   }
 
   /** Whether replicas detect a failed primary themselves ({@link #suspicionDelay} not zero, failover automatic). */
@@ -184,6 +189,14 @@ public record HostConfig(
     /** See {@link HostConfig#rebalanceQuietPeriod()}. */
     public Builder rebalanceQuietPeriod(Duration v) {
       rebalanceQuietPeriod = v;
+      return this;
+    }
+
+    private HostThreads threads = HostThreads.defaults();
+
+    /** See {@link HostConfig#threads()}. */
+    public Builder threads(HostThreads v) {
+      threads = v;
       return this;
     }
 
@@ -295,7 +308,7 @@ public record HostConfig(
       return new HostConfig(nodeId, cluster, dataDir, zooKeeper, embeddedZooKeeperPort, bindHost, port,
           sessionTimeout, connectionTimeout, electionSettle, automaticFailover, transport, zooKeeperAuth, memberMetadata,
           replicaTuning, minFreeDiskBytes, freeSpaceCheckInterval, suspicionDelay, heartbeatInterval, rebalance,
-          maxConcurrentHandoffs, rebalanceQuietPeriod);
+          maxConcurrentHandoffs, rebalanceQuietPeriod, threads);
     }
   }
 }

@@ -2,15 +2,13 @@ package io.nrtcluster.node;
 
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.IllegalTransitionException;
-import io.nrtcluster.common.NamedThreadFactory;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.SerialExecutor;
 import java.io.IOException;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +18,8 @@ import java.util.function.UnaryOperator;
 
 /**
  * The one owner of an index's {@link IndexState} on this node: every event that changes it runs on
- * one serial executor ({@code nrt-index-<node>-<index>}), every transition is checked against
+ * one serial executor ({@code nrt-index-<node>-<index>}, on the host's events pool: {@link
+ * io.nrtcluster.common.ExecutorSource.Pool#EVENTS}), every transition is checked against
  * {@link IndexState#TABLE}, and readers see one immutable {@link IndexSnapshot} through a volatile
  * field.
  *
@@ -34,20 +33,20 @@ import java.util.function.UnaryOperator;
  */
 final class IndexStateMachine {
   private final NodeLog log;
-  private final ExecutorService events;
+  private final SerialExecutor events;
   private final ReentrantReadWriteLock admission = new ReentrantReadWriteLock();
   private final Object changed = new Object();
   private volatile IndexSnapshot snapshot = IndexSnapshot.INITIAL;
-  private volatile Thread eventThread;
 
+  /** A state machine with an event thread of its own. */
   IndexStateMachine(String threadName, NodeLog log) {
+    this(SerialExecutor.ownThread(threadName), log);
+  }
+
+  /** A state machine whose events run on {@code events} (shut down with it). */
+  IndexStateMachine(SerialExecutor events, NodeLog log) {
     this.log = log;
-    NamedThreadFactory factory = new NamedThreadFactory(threadName);
-    this.events = Executors.newSingleThreadExecutor(r -> {
-      Thread t = factory.newThread(r);
-      eventThread = t;
-      return t;
-    });
+    this.events = events;
   }
 
   /** The current view; never blocks. */
@@ -81,7 +80,7 @@ final class IndexStateMachine {
    * thread itself, it runs inline.
    */
   <T> T call(String name, Event<T> event) throws IOException {
-    if (Thread.currentThread() == eventThread) {
+    if (events.isCurrentThread()) {
       return rethrowing(name, event);
     }
     Future<T> f;
@@ -135,7 +134,7 @@ final class IndexStateMachine {
    * only on the event thread. Leaving {@link IndexState#LEADING} first waits for admitted writes.
    */
   IndexSnapshot transition(UnaryOperator<IndexSnapshot> next, String why) throws IllegalTransitionException {
-    if (eventThread != null && Thread.currentThread() != eventThread) {
+    if (!events.isCurrentThread()) {
       throw new IllegalStateException("transition off the event thread: " + Thread.currentThread().getName());
     }
     IndexSnapshot from = snapshot;
@@ -191,7 +190,7 @@ final class IndexStateMachine {
     return snapshot;
   }
 
-  /** Stops the event thread once the queued events ran (at most {@code millis}). */
+  /** Stops the event executor once the queued events ran (at most {@code millis}). */
   void shutdown(long millis) {
     events.shutdown();
     try {

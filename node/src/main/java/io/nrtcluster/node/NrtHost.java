@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One process's membership in a cluster: one replication server (Netty) and one ZooKeeper client
  * (Curator) shared by all the indexes (shards) this process hosts, each opened with {@link
- * #openIndex}. Optionally runs an embedded ZooKeeper server for a one-host trial.
+ * #openIndex}, and one set of thread pools ({@link HostThreads}) that every index's background work
+ * runs on, so an index costs no thread of its own. Optionally runs an embedded ZooKeeper server for
+ * a one-host trial.
  *
  * <p>Placement: the host publishes which of its indexes it leads in its record under {@link
  * ZkLayout#hostsPath} and keeps one cache of every host's record ({@link HostDirectory}), which all
@@ -50,6 +52,7 @@ public final class NrtHost implements Closeable {
   private final ZooKeeperSession zk;
   private final NodeAddress address;
   private final MeterRegistry registry;
+  private final HostExecutors executors;
   private final Map<String, ClusterNode> indexes = new ConcurrentHashMap<>();
   private final HostDirectory directory;
   private final Rebalancer rebalancer;
@@ -59,8 +62,9 @@ public final class NrtHost implements Closeable {
   private volatile Map<String, String> memberMetadata;
 
   private NrtHost(HostConfig config, EmbeddedZooKeeper embedded, Transport transport, ZooKeeperSession zk, NodeAddress address,
-      MeterRegistry registry, HostDirectory directory) {
+      MeterRegistry registry, HostDirectory directory, HostExecutors executors) {
     this.config = config;
+    this.executors = executors;
     this.registry = registry;
     this.embedded = embedded;
     this.transport = transport;
@@ -106,6 +110,7 @@ public final class NrtHost implements Closeable {
     Transport transport = null;
     ZooKeeperSession zk = null;
     HostDirectory directory = null;
+    HostExecutors executors = null;
     try {
       String connect = config.zooKeeper();
       if (config.embeddedZooKeeper()) {
@@ -130,9 +135,13 @@ public final class NrtHost implements Closeable {
       LOG.info("N{}: host of cluster {} at {} (ZooKeeper {}, {}; rebalancing {})", config.nodeId(), config.cluster(), address,
           connect, config.zooKeeperAuth() == null ? "no authentication, open ACLs" : "digest user " + config.zooKeeperAuth().user(),
           config.rebalance() ? "on, " + config.maxConcurrentHandoffs() + " hand-off(s) at a time" : "off");
-      return new NrtHost(config, embedded, transport, zk, address, registry, directory);
+      executors = new HostExecutors(config.nodeId(), config.threads());
+      return new NrtHost(config, embedded, transport, zk, address, registry, directory, executors);
     } catch (IOException | RuntimeException e) {
       close(directory, zk, transport, embedded);
+      if (executors != null) {
+        executors.close();
+      }
       throw e;
     }
   }
@@ -246,6 +255,11 @@ public final class NrtHost implements Closeable {
     return transport;
   }
 
+  /** The host's shared thread pools, which every index's background work runs on. */
+  HostExecutors executors() {
+    return executors;
+  }
+
   /** The host's one ZooKeeper session, shared by all its indexes. */
   ZooKeeperSession zooKeeper() {
     return zk;
@@ -290,6 +304,7 @@ public final class NrtHost implements Closeable {
     for (ClusterNode node : nodes) {
       node.halt();
     }
+    executors.halt();
     if (embedded != null) {
       embedded.close();
     }
@@ -303,7 +318,12 @@ public final class NrtHost implements Closeable {
       IOUtils.close(indexes.values());
     } finally {
       removeMeters();
-      close(directory, zk, transport, embedded);
+      try {
+        close(directory, zk, transport, embedded);
+      } finally {
+        // Last: closing indexes waits for their tasks on these pools.
+        executors.close();
+      }
     }
   }
 

@@ -1,5 +1,6 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.election.CommandAck;
@@ -22,10 +23,10 @@ final class OperatorChannel implements Closeable, OperatorHandler {
   private final NodeLog log;
   private final OperatorRequestWatch watch;
 
-  OperatorChannel(ZooKeeperSession zk, ZkLayout layout, ClusterNode node, int nodeId, NodeLog log) {
+  OperatorChannel(ZooKeeperSession zk, ZkLayout layout, ClusterNode node, int nodeId, NodeLog log, ExecutorSource executors) {
     this.node = node;
     this.log = log;
-    this.watch = new OperatorRequestWatch(zk, layout, nodeId, this, log);
+    this.watch = new OperatorRequestWatch(zk, layout, nodeId, this, log, executors);
   }
 
   /** Starts watching for requests; a typed error when ZooKeeper denies or fails it. */

@@ -1,6 +1,6 @@
 package io.nrtcluster.node;
 
-import io.nrtcluster.common.NamedThreadFactory;
+import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.MemberInfo;
@@ -10,7 +10,6 @@ import io.nrtcluster.primary.Primary;
 import io.nrtcluster.replica.Replica;
 import java.io.IOException;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -22,7 +21,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Guarantees: once started, the member znode is brought up to date about every 100 ms, and only
  * written when the progress changed; it is read from one {@link IndexSnapshot}, so it never mixes
  * two roles and never waits for a switch, a copy or the network; a failed report is logged at debug and retried by the next one, never
- * stopping the schedule; nothing is reported after the node closed.
+ * stopping the schedule; nothing is reported after the node closed. Reports run on a serial
+ * executor of the host's tick pool ({@link ExecutorSource.Pool#TICK}), so a report (and the
+ * periodic checks it runs) must never wait.
  */
 final class ProgressReporter {
   private static final long PERIOD_MILLIS = 100;
@@ -48,7 +49,7 @@ final class ProgressReporter {
     this.roles = roles;
     this.log = log;
     this.sample = sample;
-    this.executor = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("nrt-report-" + host.nodeId() + "-" + index));
+    this.executor = host.executors().serial(ExecutorSource.Pool.TICK, "nrt-report-" + host.nodeId() + "-" + index);
   }
 
   void start() {

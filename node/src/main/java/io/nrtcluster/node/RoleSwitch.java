@@ -1,5 +1,6 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.election.ElectionListener;
@@ -52,7 +53,8 @@ final class RoleSwitch implements ElectionListener {
     this.log = log;
     this.metrics = metrics;
     this.afterSwitch = afterSwitch;
-    this.machine = new IndexStateMachine("nrt-index-" + host.nodeId() + "-" + settings.name(), log);
+    this.machine = new IndexStateMachine(host.executors().serial(ExecutorSource.Pool.EVENTS,
+        "nrt-index-" + host.nodeId() + "-" + settings.name()), log);
   }
 
   IndexStateMachine machine() {
@@ -82,7 +84,7 @@ final class RoleSwitch implements ElectionListener {
   }
 
   private Replica openReplica(NodeAddress primaryAddress) throws IOException {
-    Replica r = Replica.open(replicaConfig(primaryAddress), host.transport(), metrics.get().replicaObserver());
+    Replica r = Replica.open(replicaConfig(primaryAddress), host.transport(), metrics.get().replicaObserver(), host.executors());
     if (host.config().failoverOnSuspicion()) {
       // The failure detector's input (PrimarySuspicion): pings keep the last contact fresh.
       r.startHeartbeat(host.config().heartbeatInterval());
@@ -135,7 +137,7 @@ final class RoleSwitch implements ElectionListener {
             r.closeWithoutCommit();
           }
         }
-        p = Primary.open(primaryConfig(primaryGen, forceVersion), settings.writerConfig().get(), host.transport());
+        p = Primary.open(primaryConfig(primaryGen, forceVersion), settings.writerConfig().get(), host.transport(), host.executors());
         p.setObserver(metrics.get().primaryObserver());
         IndexElection e = election;
         p.setPublishGate(e::publishVersion);

@@ -1,6 +1,6 @@
 package io.nrtcluster.primary;
 
-import io.nrtcluster.common.NamedThreadFactory;
+import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.NodeLog;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -29,6 +28,8 @@ import org.apache.lucene.replicator.nrt.FileMetaData;
  * {@code maxLeases} are held, and the files they alone keep on disk (those the primary's current
  * point does not use, each counted once) stay within {@code maxBytes}: past either bound the oldest
  * leases are evicted. Nothing here waits for the network or the disk while holding the monitor.
+ * Expiry runs on a serial executor of its own ({@link ExecutorSource.Pool#WORK}: releasing a
+ * copy-state may delete files), made only when leases are on.
  */
 final class CopyStateLeases {
   /** The lease length and bounds; a zero lease keeps nothing. */
@@ -61,11 +62,15 @@ final class CopyStateLeases {
 
   /** @param release releases an expired copy-state for good (called outside this monitor) */
   CopyStateLeases(Policy policy, NodeLog log, LongConsumer release) {
+    this(policy, log, release, ExecutorSource.ownThreads());
+  }
+
+  /** As above, expiring leases on a serial executor from {@code executors}. */
+  CopyStateLeases(Policy policy, NodeLog log, LongConsumer release, ExecutorSource executors) {
     this.policy = policy;
     this.log = log;
     this.release = release;
-    this.timer = policy.enabled()
-        ? Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("nrt-leases-" + log.name())) : null;
+    this.timer = policy.enabled() ? executors.serial(ExecutorSource.Pool.WORK, "nrt-leases-" + log.name()) : null;
   }
 
   void observer(PrimaryObserver observer) {

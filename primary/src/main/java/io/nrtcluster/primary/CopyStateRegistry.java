@@ -1,6 +1,7 @@
 package io.nrtcluster.primary;
 
 import io.nrtcluster.common.ErrorCode;
+import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.transport.Connection;
@@ -83,9 +84,14 @@ final class CopyStateRegistry {
   }
 
   CopyStateRegistry(PrimaryNode node, NodeLog log, CopyStateLeases.Policy policy) {
+    this(node, log, policy, ExecutorSource.ownThreads());
+  }
+
+  /** Leases expire on a serial executor from {@code executors}. */
+  CopyStateRegistry(PrimaryNode node, NodeLog log, CopyStateLeases.Policy policy, ExecutorSource executors) {
     this.node = node;
     this.log = log;
-    this.leases = new CopyStateLeases(policy, log, this::release);
+    this.leases = new CopyStateLeases(policy, log, this::release, executors);
   }
 
   void observer(PrimaryObserver observer) {

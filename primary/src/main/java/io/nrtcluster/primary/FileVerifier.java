@@ -2,7 +2,7 @@ package io.nrtcluster.primary;
 
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.FileNotServableException;
-import io.nrtcluster.common.NamedThreadFactory;
+import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import org.apache.lucene.codecs.CodecUtil;
@@ -33,7 +32,7 @@ import org.apache.lucene.store.IndexInput;
  * <p>Guarantees: only a file of the primary's current point-in-time whose length and checksum are
  * the ones reported is read (so a report can never make it read a lock, a temp file or a file still
  * being written, and a bad name never reaches the disk); reading happens on this verifier's own
- * thread, one file at a time, never on a network thread; reports of a file verified less than
+ * serial executor ({@link ExecutorSource.Pool#WORK}), one file at a time, never on a network thread; reports of a file verified less than
  * {@link #REUSE} ago get that answer again without a reread, and reports of a file being verified
  * wait for that verification; a file found corrupt is handed to the corruption sink once and stays
  * corrupt for every later report. At most {@link #MAX_PENDING} distinct files wait at once; more are
@@ -61,11 +60,16 @@ final class FileVerifier {
   private volatile boolean corruptionRaised;
 
   FileVerifier(PrimaryNode node, Directory dir, NodeLog log, Consumer<CorruptIndexException> onCorrupt) {
+    this(node, dir, log, onCorrupt, ExecutorSource.ownThreads());
+  }
+
+  FileVerifier(PrimaryNode node, Directory dir, NodeLog log, Consumer<CorruptIndexException> onCorrupt,
+      ExecutorSource executors) {
     this.node = node;
     this.dir = dir;
     this.log = log;
     this.onCorrupt = onCorrupt;
-    this.thread = Executors.newSingleThreadExecutor(new NamedThreadFactory("nrt-verify-" + log.name()));
+    this.thread = executors.serial(ExecutorSource.Pool.WORK, "nrt-verify-" + log.name());
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.nrtcluster.primary;
 
+import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.GenerationStore;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
@@ -145,7 +146,7 @@ public final class Primary implements Closeable {
   public static Primary open(PrimaryConfig config, IndexWriterConfig writerConfig) throws IOException {
     Transport transport = Transport.create("P" + config.nodeId(), config.transport());
     try {
-      return open(config, writerConfig, transport, true);
+      return open(config, writerConfig, transport, true, ExecutorSource.ownThreads());
     } catch (IOException | RuntimeException e) {
       transport.close();
       throw e;
@@ -157,11 +158,21 @@ public final class Primary implements Closeable {
    * the configured address if it is not bound yet.
    */
   public static Primary open(PrimaryConfig config, IndexWriterConfig writerConfig, Transport transport) throws IOException {
-    return open(config, writerConfig, transport, false);
+    return open(config, writerConfig, transport, false, ExecutorSource.ownThreads());
   }
 
-  private static Primary open(PrimaryConfig config, IndexWriterConfig writerConfig, Transport transport, boolean ownsTransport)
-      throws IOException {
+  /**
+   * Opens a primary on a shared transport whose background work (checking files replicas report,
+   * ending copy-state leases) runs on executors from {@code executors}, for example a host's shared
+   * pools ({@link ExecutorSource.Pool#WORK}) instead of threads of its own.
+   */
+  public static Primary open(PrimaryConfig config, IndexWriterConfig writerConfig, Transport transport,
+      ExecutorSource executors) throws IOException {
+    return open(config, writerConfig, transport, false, Objects.requireNonNull(executors, "executors"));
+  }
+
+  private static Primary open(PrimaryConfig config, IndexWriterConfig writerConfig, Transport transport, boolean ownsTransport,
+      ExecutorSource executors) throws IOException {
     Files.createDirectories(config.indexPath());
     GenerationStore store = GenerationStore.open(config.statePath());
     Directory dir = FSDirectory.open(config.indexPath());
@@ -186,8 +197,8 @@ public final class Primary implements Closeable {
       ReplicatingPrimaryNode node = new ReplicatingPrimaryNode(writer, config.nodeId(), gen, forceVersion,
           new SearcherFactory(), log, preCopier);
       node.setRemoteCloseTimeoutMs(0);
-      CopyStateRegistry copyStates = new CopyStateRegistry(node, log, CopyStateLeases.Policy.of(config));
-      FileVerifier verifier = new FileVerifier(node, dir, log, e -> corruptFileFound(node.writer(), log, e));
+      CopyStateRegistry copyStates = new CopyStateRegistry(node, log, CopyStateLeases.Policy.of(config), executors);
+      FileVerifier verifier = new FileVerifier(node, dir, log, e -> corruptFileFound(node.writer(), log, e), executors);
       endpoint.bind(node, copyStates, preCopier, verifier);
       store.observeVersion(node.getCopyStateVersion());
       TransportServer server = transport.server();

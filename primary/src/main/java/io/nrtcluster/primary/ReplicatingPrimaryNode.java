@@ -28,7 +28,7 @@ final class ReplicatingPrimaryNode extends PrimaryNode {
   ReplicatingPrimaryNode(IndexWriter writer, int id, long primaryGen, long forcePrimaryVersion,
       SearcherFactory searcherFactory, NodeLog log, MergePreCopier preCopier) throws IOException {
     // The stream only carries the rare stack traces Lucene prints; messages go through message().
-    super(writer, id, primaryGen, forcePrimaryVersion, searcherFactory, new Slf4jPrintStream(log));
+    super(writer, id, primaryGen, forcePrimaryVersion, searcherFactory, Slf4jPrintStream.shared());
     this.preCopier = preCopier;
     this.log = log;
     setVerboseFiles(false);

@@ -1,29 +1,52 @@
 package io.nrtcluster.replica;
 
-import io.nrtcluster.common.NamedThreadFactory;
+import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.StorageException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.lucene.store.AlreadyClosedException;
 
 /**
- * Runs copy jobs in the background, one thread each, so a slow stream never blocks another job.
- * NRT-point copies come first: a merge pre-copy pauses between slices while any NRT copy runs, so a
- * big merged segment never delays a refresh. Every job's completion callback runs exactly once,
- * whether it finished, failed or was cancelled.
+ * Runs copy jobs in the background, several at once, so a slow stream never blocks another job.
+ * NRT-point copies come first: a merge pre-copy steps aside between slices while any NRT copy
+ * runs, so a big merged segment never delays a refresh. Every job's completion callback runs
+ * exactly once, whether it finished, failed or was cancelled.
+ *
+ * <p>On a host's shared copy pool ({@link ExecutorSource.Pool#COPY}) a job holds a thread only
+ * while it copies: after {@value #SLICE_MILLIS} ms of slices it queues itself again behind the
+ * other indexes' jobs; a pre-copy that must step aside waits off the pool until no NRT copy runs
+ * (it would otherwise hold the thread the NRT copy needs), and a copy whose connection dropped
+ * looks for its link again every {@value #LINK_POLL_MILLIS} ms off the pool. A slice itself waits
+ * for file data from the network (bounded by the transport's read timeout) and for the disk.
  */
 final class CopyJobRunner {
+  /** How long a job copies before other jobs get the thread. */
+  static final long SLICE_MILLIS = 100;
+  /** How often a copy waiting for its link to come back looks again. */
+  static final long LINK_POLL_MILLIS = 50;
+
   private final NodeLog log;
   private final ExecutorService threads;
+  private final ScheduledExecutorService timer;
   private final Object gate = new Object();
   private int highPriorityRunning;
+  /** Jobs off the pool: pre-copies stepping aside, copies waiting for their link. Guarded by the gate. */
+  private final List<StreamingCopyJob> parked = new ArrayList<>();
   private volatile boolean closed;
 
-  CopyJobRunner(NodeLog log) {
+  /**
+   * @param threads where jobs run (this runner shuts it down when it closes)
+   * @param timer brings parked jobs back (only queues them: never copies)
+   */
+  CopyJobRunner(NodeLog log, ExecutorService threads, ScheduledExecutorService timer) {
     this.log = log;
-    this.threads = Executors.newCachedThreadPool(new NamedThreadFactory("nrt-copy-" + log.name()));
+    this.threads = threads;
+    this.timer = timer;
   }
 
   void launch(StreamingCopyJob job) {
@@ -32,48 +55,81 @@ final class CopyJobRunner {
         highPriorityRunning++;
       }
     }
-    threads.execute(() -> run(job));
+    try {
+      threads.execute(() -> run(job));
+    } catch (RejectedExecutionException e) {
+      if (job.highPriority) {
+        highPriorityDone();
+      }
+      throw e;
+    }
+  }
+
+  /** Queues a job that already ran slices; when the runner is gone meanwhile, ends it here. */
+  private void resubmit(StreamingCopyJob job) {
+    try {
+      threads.execute(() -> run(job));
+    } catch (RejectedExecutionException e) {
+      end(job, new AlreadyClosedException("replica closing"));
+    }
   }
 
   private void run(StreamingCopyJob job) {
+    long sliceEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SLICE_MILLIS);
     try {
       while (!closed) {
-        if (!job.highPriority) {
-          awaitNoHighPriority();
+        if (!job.highPriority && parkWhileHighPriorityRuns(job)) {
+          return;
         }
         if (job.visit()) {
           break;
         }
-        // A copy whose connection dropped waits here, outside its monitor, for the link to return.
-        job.betweenSlices(200);
+        // What a dropped copy wrote is reread here, outside the job's monitor; no waiting for the link.
+        job.betweenSlices(0);
+        if (job.awaitingLink()) {
+          parkFor(job, LINK_POLL_MILLIS);
+          return;
+        }
+        if (System.nanoTime() - sliceEnd > 0) {
+          resubmit(job);
+          return;
+        }
       }
       if (closed && !job.getFailed()) {
         job.cancel("replica closing", null);
       }
     } catch (Throwable t) {
-      if (t instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
-      }
-      if (t instanceof AlreadyClosedException || closed) {
-        log.debug("copy job {} stopped: replica closing", job);
-      } else if (t instanceof StorageException) {
-        log.warn("copy job {} abandoned, local storage failed (temp files removed, searcher kept, retry with backoff): {}",
-            job, t.getMessage());
-      } else {
-        log.warn("copy job {} failed: {}", job, t.toString());
-      }
-      try {
-        job.cancel("copy failed", t);
-      } catch (Throwable t2) {
-        log.warn("cancelling copy job {} failed", job, t2);
-      }
-    } finally {
-      if (job.highPriority) {
-        synchronized (gate) {
-          highPriorityRunning--;
-          gate.notifyAll();
-        }
-      }
+      end(job, t);
+      return;
+    }
+    finish(job);
+  }
+
+  /** The job failed or was stopped with {@code t}: cancelled, then completed. */
+  private void end(StreamingCopyJob job, Throwable t) {
+    if (t instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+    }
+    if (t instanceof AlreadyClosedException || closed) {
+      log.debug("copy job {} stopped: replica closing", job);
+    } else if (t instanceof StorageException) {
+      log.warn("copy job {} abandoned, local storage failed (temp files removed, searcher kept, retry with backoff): {}",
+          job, t.getMessage());
+    } else {
+      log.warn("copy job {} failed: {}", job, t.toString());
+    }
+    try {
+      job.cancel("copy failed", t);
+    } catch (Throwable t2) {
+      log.warn("cancelling copy job {} failed", job, t2);
+    }
+    finish(job);
+  }
+
+  /** Runs the job's completion, once it is over. */
+  private void finish(StreamingCopyJob job) {
+    if (job.highPriority) {
+      highPriorityDone();
     }
     try {
       job.onceDone.run(job);
@@ -88,19 +144,74 @@ final class CopyJobRunner {
     }
   }
 
-  private void awaitNoHighPriority() throws InterruptedException {
+  private void highPriorityDone() {
+    List<StreamingCopyJob> resume = List.of();
     synchronized (gate) {
-      while (highPriorityRunning > 0 && !closed) {
-        gate.wait(100);
+      highPriorityRunning--;
+      if (highPriorityRunning == 0) {
+        resume = takeParked(j -> !j.highPriority && !j.awaitingLink());
+      }
+    }
+    resume.forEach(this::resubmit);
+  }
+
+  /** True (and the job parked until no NRT copy runs) while an NRT copy runs. */
+  private boolean parkWhileHighPriorityRuns(StreamingCopyJob job) {
+    synchronized (gate) {
+      if (highPriorityRunning == 0 || closed) {
+        return false;
+      }
+      parked.add(job);
+      return true;
+    }
+  }
+
+  /** Parks the job off the pool for {@code millis}; with the replica closing, ends it instead. */
+  private void parkFor(StreamingCopyJob job, long millis) {
+    synchronized (gate) {
+      if (!closed) {
+        parked.add(job);
+        try {
+          timer.schedule(() -> unpark(job), millis, TimeUnit.MILLISECONDS);
+          return;
+        } catch (RejectedExecutionException e) {
+          // The link (whose timer this is) closed: the replica is closing.
+          parked.remove(job);
+        }
+      }
+    }
+    end(job, new AlreadyClosedException("replica closing"));
+  }
+
+  private void unpark(StreamingCopyJob job) {
+    // Under the gate, so it is queued before close() shuts the pool down, or close() queues it.
+    synchronized (gate) {
+      if (!closed && parked.remove(job)) {
+        resubmit(job);
       }
     }
   }
 
+  private List<StreamingCopyJob> takeParked(java.util.function.Predicate<StreamingCopyJob> which) {
+    List<StreamingCopyJob> out = new ArrayList<>();
+    parked.removeIf(j -> {
+      if (which.test(j)) {
+        out.add(j);
+        return true;
+      }
+      return false;
+    });
+    return out;
+  }
+
   void close(long timeoutMillis) {
-    closed = true;
+    List<StreamingCopyJob> last;
     synchronized (gate) {
-      gate.notifyAll();
+      closed = true;
+      last = takeParked(j -> true);
     }
+    // Parked jobs run once more, see the runner closed and end (each completion runs once).
+    last.forEach(this::resubmit);
     threads.shutdown();
     try {
       if (!threads.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS)) {

@@ -3,7 +3,7 @@ package io.nrtcluster.replica;
 import io.nrtcluster.common.Backoff;
 import io.nrtcluster.common.ClusterMismatchException;
 import io.nrtcluster.common.ErrorCode;
-import io.nrtcluster.common.NamedThreadFactory;
+import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
@@ -18,8 +18,9 @@ import io.nrtcluster.transport.RequestHandler;
 import io.nrtcluster.transport.FaultStats;
 import io.nrtcluster.transport.Transport;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +34,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * heartbeat is started, it pings the primary on the live connection every interval, at most one
  * ping outstanding, and keeps the time of the last contact (handshake, any answer, an error reply
  * included, or any frame read: the primary's process is alive) for a failure detector to read.
+ *
+ * <p>Its timers (reconnects, heartbeats, merge pre-copy progress) run on one serial executor whose
+ * tasks never wait ({@link ExecutorSource.Pool#TICK}): a reconnect in the background only starts
+ * the connect and handles its outcome when it arrives, so a primary that does not answer holds no
+ * thread; only the first connect of {@link Replica#open} waits for its outcome.
  */
 final class PrimaryLink implements RequestHandler {
   /** What the link needs from the replica it serves. */
@@ -59,6 +65,8 @@ final class PrimaryLink implements RequestHandler {
   private volatile NodeAddress target;
   private volatile Connection current;
   private ScheduledFuture<?> reconnect;
+  /** A reconnect is scheduled or its connect is under way. */
+  private boolean reconnecting;
   private ScheduledFuture<?> heartbeat;
   private final AtomicBoolean pingOutstanding = new AtomicBoolean();
   private volatile PrimaryContact lastContact;
@@ -75,14 +83,15 @@ final class PrimaryLink implements RequestHandler {
     }
   }
 
-  PrimaryLink(Transport transport, ReplicaContext ctx, Listener listener) {
+  /** @param scheduler the link's timers (this link shuts it down when it closes); its tasks never wait */
+  PrimaryLink(Transport transport, ReplicaContext ctx, Listener listener, ScheduledExecutorService scheduler) {
     this.transport = transport;
     this.ctx = ctx;
     this.log = ctx.log();
     this.listener = listener;
     this.target = ctx.config().primary();
     this.backoff = new Backoff(ctx.config().reconnectMin(), ctx.config().reconnectMax());
-    this.scheduler = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("nrt-link-" + log.name()));
+    this.scheduler = scheduler;
   }
 
   /** The transport's fault counters, where copies report what became of the wire bit flips they read. */
@@ -90,7 +99,8 @@ final class PrimaryLink implements RequestHandler {
     return transport.faultStats();
   }
 
-    ScheduledExecutorService scheduler() {
+  /** The link's timers: its tasks must never wait. */
+  ScheduledExecutorService scheduler() {
     return scheduler;
   }
 
@@ -120,8 +130,8 @@ final class PrimaryLink implements RequestHandler {
   }
 
   /**
-   * One bounded attempt to connect and handshake. Returns the connection, or null when the primary
-   * is unreachable, refuses us, or announces a stale generation.
+   * One bounded attempt to connect and handshake, waiting for its outcome. Returns the connection,
+   * or null when the primary is unreachable, refuses us, or announces a stale generation.
    */
   Connection connectOnce() {
     NodeAddress address = target;
@@ -132,20 +142,9 @@ final class PrimaryLink implements RequestHandler {
     long waitMillis = cfg.transport().connectTimeout().plus(cfg.transport().handshakeTimeout()).toMillis() + 1000;
     Connection c;
     try {
-      c = transport.connect(address, cfg.cluster(), cfg.index(), cfg.nodeId(), PeerRole.REPLICA, this)
-          .get(waitMillis, TimeUnit.MILLISECONDS);
+      c = connect(address).get(waitMillis, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof TlsHandshakeException t) {
-        // Does not heal by retrying alone: certificates or trust must be fixed. Retried all the same.
-        log.error("TLS with primary at {} failed: {}", address, t.getMessage());
-      } else if (e.getCause() instanceof ClusterMismatchException m && m.code() != ErrorCode.UNKNOWN_INDEX) {
-        log.error("primary at {} refused us: {}", address, m.getMessage());
-      } else if (e.getCause() instanceof ClusterMismatchException m) {
-        // Normal while a new primary is still opening the index (or a former one just left).
-        log.info("primary at {} does not serve the index (yet): {}", address, m.getMessage());
-      } else {
-        log.debug("primary at {} unreachable: {}", address, String.valueOf(e.getCause()));
-      }
+      failed(address, e.getCause());
       return null;
     } catch (TimeoutException e) {
       log.debug("primary at {} did not answer within {} ms", address, waitMillis);
@@ -154,6 +153,30 @@ final class PrimaryLink implements RequestHandler {
       Thread.currentThread().interrupt();
       return null;
     }
+    return accept(address, c);
+  }
+
+  private CompletableFuture<Connection> connect(NodeAddress address) {
+    var cfg = ctx.config();
+    return transport.connect(address, cfg.cluster(), cfg.index(), cfg.nodeId(), PeerRole.REPLICA, this);
+  }
+
+  private void failed(NodeAddress address, Throwable cause) {
+    if (cause instanceof TlsHandshakeException t) {
+      // Does not heal by retrying alone: certificates or trust must be fixed. Retried all the same.
+      log.error("TLS with primary at {} failed: {}", address, t.getMessage());
+    } else if (cause instanceof ClusterMismatchException m && m.code() != ErrorCode.UNKNOWN_INDEX) {
+      log.error("primary at {} refused us: {}", address, m.getMessage());
+    } else if (cause instanceof ClusterMismatchException m) {
+      // Normal while a new primary is still opening the index (or a former one just left).
+      log.info("primary at {} does not serve the index (yet): {}", address, m.getMessage());
+    } else {
+      log.debug("primary at {} unreachable: {}", address, String.valueOf(cause));
+    }
+  }
+
+  /** A connection is open: keeps it unless its primary is stale or the link closed; returns it or null. */
+  private Connection accept(NodeAddress address, Connection c) {
     long seen = ctx.store().highestPrimaryGen();
     if (c.peerPrimaryGen() < seen) {
       ctx.stats().staleGenerationRefused();
@@ -221,20 +244,56 @@ final class PrimaryLink implements RequestHandler {
   }
 
   private synchronized void scheduleReconnect(Duration delay) {
-    if (closed || (reconnect != null && !reconnect.isDone())) {
+    if (closed || reconnecting) {
       return;
     }
-    reconnect = scheduler.schedule(() -> {
-      Connection c = connectOnce();
-      if (c != null) {
-        listener.onConnected(c);
-      } else if (!closed) {
-        synchronized (PrimaryLink.this) {
-          reconnect = null;
+    reconnecting = true;
+    try {
+      reconnect = scheduler.schedule(this::reconnectNow, delay.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // Closing.
+      reconnecting = false;
+    }
+  }
+
+  /** On the link's executor: starts a connect; its outcome comes back to the executor, no thread waits for it. */
+  private void reconnectNow() {
+    NodeAddress address = target;
+    if (address == null || closed) {
+      reconnectEnded(null);
+      return;
+    }
+    connect(address).whenComplete((c, err) -> {
+      try {
+        scheduler.execute(() -> reconnected(address, c, err));
+      } catch (RejectedExecutionException e) {
+        // The link closed meanwhile.
+        if (c != null) {
+          c.close();
         }
-        scheduleReconnect(backoff.next());
       }
-    }, delay.toMillis(), TimeUnit.MILLISECONDS);
+    });
+  }
+
+  private void reconnected(NodeAddress address, Connection c, Throwable err) {
+    Connection kept = null;
+    if (err != null) {
+      failed(address, err instanceof java.util.concurrent.CompletionException && err.getCause() != null ? err.getCause() : err);
+    } else {
+      kept = accept(address, c);
+    }
+    reconnectEnded(kept);
+  }
+
+  private void reconnectEnded(Connection c) {
+    synchronized (this) {
+      reconnecting = false;
+    }
+    if (c != null) {
+      listener.onConnected(c);
+    } else if (!closed && current() == null) {
+      scheduleReconnect(backoff.next());
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.nrtcluster.replica;
 
+import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.GenerationStore;
 import io.nrtcluster.common.IllegalTransitionException;
 import io.nrtcluster.common.IndexUnavailableException;
@@ -116,7 +117,8 @@ public final class Replica implements Closeable {
   /** The primary generation a resync reopens at. */
   private volatile long resyncGen = -1;
 
-  private Replica(ReplicaConfig config, Transport transport, boolean ownsTransport, ReplicaObserver observer) throws IOException {
+  private Replica(ReplicaConfig config, Transport transport, boolean ownsTransport, ReplicaObserver observer,
+      ExecutorSource executors) throws IOException {
     this.config = config;
     this.transport = transport;
     this.ownsTransport = ownsTransport;
@@ -127,13 +129,15 @@ public final class Replica implements Closeable {
       return n == null ? store.highestPrimaryGen() : n.lastPrimaryGen();
     });
     this.ctx = new ReplicaContext(config, log, new ReplicaStats(observer), store);
-    this.runner = new CopyJobRunner(log);
-    this.link = new PrimaryLink(transport, ctx, new LinkListener());
+    String name = log.name() + "/" + config.index();
+    this.link = new PrimaryLink(transport, ctx, new LinkListener(), executors.serial(ExecutorSource.Pool.TICK, "nrt-link-" + name));
+    this.runner = new CopyJobRunner(log, executors.parallel(ExecutorSource.Pool.COPY, "nrt-copy-" + name), link.scheduler());
     this.integrity = new FileIntegrity(config, log, ctx.stats());
-    this.scrubber = new Scrubber(config.scrub(), config.indexPath(), log, ctx.stats(), new ScrubTarget());
+    this.scrubber = new Scrubber(config.scrub(), config.indexPath(), log, ctx.stats(), new ScrubTarget(),
+        executors.serial(ExecutorSource.Pool.WORK, "nrt-scrub-" + name));
     this.badFiles = new BadFileTracker(ctx, this::onHoldChanged);
     this.catchUp = new CatchUpLoop(log, this::catchUpStep, config.reconnectMin(), config.reconnectMax(),
-        this::holdOff);
+        this::holdOff, executors.serial(ExecutorSource.Pool.WORK, "nrt-catchup-" + name));
   }
 
   /** Opens a replica with its own transport. */
@@ -149,7 +153,7 @@ public final class Replica implements Closeable {
     Objects.requireNonNull(observer, "observer");
     Transport transport = Transport.create("R" + config.nodeId(), config.transport());
     try {
-      return open(config, transport, true, observer);
+      return open(config, transport, true, observer, ExecutorSource.ownThreads());
     } catch (IOException | RuntimeException e) {
       transport.close();
       throw e;
@@ -158,7 +162,7 @@ public final class Replica implements Closeable {
 
   /** Opens a replica on a shared transport (several indexes per process). */
   public static Replica open(ReplicaConfig config, Transport transport) throws IOException {
-    return open(config, transport, false, ReplicaObserver.NONE);
+    return open(config, transport, false, ReplicaObserver.NONE, ExecutorSource.ownThreads());
   }
 
   /**
@@ -166,11 +170,23 @@ public final class Replica implements Closeable {
    * very first copy on (the start-up catch-up included).
    */
   public static Replica open(ReplicaConfig config, Transport transport, ReplicaObserver observer) throws IOException {
-    return open(config, transport, false, Objects.requireNonNull(observer, "observer"));
+    return open(config, transport, false, Objects.requireNonNull(observer, "observer"), ExecutorSource.ownThreads());
   }
 
-  private static Replica open(ReplicaConfig config, Transport transport, boolean owns, ReplicaObserver observer) throws IOException {
-    Replica r = new Replica(config, transport, owns, observer);
+  /**
+   * Opens a replica on a shared transport whose background work (its link's timers, catch-up, copy
+   * jobs and scrub) runs on executors from {@code executors}, for example a host's shared pools
+   * instead of threads of its own (see {@link ExecutorSource.Pool} for what each kind may wait for).
+   */
+  public static Replica open(ReplicaConfig config, Transport transport, ReplicaObserver observer, ExecutorSource executors)
+      throws IOException {
+    return open(config, transport, false, Objects.requireNonNull(observer, "observer"),
+        Objects.requireNonNull(executors, "executors"));
+  }
+
+  private static Replica open(ReplicaConfig config, Transport transport, boolean owns, ReplicaObserver observer,
+      ExecutorSource executors) throws IOException {
+    Replica r = new Replica(config, transport, owns, observer, executors);
     try {
       r.start();
     } catch (IOException | RuntimeException e) {
@@ -353,7 +369,7 @@ public final class Replica implements Closeable {
   /**
    * Drops the local commit and copies the new primary's point-in-time from scratch (only files that
    * differ cross the wire). The last searcher keeps serving until the new one is open; a reopen that
-   * fails is retried by the catch-up loop. Runs on the catch-up thread.
+   * fails is retried by the catch-up loop. Runs on the catch-up executor.
    */
   private void resync(long primaryGen) {
     ReplicatingReplicaNode old;
@@ -675,7 +691,7 @@ public final class Replica implements Closeable {
   /**
    * Quarantines corrupt {@code fileName} found by the scrub: stops serving the searcher that reads
    * it at once (no earlier searcher stands in: it may read the same bytes), reopens the index from
-   * what is verified, and lets the catch-up copy the rest from the primary. Runs on the scrub thread.
+   * what is verified, and lets the catch-up copy the rest from the primary. Runs on the scrub's executor.
    */
   private void repairAfterScrub(String fileName) {
     try {

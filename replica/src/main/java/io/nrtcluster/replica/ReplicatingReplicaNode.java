@@ -91,7 +91,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
       ReplicaContext ctx, PrimaryLink link, CopyJobRunner runner, CopyListener listener, BadFileTracker badFiles)
       throws IOException {
     // The stream only carries the rare stack traces Lucene prints; messages go through message().
-    super(id, dir, searcherFactory, new Slf4jPrintStream(ctx.log()));
+    super(id, dir, searcherFactory, Slf4jPrintStream.shared());
     this.ctx = ctx;
     this.log = ctx.log();
     this.link = link;

@@ -1,28 +1,37 @@
 package io.nrtcluster.replica;
 
+import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.SerialExecutor;
 import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.store.ChecksumIndexInput;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.IOUtils;
 
 /**
- * The background scrub of one replica: one thread that rereads every file of the point-in-time the
- * replica searches and recomputes its whole checksum, at no more than {@link
- * ScrubConfig#bytesPerSecond()} on average, one pass per {@link ScrubConfig#interval()}.
+ * The background scrub of one replica: rereads every file of the point-in-time the replica searches
+ * and recomputes its whole checksum, at no more than {@link ScrubConfig#bytesPerSecond()} on
+ * average, one pass per {@link ScrubConfig#interval()}.
  *
  * <p>Guarantees: a file whose checksum fails is reported to its {@link Target} once per pass (the
  * replica quarantines it and copies it again); a file that disappears while it is read (merged
- * away) is skipped; the thread never writes to the index and stops within one read of {@link
- * #close}.
+ * away) is skipped; the scrub never writes to the index and stops within one step of {@link
+ * #close}. It reads in steps on a serial executor ({@link ExecutorSource.Pool#WORK}): a step reads
+ * until it is ahead of the pace or has read for {@value #STEP_MILLIS} ms, then gives the thread back
+ * and is scheduled again when the pace allows, so the scrub holds no thread while it waits, and
+ * between passes it holds no buffer either.
  */
 final class Scrubber {
   /** What the scrub reads and whom it tells. */
@@ -35,133 +44,193 @@ final class Scrubber {
   }
 
   private static final int CHUNK = 64 * 1024;
+  /** The longest a step reads before it lets other work have the thread. */
+  static final long STEP_MILLIS = 50;
+  /** How far ahead of the pace a step may read rather than wait (fewer, longer pauses). */
+  private static final long SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
   private final ScrubConfig config;
   private final Path indexPath;
   private final NodeLog log;
   private final ReplicaStats stats;
   private final Target target;
-  private final Thread thread;
-  private final Object pause = new Object();
+  private final SerialExecutor executor;
   private volatile boolean closed;
-  private final byte[] buffer = new byte[CHUNK];
+  // The pass under way; only the executor's tasks touch it (and close, once they are done).
+  private Directory dir;
+  private Iterator<String> files;
+  private ChecksumIndexInput input;
+  private String current;
+  private long left;
+  private byte[] buffer;
+  private int filesRead;
   private long passStartNanos;
   private long passBytes;
 
   Scrubber(ScrubConfig config, Path indexPath, NodeLog log, ReplicaStats stats, Target target) {
+    this(config, indexPath, log, stats, target, SerialExecutor.ownThread("nrt-scrub-" + log.name()));
+  }
+
+  /** As above, reading on {@code executor}, which the scrub shuts down when it closes. */
+  Scrubber(ScrubConfig config, Path indexPath, NodeLog log, ReplicaStats stats, Target target, SerialExecutor executor) {
     this.config = config;
     this.indexPath = indexPath;
     this.log = log;
     this.stats = stats;
     this.target = target;
-    this.thread = new Thread(this::run, "nrt-scrub-" + log.name());
-    this.thread.setDaemon(true);
+    this.executor = executor;
   }
 
-  /** Starts the thread, unless the scrub is off. */
+  /** Starts the first pass now, unless the scrub is off. */
   void start() {
     if (config.enabled()) {
-      thread.start();
+      submit(this::step, 0);
     }
   }
 
-  private void run() {
+  private void submit(Runnable task, long delayNanos) {
     try {
-      while (!closed) {
-        long start = System.nanoTime();
-        pass();
-        long next = start + config.interval().toNanos();
-        pauseUntil(next);
+      if (delayNanos <= 0) {
+        executor.execute(task);
+      } else {
+        executor.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
       }
-    } catch (InterruptedException e) {
-      // closing
-    } catch (RuntimeException e) {
-      log.warn("the background scrub stopped: {}", e.toString());
+    } catch (RejectedExecutionException e) {
+      // Closed meanwhile.
     }
   }
 
-  /** One pass over the files searched now. */
-  void pass() throws InterruptedException {
-    Collection<String> files = target.searchedFiles();
-    if (files.isEmpty()) {
+  private void step() {
+    if (closed) {
+      endPass();
       return;
     }
-    passStartNanos = System.nanoTime();
-    passBytes = 0;
-    int read = 0;
-    try (Directory dir = FSDirectory.open(indexPath)) {
-      for (String name : files) {
-        if (closed) {
-          return;
-        }
-        String problem = check(dir, name);
-        if (problem != null) {
-          log.warn("scrub: file {} failed its checksum ({}); quarantining it and copying it again", name, problem);
-          target.corrupt(name, problem);
-          // The searched point changes now: the next pass looks at the new one.
-          return;
-        }
-        read++;
+    try {
+      if (dir == null && !beginPass()) {
+        return;
       }
+      long stepEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STEP_MILLIS);
+      while (!closed) {
+        if (input == null && !openNext()) {
+          return;
+        }
+        if (left > 0) {
+          long now = System.nanoTime();
+          long ahead = passStartNanos + (long) (passBytes * 1e9 / config.bytesPerSecond()) - now;
+          if (ahead > SLACK_NANOS) {
+            submit(this::step, ahead);
+            return;
+          }
+          if (now - stepEnd > 0) {
+            submit(this::step, 0);
+            return;
+          }
+          int n = (int) Math.min(CHUNK, left);
+          input.readBytes(buffer, 0, n);
+          left -= n;
+          passBytes += n;
+          continue;
+        }
+        CodecUtil.checkFooter(input);
+        stats.verified(input.length());
+        closeInput();
+        filesRead++;
+      }
+      endPass();
+    } catch (NoSuchFileException | FileNotFoundException e) {
+      // Merged away while it was read.
+      closeInput();
+      submit(this::step, 0);
+    } catch (CorruptIndexException | EOFException e) {
+      corrupt(e.getMessage());
     } catch (IOException e) {
       log.warn("scrub pass failed: {}", e.toString());
-      return;
+      endPassAndWait();
+    } catch (RuntimeException e) {
+      log.warn("the background scrub stopped: {}", e.toString());
+      endPass();
     }
-    log.debug("scrub pass read {} files ({} bytes) in {} ms", read, passBytes, (System.nanoTime() - passStartNanos) / 1_000_000);
   }
 
-  /** Null when {@code name} is intact (or gone), else why it is not. */
-  private String check(Directory dir, String name) throws IOException, InterruptedException {
-    try (ChecksumIndexInput in = dir.openChecksumInput(name)) {
-      long left = in.length() - CodecUtil.footerLength();
+  /** Starts a pass over the files searched now; false (the next one is scheduled) when there are none. */
+  private boolean beginPass() throws IOException {
+    passStartNanos = System.nanoTime();
+    Collection<String> names = target.searchedFiles();
+    if (names.isEmpty()) {
+      endPassAndWait();
+      return false;
+    }
+    dir = FSDirectory.open(indexPath);
+    files = List.copyOf(names).iterator();
+    buffer = new byte[CHUNK];
+    passBytes = 0;
+    filesRead = 0;
+    return true;
+  }
+
+  /** Opens the next file of the pass; false when the pass is over (the next one is scheduled) or a file failed. */
+  private boolean openNext() throws IOException {
+    while (files.hasNext()) {
+      current = files.next();
+      try {
+        input = dir.openChecksumInput(current);
+      } catch (NoSuchFileException | FileNotFoundException e) {
+        continue;
+      }
+      left = input.length() - CodecUtil.footerLength();
       if (left < 0) {
-        return "shorter than a footer: " + in.length() + " bytes";
+        corrupt("shorter than a footer: " + input.length() + " bytes");
+        return false;
       }
-      while (left > 0) {
-        int n = (int) Math.min(CHUNK, left);
-        in.readBytes(buffer, 0, n);
-        left -= n;
-        pace(n);
-      }
-      CodecUtil.checkFooter(in);
-      stats.verified(in.length());
-      return null;
-    } catch (NoSuchFileException | FileNotFoundException e) {
-      return null;
-    } catch (CorruptIndexException | EOFException e) {
-      return e.getMessage();
+      return true;
+    }
+    log.debug("scrub pass read {} files ({} bytes) in {} ms", filesRead, passBytes, (System.nanoTime() - passStartNanos) / 1_000_000);
+    endPassAndWait();
+    return false;
+  }
+
+  private void corrupt(String problem) {
+    String name = current;
+    endPassAndWait();
+    log.warn("scrub: file {} failed its checksum ({}); quarantining it and copying it again", name, problem);
+    // The searched point changes now: the next pass looks at the new one.
+    target.corrupt(name, problem);
+  }
+
+  /** Ends the pass and schedules the next one an interval after this one started. */
+  private void endPassAndWait() {
+    endPass();
+    if (!closed) {
+      submit(this::step, passStartNanos + config.interval().toNanos() - System.nanoTime());
     }
   }
 
-  /** Waits as long as reading {@code bytes} more takes at the configured pace. */
-  private void pace(long bytes) throws InterruptedException {
-    passBytes += bytes;
-    long due = passStartNanos + (long) (passBytes * 1e9 / config.bytesPerSecond());
-    pauseUntil(due);
+  private void closeInput() {
+    IOUtils.closeWhileHandlingException(input);
+    input = null;
   }
 
-  private void pauseUntil(long nanos) throws InterruptedException {
-    synchronized (pause) {
-      long left;
-      while (!closed && (left = nanos - System.nanoTime()) > 0) {
-        TimeUnit.NANOSECONDS.timedWait(pause, left);
-      }
-    }
+  private void endPass() {
+    closeInput();
+    IOUtils.closeWhileHandlingException(dir);
+    dir = null;
+    files = null;
+    buffer = null;
   }
 
-  /** Stops the thread and waits up to {@code millis} for it. */
+  /** Stops the scrub and waits up to {@code millis} for a step under way to end. */
   void close(long millis) {
     closed = true;
-    synchronized (pause) {
-      pause.notifyAll();
-    }
-    // No interrupt: the thread may be reopening the replica's index, which an interrupt would break.
-    if (thread.isAlive() && thread != Thread.currentThread()) {
-      try {
-        thread.join(Math.max(1, millis));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+    // No interrupt: a step may be reopening the replica's index (after a corrupt file), which an
+    // interrupt would break.
+    executor.shutdown();
+    try {
+      if (executor.awaitTermination(Math.max(1, millis), TimeUnit.MILLISECONDS)) {
+        // A pass whose next step was scheduled (and is cancelled now) still holds its files open.
+        endPass();
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }

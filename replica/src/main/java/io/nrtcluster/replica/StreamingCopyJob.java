@@ -291,6 +291,19 @@ final class StreamingCopyJob extends CopyJob {
   }
 
   /**
+   * True while the copy's connection is down and the link has no other one yet: nothing to do
+   * until it has (a slice would only find the window not over yet, or end the copy once it is).
+   */
+  boolean awaitingLink() {
+    Connection lost = lostConnection;
+    if (lost == null) {
+      return false;
+    }
+    Connection next = node.link().current();
+    return next == null || next == lost;
+  }
+
+  /**
    * Runs between two slices, outside the monitor: a copy that lost its connection waits up to {@code
    * millis} for the link to come back, and what it wrote before the drop is reread from disk here,
    * where a large file takes no monitor anyone else needs.

@@ -64,6 +64,10 @@ final class MiniCluster implements AutoCloseable {
   private Primary primary;
   private int nextDocId;
   private java.util.function.UnaryOperator<ReplicaConfig.Builder> replicaSettings = b -> b;
+  /** Where replicas run their background work; null: threads of their own. */
+  private io.nrtcluster.common.ExecutorSource replicaExecutors;
+  /** The transports of replicas on {@link #replicaExecutors}, closed with the cluster. */
+  private final List<io.nrtcluster.transport.Transport> ownedTransports = new ArrayList<>();
 
   MiniCluster(Path root, long seed, int replicaCount, TransportConfig primaryTransport, TransportConfig replicaTransport) {
     this.root = root;
@@ -106,6 +110,12 @@ final class MiniCluster implements AutoCloseable {
   /** Replica {@code i} reports its copy events to {@code observer}. */
   MiniCluster replicaObserver(int i, ReplicaObserver observer) {
     replicaObservers.set(i, observer);
+    return this;
+  }
+
+  /** Every replica opened from now on runs its background work on {@code executors} (shared pools). */
+  MiniCluster replicaExecutors(io.nrtcluster.common.ExecutorSource executors) {
+    replicaExecutors = executors;
     return this;
   }
 
@@ -155,7 +165,12 @@ final class MiniCluster implements AutoCloseable {
   }
 
   Replica openReplica(int i) throws IOException {
-    return Replica.open(replicaConfig(i), replicaObservers.get(i));
+    if (replicaExecutors == null) {
+      return Replica.open(replicaConfig(i), replicaObservers.get(i));
+    }
+    io.nrtcluster.transport.Transport t = io.nrtcluster.transport.Transport.create("R" + (i + 1), replicaTransports.get(i));
+    ownedTransports.add(t);
+    return Replica.open(replicaConfig(i), t, replicaObservers.get(i), replicaExecutors);
   }
 
   Primary primary() {
@@ -279,6 +294,7 @@ final class MiniCluster implements AutoCloseable {
   public void close() throws IOException {
     List<java.io.Closeable> all = new ArrayList<>(replicas);
     all.add(primary);
+    all.addAll(ownedTransports);
     IOUtils.close(all);
   }
 }

@@ -13,6 +13,7 @@ import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.Durations;
+import io.nrtcluster.common.ElasticPool;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
@@ -22,9 +23,7 @@ import io.nrtcluster.common.TlsHandshakeException;
 import java.io.Closeable;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -48,7 +47,7 @@ public final class Transport implements Closeable {
   private final TransportConfig config;
   private final EventLoopGroup ioGroup;
   private final EventLoopGroup acceptGroup;
-  private final ThreadPoolExecutor requestExecutor;
+  private final ElasticPool requestExecutor;
   private final MessageEncoder encoder;
   private final MessageDecoder decoder = new MessageDecoder();
   private final FaultStats faultStats;
@@ -64,10 +63,11 @@ public final class Transport implements Closeable {
     this.faultStats = new FaultStats(config.faults());
     this.ioGroup = new MultiThreadIoEventLoopGroup(config.ioThreads(), new DefaultThreadFactory("nrt-io-" + name, true), NioIoHandler.newFactory());
     this.acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("nrt-accept-" + name, true), NioIoHandler.newFactory());
-    this.requestExecutor = new ThreadPoolExecutor(
-        config.requestThreads(), config.requestThreads(), 30, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), new DefaultThreadFactory("nrt-req-" + name, true));
-    this.requestExecutor.allowCoreThreadTimeOut(true);
+    // Grows only when every thread is busy and shrinks when idle: a ThreadPoolExecutor starts a
+    // thread per task up to its core size and, handing tasks to its idle threads in turn, keeps
+    // them all alive under any steady trickle of requests (pings, copy-state asks).
+    this.requestExecutor = new ElasticPool("nrt-req-" + name, config.requestThreads(), Duration.ofSeconds(30),
+        new DefaultThreadFactory("nrt-req-" + name, true));
   }
 
   /**
@@ -150,7 +150,7 @@ public final class Transport implements Closeable {
     return decoder;
   }
 
-  ExecutorService requestExecutor() {
+  Executor requestExecutor() {
     return requestExecutor;
   }
 
