@@ -49,8 +49,10 @@ final class BenchAgent implements AutoCloseable {
   private final List<long[]> phases = new ArrayList<>();
   private final Runnable stop;
   private final AtomicLong writes = new AtomicLong();
+  private final ScaleEndpoints scale;
 
-  private BenchAgent(int nodeId, NrtHost host, ClusterNode node, BenchIndex index, Runnable stop) throws IOException {
+  private BenchAgent(int nodeId, NrtHost host, ClusterNode node, List<ClusterNode> indexes, BenchIndex index, Runnable stop)
+      throws IOException {
     this.nodeId = nodeId;
     this.host = host;
     this.node = node;
@@ -79,6 +81,10 @@ final class BenchAgent implements AutoCloseable {
       host.transport().updateLinkDelay(JsonHttp.number(ex, "ms", 0));
       JsonHttp.reply(ex, 200, Map.of("ok", true));
     });
+    scale = indexes.isEmpty() ? null : new ScaleEndpoints(nodeId, indexes);
+    if (scale != null) {
+      scale.register(http);
+    }
     http.route("/shutdown", ex -> {
       JsonHttp.reply(ex, 200, Map.of("ok", true));
       Thread.ofPlatform().name("bench-stop").start(stop);
@@ -86,15 +92,20 @@ final class BenchAgent implements AutoCloseable {
     http.start();
   }
 
-  static BenchAgent cluster(NrtHost host, ClusterNode node, Runnable stop) throws IOException {
-    BenchAgent agent = new BenchAgent(host.nodeId(), host, node, BenchIndex.of(node), stop);
+  /**
+   * The agent of a cluster node: the figures of one index drive {@code indexes.get(0)}; the scale
+   * figure's endpoints ({@link ScaleEndpoints}) serve all of {@code indexes}.
+   */
+  static BenchAgent cluster(NrtHost host, List<ClusterNode> indexes, Runnable stop) throws IOException {
+    ClusterNode node = indexes.get(0);
+    BenchAgent agent = new BenchAgent(host.nodeId(), host, node, indexes, BenchIndex.of(node), stop);
     node.addRoleListener((n, role, gen) -> agent.watchVersions());
     agent.watchVersions();
     return agent;
   }
 
   static BenchAgent standalone(int id, Path path, IndexWriterConfig config, Runnable stop) throws IOException {
-    return new BenchAgent(id, null, null, BenchIndex.standalone(path, config), stop);
+    return new BenchAgent(id, null, null, List.of(), BenchIndex.standalone(path, config), stop);
   }
 
   private final Set<Object> watched = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -237,6 +248,9 @@ final class BenchAgent implements AutoCloseable {
   @Override
   public void close() throws IOException {
     http.close();
+    if (scale != null) {
+      scale.close();
+    }
     cpu.close();
     index.close();
   }

@@ -2,6 +2,7 @@ package io.nrtcluster.stress.bench;
 
 import io.nrtcluster.election.Role;
 import java.util.List;
+import java.util.Map;
 
 /** The JSON messages between the benchmark harness and its node processes. Times are {@code System.nanoTime()}, which on Linux is one clock (CLOCK_MONOTONIC) for every process of the machine. */
 public final class BenchApi {
@@ -38,4 +39,30 @@ public final class BenchApi {
    * no cluster), the generation it leads or follows and the version it searches.
    */
   public record StatusReply(int nodeId, Role role, long gen, long version) {}
+
+  /** One index on a node of the scale figure: its role there (null before it has one), the generation, the version searched. */
+  public record IndexState(Role role, long gen, long version) {}
+
+  /** Every index of a scale-figure node, by number ({@code s000} is 0). */
+  public record ScaleStatus(int nodeId, List<IndexState> indexes) {}
+
+  /** A write this node acknowledged as primary of index number {@code index}, at {@code nanos}. */
+  public record Acked(int index, long nanos) {}
+
+  /** The writes a probe got acknowledged (indexes this node is not the writable primary of are left out). */
+  public record ProbeReply(List<Acked> acked) {}
+
+  /**
+   * A node's threads (live, as the JVM counts them; {@code harnessThreads} of them are the benchmark
+   * agent's own: its HTTP server and samplers) and memory: heap used after a full GC (when asked for
+   * one, else -1), resident set size; {@code threadGroups}: thread names with digits as {@code #} and
+   * index names as {@code <index>}, with how many threads carry each (largest first).
+   */
+  public record JvmReply(int threads, int harnessThreads, long heapUsedAfterGcBytes, long residentBytes, Map<String, Integer> threadGroups) {}
+
+  /**
+   * A refresh load over a node's primaries: the refreshes that returned between {@code fromNanos} and
+   * {@code toNanos}, and how many failed over the whole load.
+   */
+  public record RefreshLoadReply(long refreshes, long failures, long fromNanos, long toNanos) {}
 }

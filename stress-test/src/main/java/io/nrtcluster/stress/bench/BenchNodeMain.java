@@ -10,6 +10,8 @@ import io.nrtcluster.transport.TransportConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
@@ -44,6 +46,13 @@ public final class BenchNodeMain implements Callable<Integer> {
       description = "IndexWriterConfig.maxFullFlushMergeWaitMillis of the writer.")
   long mergeWaitMs;
 
+  @Option(names = "--cluster", defaultValue = "bench", description = "Cluster name in ZooKeeper.")
+  String cluster;
+
+  @Option(names = "--indexes", defaultValue = "0",
+      description = "Host this many indexes (s000, s001, ...: the scale figure) instead of the one index 'bench'.")
+  int indexes;
+
   @Option(names = "--link-delay-switch",
       description = "Install the transport's switchable fault points, so a link delay can be set while it runs (figure 8).")
   boolean linkDelaySwitch;
@@ -72,14 +81,21 @@ public final class BenchNodeMain implements Callable<Integer> {
       if (zk == null) {
         throw new CommandLine.ParameterException(new CommandLine(this), "--zk or --standalone is required");
       }
-      host = NrtHost.start(HostConfig.builder().nodeId(id).cluster("bench").dataDir(data).zooKeeper(zk)
+      host = NrtHost.start(HostConfig.builder().nodeId(id).cluster(cluster).dataDir(data).zooKeeper(zk)
           .bindHost("127.0.0.1").port(0).sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
           .connectionTimeout(Duration.ofSeconds(30)).electionSettle(Duration.ofMillis(300))
           .transport(TransportConfig.builder().ioThreads(2).requestThreads(8)
               .faults(linkDelaySwitch ? FaultInjection.builder().switchable(true).build() : FaultInjection.NONE).build())
           .build());
-      ClusterNode node = host.openIndex(new IndexSettings("bench", this::writerConfig));
-      agent = BenchAgent.cluster(host, node, stopped::countDown);
+      // One after the other, as bin/nrt node opens its --index options.
+      List<ClusterNode> open = new ArrayList<>();
+      if (indexes == 0) {
+        open.add(host.openIndex(new IndexSettings("bench", this::writerConfig)));
+      }
+      for (int i = 0; i < indexes; i++) {
+        open.add(host.openIndex(new IndexSettings(ScaleEndpoints.indexName(i), this::writerConfig)));
+      }
+      agent = BenchAgent.cluster(host, open, stopped::countDown);
       address = host.address().toString();
     }
     AgentApi.Ready ready = new AgentApi.Ready(ProcessHandle.current().pid(), "127.0.0.1", agent.port(), address);
