@@ -3,6 +3,7 @@ package io.nrtcluster.cli;
 import io.nrtcluster.stress.bench.BenchConfig;
 import io.nrtcluster.stress.bench.BenchFigure;
 import io.nrtcluster.stress.bench.BenchRun;
+import io.nrtcluster.stress.bench.ScaleConfig;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
@@ -13,6 +14,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
@@ -28,7 +30,10 @@ import picocli.CommandLine.TypeConversionException;
           + "commit-based replication vs NRT replication; merge pre-copy throughput vs raw loopback and disk speed; "
           + "replica CPU vs primary CPU and vs a node indexing every document; replica search throughput while copying "
           + "vs idle; failover time after kill -9 of the primary.",
-      "Writes a table to stdout and DIR/bench.json plus lag plots (DIR/lag-*.png). About ten minutes; --quick about two."
+      "The scale figure (scale): three nodes each hosting --indexes indexes: start to every index searching, threads "
+          + "and heap per index, primaries per node, ZooKeeper writes at a refresh per second per index, kill -9 of a "
+          + "node to every index writable, and the rebalance after its return; against the same nodes with one index.",
+      "Writes a table to stdout and DIR/bench.json plus lag plots (DIR/lag-*.png). About twenty minutes; --quick about four."
     })
 public final class BenchCommand implements Callable<Integer> {
   @Spec
@@ -38,7 +43,8 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Directory for bench.json, the plots and the node directories (created; must be empty or absent).")
   Path out;
 
-  @Option(names = "--quick", description = "One rate, one refresh interval, a 128 MiB merge, 2 failovers.")
+  @Option(names = "--quick",
+      description = "One rate, one refresh interval, a 128 MiB merge, 2 failovers, 12 indexes in the scale figure.")
   boolean quick;
 
   @Option(names = "--profile", description = "Record a JFR profile of every node process (DIR/*/node.jfr).")
@@ -46,7 +52,7 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--figures", split = ",", paramLabel = "FIGURE",
       description = "Measure only these, comma-separated: grid (figures 1, 2, 4), search (5), copy (3), failover (6), "
-          + "delay (8). "
+          + "delay (8), scale (9). "
           + "Default: all.",
       converter = FigureConverter.class)
   Set<BenchFigure> figures = EnumSet.allOf(BenchFigure.class);
@@ -63,6 +69,13 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Figure 8's one-way delay between the cluster nodes in milliseconds (default 25: a 50 ms round trip).")
   int linkDelayMs;
 
+  @Option(names = "--indexes", paramLabel = "N",
+      description = "The scale figure's indexes per node (default 100; with --quick 12).")
+  Integer indexes;
+
+  @Option(names = "--nodes", paramLabel = "N", description = "The scale figure's node processes (default 3).")
+  Integer nodes;
+
   @Override
   public Integer call() throws Exception {
     OutputDirectory.requireEmpty(spec, "--out", out);
@@ -71,6 +84,14 @@ public final class BenchCommand implements Callable<Integer> {
     BenchConfig config = quick ? BenchConfig.quick(dir) : BenchConfig.full(dir);
     config = config.only(figures).grid(rates == null ? config.docsPerSec() : rates,
         refreshMs == null ? config.refreshMs() : refreshMs).linkDelay(linkDelayMs);
+    ScaleConfig scale = config.scale();
+    try {
+      scale = indexes == null ? scale : scale.withIndexes(indexes);
+      scale = nodes == null ? scale : scale.withNodes(nodes);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
+    }
+    config = config.scale(scale);
     BenchRun.run(profile ? config.profiled() : config, console::println);
     return 0;
   }
@@ -84,7 +105,7 @@ public final class BenchCommand implements Callable<Integer> {
           return f;
         }
       }
-      throw new TypeConversionException("unknown figure '" + value + "' (grid, search, copy, failover)");
+      throw new TypeConversionException("unknown figure '" + value + "' (grid, search, copy, failover, delay, scale)");
     }
   }
 }

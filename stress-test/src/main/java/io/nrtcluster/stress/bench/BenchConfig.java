@@ -25,20 +25,21 @@ import java.util.Set;
  * @param figures the parts of the run to measure (all of them by default)
  * @param linkDelayMs figure 8's one-way delay between the cluster nodes (the transport's "linkDelay"
  *     fault point on every node, so a round trip is twice this); 25 by default
+ * @param scale the scale figure's settings ({@link ScaleConfig#full} by default)
  */
 public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refreshMs, int warmUpSec, int warmupSec, int cellSec,
     boolean commitCells, long copyBytes, int failovers, int sessionTimeoutMs, int heapMb, boolean profile,
-    Set<BenchFigure> figures, int linkDelayMs) {
+    Set<BenchFigure> figures, int linkDelayMs, ScaleConfig scale) {
 
   /** Figure 8's default one-way link delay: a 50 ms round trip. */
   public static final int DEFAULT_LINK_DELAY_MS = 25;
 
-  /** The settings with figure 8's default link delay. */
+  /** The settings with figure 8's default link delay and the full scale figure. */
   public BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refreshMs, int warmUpSec, int warmupSec, int cellSec,
       boolean commitCells, long copyBytes, int failovers, int sessionTimeoutMs, int heapMb, boolean profile,
       Set<BenchFigure> figures) {
     this(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers, sessionTimeoutMs,
-        heapMb, profile, figures, DEFAULT_LINK_DELAY_MS);
+        heapMb, profile, figures, DEFAULT_LINK_DELAY_MS, ScaleConfig.full());
   }
 
   public BenchConfig {
@@ -59,6 +60,7 @@ public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refr
     Checks.inRange("heapMb", heapMb, 128, 65_536);
     Checks.inRange("linkDelayMs", linkDelayMs, 1, 10_000);
     Checks.notNull("figures", figures);
+    Checks.notNull("scale", scale);
     if (figures.isEmpty()) {
       throw new IllegalArgumentException("figures: choose at least one");
     }
@@ -67,7 +69,10 @@ public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refr
     refreshMs = List.copyOf(refreshMs);
   }
 
-  /** The full grid (1,000 / 10,000 docs/s x 100 ms / 1 s), a 1 GiB merged segment, 10 failovers; session timeout 6 s. */
+  /**
+   * The full grid (1,000 / 10,000 docs/s x 100 ms / 1 s), a 1 GiB merged segment, 10 failovers, 100
+   * indexes on 3 nodes in the scale figure; session timeout 6 s.
+   */
   public static BenchConfig full(Path out) {
     return new BenchConfig(out, List.of(1_000, 10_000), List.of(100, 1_000), 20, 3, 15, true, 1L << 30, 10, 6_000, 1024, false,
         EnumSet.allOf(BenchFigure.class));
@@ -76,25 +81,31 @@ public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refr
   /** The same settings with JFR profiles of every node process. */
   public BenchConfig profiled() {
     return new BenchConfig(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
-        sessionTimeoutMs, heapMb, true, figures, linkDelayMs);
+        sessionTimeoutMs, heapMb, true, figures, linkDelayMs, scale);
   }
 
   /** The same settings measuring only {@code chosen}. */
   public BenchConfig only(Set<BenchFigure> chosen) {
     return new BenchConfig(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
-        sessionTimeoutMs, heapMb, profile, chosen, linkDelayMs);
+        sessionTimeoutMs, heapMb, profile, chosen, linkDelayMs, scale);
   }
 
   /** The same settings over another grid of indexing rates and refresh intervals. */
   public BenchConfig grid(List<Integer> rates, List<Integer> intervalsMs) {
     return new BenchConfig(out, rates, intervalsMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
-        sessionTimeoutMs, heapMb, profile, figures, linkDelayMs);
+        sessionTimeoutMs, heapMb, profile, figures, linkDelayMs, scale);
   }
 
   /** The same settings with figure 8's one-way link delay {@code ms}. */
   public BenchConfig linkDelay(int ms) {
     return new BenchConfig(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
-        sessionTimeoutMs, heapMb, profile, figures, ms);
+        sessionTimeoutMs, heapMb, profile, figures, ms, scale);
+  }
+
+  /** The same settings with the scale figure's {@code s}. */
+  public BenchConfig scale(ScaleConfig s) {
+    return new BenchConfig(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
+        sessionTimeoutMs, heapMb, profile, figures, linkDelayMs, s);
   }
 
   /** Whether this run measures {@code figure}. */
@@ -102,9 +113,14 @@ public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refr
     return figures.contains(figure);
   }
 
-  /** About two minutes: one rate, one interval, a 128 MiB merged segment, 2 failovers. */
+  /** Whether this run measures any figure of the one-index cluster and the single-node baselines (all but the scale figure). */
+  public boolean runsOneIndexFigures() {
+    return figures.stream().anyMatch(f -> f != BenchFigure.SCALE);
+  }
+
+  /** About four minutes: one rate, one interval, a 128 MiB merged segment, 2 failovers, 12 indexes in the scale figure. */
   public static BenchConfig quick(Path out) {
     return new BenchConfig(out, List.of(1_000), List.of(250), 8, 2, 8, false, 128L << 20, 2, 6_000, 512, false,
-        EnumSet.allOf(BenchFigure.class));
+        EnumSet.allOf(BenchFigure.class), DEFAULT_LINK_DELAY_MS, ScaleConfig.quick());
   }
 }

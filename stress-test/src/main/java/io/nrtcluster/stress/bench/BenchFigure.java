@@ -16,7 +16,12 @@ public enum BenchFigure {
   /** Figure 6: failover after kill -9 of the primary. */
   FAILOVER,
   /** Figure 8: replica lag with a delay on the links between the cluster nodes. */
-  DELAY;
+  DELAY,
+  /**
+   * Figure 9: many indexes on every node: start, threads and heap per index, primaries per node,
+   * ZooKeeper writes per refresh, a node's kill -9 and its return (own node processes, {@link ScaleConfig}).
+   */
+  SCALE;
 
   /** The name used on the command line and in {@code bench.json}. */
   public String label() {

@@ -14,13 +14,15 @@ import org.apache.curator.test.TestingServer;
 
 /**
  * The processes of a benchmark run: a ZooKeeper server (in the harness's JVM), two single-node
- * baselines (merge-on-refresh wait 0 and 500 ms) and a three-node cluster (node 1 starts first, so
- * it is the first primary), started and waited for through a {@link ProcessCluster}.
+ * baselines (merge-on-refresh wait 0 and 500 ms) and a three-node cluster of one index (node 1 starts
+ * first, so it is the first primary), started and waited for through a {@link ProcessCluster}. A run
+ * of the scale figure alone starts only the ZooKeeper server ({@link ScaleCluster} starts its own nodes).
  */
 final class BenchNodes implements Closeable {
   private static final long START_MS = 120_000;
   private static final Duration START = Duration.ofMillis(START_MS);
   private final TestingServer zk;
+  private final Path zooKeeperDir;
   final NodeProcess standalone;
   final NodeProcess standaloneMergeWait;
   final List<NodeProcess> cluster = new ArrayList<>();
@@ -28,7 +30,15 @@ final class BenchNodes implements Closeable {
 
   BenchNodes(BenchConfig config) throws Exception {
     Path out = config.out();
-    zk = new TestingServer(new InstanceSpec(out.resolve("zookeeper").toFile(), -1, -1, -1, true, 1, 500, -1), true);
+    zooKeeperDir = out.resolve("zookeeper");
+    zk = new TestingServer(new InstanceSpec(zooKeeperDir.toFile(), -1, -1, -1, true, 1, 500, -1), true);
+    if (!config.runsOneIndexFigures()) {
+      // The scale figure starts its own node processes: none of these would be used.
+      standalone = null;
+      standaloneMergeWait = null;
+      processes = null;
+      return;
+    }
     standalone = start(new NodeProcess(101, out.resolve("standalone"), command(config, out.resolve("standalone"),
         101, "--standalone", "--merge-wait-ms", "0")));
     standaloneMergeWait = start(new NodeProcess(102, out.resolve("standalone-mergewait500"),
@@ -47,12 +57,17 @@ final class BenchNodes implements Closeable {
   }
 
   private static List<String> command(BenchConfig config, Path dir, int id, String... args) {
-    List<String> cmd = NodeProcess.java(dir, config.heapMb(), config.profile()
+    return command(config, config.heapMb(), dir, id, List.of(args));
+  }
+
+  /** The command line of benchmark node {@code id} in {@code dir} with a heap of {@code heapMb}: {@link BenchNodeMain} and {@code args}. */
+  static List<String> command(BenchConfig config, int heapMb, Path dir, int id, List<String> args) {
+    List<String> cmd = NodeProcess.java(dir, heapMb, config.profile()
         ? List.of("-XX:StartFlightRecording=filename=" + dir.resolve("node.jfr") + ",settings=profile,dumponexit=true")
         : List.of());
     cmd.add(BenchNodeMain.class.getName());
     cmd.addAll(List.of("--data", dir.toString(), "--id", Integer.toString(id)));
-    cmd.addAll(List.of(args));
+    cmd.addAll(args);
     return cmd;
   }
 
@@ -100,14 +115,26 @@ final class BenchNodes implements Closeable {
     return zk.getConnectString();
   }
 
-  @Override
-  public void close() throws IOException {
+  /** Where the ZooKeeper server keeps its data, transaction logs included. */
+  Path zooKeeperDir() {
+    return zooKeeperDir;
+  }
+
+  /** Stops the baselines and the one-index cluster (gracefully), keeping the ZooKeeper server. */
+  void stopNodes() {
     List<NodeProcess> all = new ArrayList<>(cluster);
-    all.add(standalone);
-    all.add(standaloneMergeWait);
+    if (standalone != null) {
+      all.add(standalone);
+      all.add(standaloneMergeWait);
+    }
     for (NodeProcess p : all) {
       p.stopGracefully(30_000);
     }
+  }
+
+  @Override
+  public void close() throws IOException {
+    stopNodes();
     zk.close();
   }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What a benchmark run measured, as written to {@code bench.json}: Jackson writes each record's
@@ -38,14 +39,89 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
       CopyThroughput copyThroughput,
       Failover failover,
       List<PhaseBreakdown> lagPhases,
-      LinkDelay linkDelay) {
+      LinkDelay linkDelay,
+      Scale scale) {
 
-    /** The figures without the lag phases and figure 8. */
+    /** The figures without the lag phases, figure 8 and the scale figure. */
     public Figures(VisibilityLag visibilityLag, CommitBased commitBased, ReplicaCpu replicaCpu,
         SearchWhileCopying searchWhileCopying, CopyThroughput copyThroughput, Failover failover) {
-      this(visibilityLag, commitBased, replicaCpu, searchWhileCopying, copyThroughput, failover, null, null);
+      this(visibilityLag, commitBased, replicaCpu, searchWhileCopying, copyThroughput, failover, null, null, null);
     }
   }
+
+  /**
+   * Figure 9: {@code nodes} node processes hosting {@code indexes} indexes each, against the same
+   * nodes hosting one index, in the same run.
+   *
+   * @param start the nodes' start (all at once) to every index searching
+   * @param perIndex threads and memory per index on each node
+   * @param afterStart primaries per node once every index searches
+   * @param zooKeeperIdle ZooKeeper's writes with nothing refreshing
+   * @param zooKeeperLoaded the same with a refresh per second per index
+   * @param zooKeeperCapacityWritesPerSec what the ZooKeeper server sustains on this machine ({@code ZkWriteCensus.capacity})
+   * @param massFailover kill -9 of the node holding the most primaries to every index of it writable
+   * @param afterFailover primaries per node across the survivors
+   * @param rebalance the killed node back: until it caught up and the primaries stopped moving
+   */
+  public record Scale(int indexes, int nodes, int heapMbPerNode, ScaleStart start, PerIndexCost perIndex,
+      Placement afterStart, ZooKeeperWrites zooKeeperIdle, ZooKeeperWrites zooKeeperLoaded,
+      double zooKeeperCapacityWritesPerSec, MassFailover massFailover, Placement afterFailover, Rebalance rebalance,
+      String note) {}
+
+  /** Start of every node process at once to every index searching: one index, and all of them. */
+  public record ScaleStart(double oneIndexMs, double allIndexesMs, double ratio) {}
+
+  /**
+   * Each node's threads and memory with one index and with all, and the difference per extra index.
+   * Threads are the JVM's live threads less the benchmark agent's own; heap is used heap after a full
+   * GC; resident is the process's resident set.
+   */
+  public record PerIndexCost(double maxThreadsPerIndex, double maxHeapKiBPerIndex, double maxResidentKiBPerIndex,
+      double targetThreadsPerIndex, boolean targetMet, List<NodeCost> nodes) {}
+
+  /** One node's part of {@link PerIndexCost}; {@code threadGroups}: its threads by name pattern with all indexes. */
+  public record NodeCost(int nodeId, int threadsOneIndex, int threadsAllIndexes, double threadsPerIndex,
+      double heapMiBOneIndex, double heapMiBAllIndexes, double heapKiBPerIndex, double residentMiBOneIndex,
+      double residentMiBAllIndexes, double residentKiBPerIndex, Map<String, Integer> threadGroups) {}
+
+  /** Primaries per node (node id to count; nodes holding none included), with max, min and whether max - min <= 1. */
+  public record Placement(Map<Integer, Integer> primariesPerNode, int max, int min, boolean withinOne) {}
+
+  /**
+   * ZooKeeper's write transactions in a window, from its transaction log ({@code ZkWriteCensus}).
+   *
+   * @param publications transactions raising an index's maxVersion (the fenced publication of a version)
+   * @param versionsPublished distinct (index, version) pairs those raised maxVersion to
+   * @param publicationsPerVersion publications over versions published (1: one transaction per version)
+   * @param memberUpdates writes of a member record (each node's progress, read by the election)
+   * @param other every other write transaction; {@code byKind} splits all of them
+   * @param refreshes refreshes the primaries made in the window (from the nodes)
+   * @param writesPerVersion all write transactions over publications
+   */
+  public record ZooKeeperWrites(double seconds, long transactions, double perSec, double perIndexPerSec,
+      long publications, long versionsPublished, double publicationsPerVersion, long memberUpdates, long other,
+      Map<String, Long> byKind, long refreshes, double refreshesPerSec, double writesPerVersion) {}
+
+  /**
+   * kill -9 of one node to the first write each index it led acknowledged on a survivor ({@code
+   * toWritableMs} over those indexes; {@code allWritableMs}: the last of them), against the same
+   * measurement of one index's failover in the one-index cluster ({@code oneIndexMs}, several kills).
+   *
+   * @param notWritable indexes not writable within the figure's deadline (2 minutes)
+   * @param overOneIndexMs {@code allWritableMs} less the one-index failover's median
+   */
+  public record MassFailover(int killedNode, int primariesOnKilledNode, Dist toWritableMs, double allWritableMs,
+      int notWritable, Dist oneIndexMs, double overOneIndexMs, double targetOverOneIndexMs, boolean targetMet) {}
+
+  /**
+   * The killed node restarted: to every index searching on every node again ({@code toCaughtUpMs}),
+   * and to the last change of primary among the indexes ({@code toEndMs}; the catch-up when nothing
+   * moved), with how many primaries moved and the placement then.
+   *
+   * @param endedBy "within one" (primaries per node within one and unchanged for 2 s), "quiet" (not
+   *     within one, unchanged for the quiet time), or "deadline"
+   */
+  public record Rebalance(double toCaughtUpMs, double toEndMs, int moves, String endedBy, Placement placement) {}
 
   /**
    * Figure 1's lag of one cell broken into its steps (see {@code LagPhases}), each a distribution over

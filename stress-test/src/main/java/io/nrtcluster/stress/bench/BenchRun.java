@@ -33,6 +33,7 @@ public final class BenchRun {
   private BenchReport.Failover failover;
   private final List<BenchReport.PhaseBreakdown> lagPhases = new ArrayList<>();
   private BenchReport.LinkDelay linkDelay;
+  private BenchReport.Scale scale;
   /** Per cell: label -> (local, nrt, commit) lag samples for the plots. */
   private final Map<String, List<List<Long>>> plotData = new LinkedHashMap<>();
 
@@ -48,7 +49,9 @@ public final class BenchRun {
   }
 
   private BenchReport run() throws Exception {
-    out.accept("bench: starting a ZooKeeper server, two single-node baselines and a 3-node cluster in " + config.out());
+    out.accept(config.runsOneIndexFigures()
+        ? "bench: starting a ZooKeeper server, two single-node baselines and a 3-node cluster in " + config.out()
+        : "bench: starting a ZooKeeper server in " + config.out());
     try (BenchNodes nodes = new BenchNodes(config)) {
       if (config.runs(BenchFigure.GRID) || config.runs(BenchFigure.SEARCH)) {
         warmUp(nodes);
@@ -71,9 +74,14 @@ public final class BenchRun {
       if (config.runs(BenchFigure.FAILOVER)) {
         failover = FailoverFigure.run(config, nodes, out, table);
       }
+      if (config.runs(BenchFigure.SCALE)) {
+        // Its own node processes, with the machine to themselves: the one-index ones stop first.
+        nodes.stopNodes();
+        scale = ScaleFigure.run(config, nodes, out, table);
+      }
     }
     BenchReport result = new BenchReport(machine(), config, new BenchReport.Figures(visibilityLag, commitBased, replicaCpu,
-        searchWhileCopying, copyThroughput, failover, lagPhases.isEmpty() ? null : List.copyOf(lagPhases), linkDelay));
+        searchWhileCopying, copyThroughput, failover, lagPhases.isEmpty() ? null : List.copyOf(lagPhases), linkDelay, scale));
     result.writeTo(config.out().resolve("bench.json"));
     for (Map.Entry<String, List<List<Long>>> e : plotData.entrySet()) {
       LagChart.write(e.getKey(), e.getValue(), config.out().resolve("lag-" + e.getKey().replaceAll("[^0-9a-z]+", "-") + ".png"));

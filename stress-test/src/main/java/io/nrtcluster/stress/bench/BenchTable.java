@@ -14,6 +14,11 @@ final class BenchTable {
         target});
   }
 
+  /** A row whose cells are written as given (counts, placements, or a ratio that is no quotient). */
+  void text(String figure, String measured, String baseline, String ratio, String target) {
+    table.add(new String[] {figure, measured, baseline, ratio, target});
+  }
+
   String render() {
     String[] head = {"figure", "measured", "baseline", "ratio", "target"};
     int[] w = new int[head.length];
