@@ -62,7 +62,7 @@ public final class BenchApi {
 
   /**
    * A refresh load over a node's primaries: the refreshes that returned between {@code fromNanos} and
-   * {@code toNanos}, and how many failed over the whole load.
+   * {@code toNanos} and how long each took (nanos), and how many failed over the whole load.
    */
-  public record RefreshLoadReply(long refreshes, long failures, long fromNanos, long toNanos) {}
+  public record RefreshLoadReply(long refreshes, long failures, long fromNanos, long toNanos, List<Long> refreshNanos) {}
 }

@@ -96,11 +96,17 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
    * @param memberUpdates writes of a member record (each node's progress, read by the election)
    * @param other every other write transaction; {@code byKind} splits all of them
    * @param refreshes refreshes the primaries made in the window (from the nodes)
+   * @param targetRefreshesPerSec the refreshes per second asked for (one per index per second; 0 when idle)
+   * @param refreshMs how long the window's refreshes took (null when idle): a load the primaries could
+   *     not keep up with shows here and in {@code refreshesPerSec}
    * @param writesPerVersion all write transactions over publications
+   * @param perSecAtTargetRate {@code writesPerVersion} times {@code targetRefreshesPerSec}: the load at
+   *     the rate asked for, when the primaries could not make that many versions on this machine
    */
   public record ZooKeeperWrites(double seconds, long transactions, double perSec, double perIndexPerSec,
       long publications, long versionsPublished, double publicationsPerVersion, long memberUpdates, long other,
-      Map<String, Long> byKind, long refreshes, double refreshesPerSec, double writesPerVersion) {}
+      Map<String, Long> byKind, long refreshes, double refreshesPerSec, double targetRefreshesPerSec,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Dist refreshMs, double writesPerVersion, double perSecAtTargetRate) {}
 
   /**
    * kill -9 of one node to the first write each index it led acknowledged on a survivor ({@code
@@ -116,12 +122,16 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
   /**
    * The killed node restarted: to every index searching on every node again ({@code toCaughtUpMs}),
    * and to the last change of primary among the indexes ({@code toEndMs}; the catch-up when nothing
-   * moved), with how many primaries moved and the placement then.
+   * moved, or the node's start when it never caught up), with how many primaries moved and the
+   * placement then.
    *
+   * @param toCaughtUpMs -1 when it did not catch up ({@code notCaughtUp} says which indexes lag, and where)
    * @param endedBy "within one" (primaries per node within one and unchanged for 2 s), "quiet" (not
-   *     within one, unchanged for the quiet time), or "deadline"
+   *     within one, unchanged for the quiet time after the catch-up), "quiet, not caught up" (unchanged
+   *     for a minute without a catch-up), or "deadline" (5 minutes)
    */
-  public record Rebalance(double toCaughtUpMs, double toEndMs, int moves, String endedBy, Placement placement) {}
+  public record Rebalance(double toCaughtUpMs, double toEndMs, int moves, String endedBy, Placement placement,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String notCaughtUp) {}
 
   /**
    * Figure 1's lag of one cell broken into its steps (see {@code LagPhases}), each a distribution over

@@ -105,29 +105,51 @@ final class ScaleCluster implements Closeable {
    * primary's generation, at the primary's version or newer.
    */
   boolean allSearching() {
+    return notSearching() == null;
+  }
+
+  /** Null when {@link #allSearching}; else what is missing (the first few indexes, with every node's state of them). */
+  String notSearching() {
     Map<Integer, List<BenchApi.IndexState>> states = states();
-    long up = nodes.stream().filter(p -> p.state() == NodeProcess.State.UP).count();
-    if (states.size() != up) {
-      return false;
+    Set<Integer> up = upIds();
+    if (!states.keySet().containsAll(up)) {
+      return "nodes " + up + " are up but only " + states.keySet() + " answer";
     }
+    List<String> missing = new ArrayList<>();
     for (int i = 0; i < indexes; i++) {
-      BenchApi.IndexState primary = null;
-      for (List<BenchApi.IndexState> s : states.values()) {
-        if (s.get(i).role() == Role.PRIMARY) {
-          if (primary != null) {
-            return false;
-          }
-          primary = s.get(i);
+      if (!searching(i, states)) {
+        StringJoiner each = new StringJoiner(", ", ScaleEndpoints.indexName(i) + " [", "]");
+        for (Map.Entry<Integer, List<BenchApi.IndexState>> e : new java.util.TreeMap<>(states).entrySet()) {
+          BenchApi.IndexState st = e.getValue().get(i);
+          each.add("N" + e.getKey() + " " + st.role() + " gen " + st.gen() + " v" + st.version());
         }
+        missing.add(each.toString());
       }
-      if (primary == null) {
-        return false;
-      }
-      for (List<BenchApi.IndexState> s : states.values()) {
-        BenchApi.IndexState r = s.get(i);
-        if (r != primary && (r.role() != Role.REPLICA || r.gen() != primary.gen() || r.version() < primary.version())) {
+    }
+    if (missing.isEmpty()) {
+      return null;
+    }
+    return missing.size() + " indexes not searching everywhere, e.g. "
+        + String.join("; ", missing.subList(0, Math.min(3, missing.size())));
+  }
+
+  private static boolean searching(int i, Map<Integer, List<BenchApi.IndexState>> states) {
+    BenchApi.IndexState primary = null;
+    for (List<BenchApi.IndexState> s : states.values()) {
+      if (s.get(i).role() == Role.PRIMARY) {
+        if (primary != null) {
           return false;
         }
+        primary = s.get(i);
+      }
+    }
+    if (primary == null) {
+      return false;
+    }
+    for (List<BenchApi.IndexState> s : states.values()) {
+      BenchApi.IndexState r = s.get(i);
+      if (r != primary && (r.role() != Role.REPLICA || r.gen() != primary.gen() || r.version() < primary.version())) {
+        return false;
       }
     }
     return true;
@@ -139,7 +161,7 @@ final class ScaleCluster implements Closeable {
     while (!allSearching()) {
       if (System.nanoTime() - deadline > 0) {
         throw new IOException("waited " + timeout.toSeconds() + " s in vain for every index of " + cluster
-            + " to have a primary and every node searching");
+            + " to have a primary and every node searching: " + notSearching());
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
     }

@@ -33,8 +33,12 @@ import org.apache.lucene.document.TextField;
  * the JVM's threads and memory. Everything is timed inside the process on the shared nanoTime clock.
  */
 final class ScaleEndpoints implements AutoCloseable {
-  /** Threads of the refresh load: the harness's own, and not running while threads are counted. */
-  private static final int LOAD_THREADS = 2;
+  /**
+   * Threads of the refresh load: the harness's own, and not running while threads are counted. A
+   * refresh waits for ZooKeeper and the replicas' answers more than it computes, so a few threads keep
+   * a node leading 100 indexes at a refresh per second each.
+   */
+  private static final int LOAD_THREADS = 8;
   private static final int THREAD_GROUPS = 30;
 
   private final List<ClusterNode> indexes;
@@ -110,7 +114,8 @@ final class ScaleEndpoints implements AutoCloseable {
     load = null;
     long from = JsonHttp.number(ex, "from", Long.MIN_VALUE);
     long to = JsonHttp.number(ex, "to", Long.MAX_VALUE);
-    JsonHttp.reply(ex, 200, l == null ? new BenchApi.RefreshLoadReply(0, 0, from, to) : l.stop(from, to));
+    JsonHttp.reply(ex, 200, l == null ? new BenchApi.RefreshLoadReply(0, 0, from, to, List.of())
+        : l.stop(from, to));
   }
 
   /**
@@ -121,8 +126,8 @@ final class ScaleEndpoints implements AutoCloseable {
   private final class RefreshLoad {
     private final ScheduledExecutorService timer =
         Executors.newScheduledThreadPool(LOAD_THREADS, new NamedThreadFactory("bench-refresh"));
-    /** When each refresh returned (nanoTime). */
-    private final Queue<Long> refreshed = new ConcurrentLinkedQueue<>();
+    /** Each refresh as {returned at (nanoTime), took (nanos)}. */
+    private final Queue<long[]> refreshed = new ConcurrentLinkedQueue<>();
     private final AtomicLong failures = new AtomicLong();
 
     RefreshLoad(long refreshMs) {
@@ -139,8 +144,10 @@ final class ScaleEndpoints implements AutoCloseable {
       }
       try {
         n.addDocument(doc("load-" + writes.incrementAndGet()));
+        long start = System.nanoTime();
         n.refresh();
-        refreshed.add(System.nanoTime());
+        long end = System.nanoTime();
+        refreshed.add(new long[] {end, end - start});
       } catch (IOException | RuntimeException e) {
         // Deposed or closing meanwhile: counted, and the schedule goes on.
         failures.incrementAndGet();
@@ -155,8 +162,8 @@ final class ScaleEndpoints implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      long in = refreshed.stream().filter(t -> t >= from && t <= to).count();
-      return new BenchApi.RefreshLoadReply(in, failures.get(), from, to);
+      List<Long> took = refreshed.stream().filter(r -> r[0] >= from && r[0] <= to).map(r -> r[1]).toList();
+      return new BenchApi.RefreshLoadReply(took.size(), failures.get(), from, to, took);
     }
   }
 

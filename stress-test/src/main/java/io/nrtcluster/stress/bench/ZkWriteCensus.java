@@ -57,11 +57,13 @@ final class ZkWriteCensus {
    * Every write transaction strictly between {@code from} and {@code to}, classified: publications
    * (a transaction raising an index's {@code maxVersion}), member-record updates, and the rest by kind.
    *
-   * @param refreshes refreshes the nodes made in about the same window (for writes per version)
+   * @param refreshNanos how long each refresh the nodes made in the window took (null: none were asked for)
+   * @param targetPerSec refreshes per second asked for
    * @param indexes indexes of the cluster (for writes per index per second)
    */
-  static BenchReport.ZooKeeperWrites count(Path zooKeeperDir, Mark from, Mark to, long refreshes, int indexes)
-      throws IOException {
+  static BenchReport.ZooKeeperWrites count(Path zooKeeperDir, Mark from, Mark to, List<Long> refreshNanos,
+      double targetPerSec, int indexes) throws IOException {
+    long refreshes = refreshNanos == null ? 0 : refreshNanos.size();
     List<ZkTxnLogs.Txn> txns = ZkTxnLogs.read(zooKeeperDir, from.zxid() + 1, to.zxid() - 1);
     Map<String, Long> byKind = new TreeMap<>();
     long publications = 0;
@@ -88,8 +90,9 @@ final class ZkWriteCensus {
         .forEach(e -> sorted.put(e.getKey(), e.getValue()));
     return new BenchReport.ZooKeeperWrites(round(seconds), total, round(total / seconds),
         round(total / seconds / indexes), publications, versions.size(), Dist.ratio(publications, versions.size()),
-        memberUpdates, total - publications - memberUpdates, sorted, refreshes, round(refreshes / seconds),
-        Dist.ratio(total, publications));
+        memberUpdates, total - publications - memberUpdates, sorted, refreshes, round(refreshes / seconds), targetPerSec,
+        refreshNanos == null ? null : Dist.ofNanos(refreshNanos), Dist.ratio(total, publications),
+        publications == 0 ? 0 : round((double) total / publications * targetPerSec));
   }
 
   static final String PUBLICATION = "publication (maxVersion)";
@@ -119,10 +122,14 @@ final class ZkWriteCensus {
       return "other (" + t.type() + ")";
     }
     String[] parts = first.path().split("/");
-    // "", "nrtcluster", cluster, index, znode, child
+    // "", "nrtcluster", cluster, index (or a cluster-wide "_..." record), znode, child
     if (!first.path().startsWith(ZkLayout.ROOT + "/") || parts.length < 5) {
       return first.path().startsWith(MARKER) || first.path().startsWith(CAPACITY) ? "benchmark marker"
           : "other (" + op(first) + " " + first.path().replaceAll("/[^/]+", "/*") + ")";
+    }
+    if (parts[3].startsWith("_")) {
+      // A cluster-wide record, not an index (index names cannot start with '_'): e.g. _hosts/n-<id>.
+      return parts[3] + "/* " + op(first);
     }
     String znode = parts[4];
     if (znode.equals("members") && parts.length > 5 && first.kind() == ZkTxnLogs.OpKind.SET_DATA) {
