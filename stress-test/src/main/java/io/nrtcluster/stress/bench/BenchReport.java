@@ -55,17 +55,22 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
    *
    * @param start the nodes' start (all at once) to every index searching
    * @param perIndex threads and memory per index on each node
-   * @param afterStart primaries per node once every index searches
+   * @param electedAtStart primaries per node once every index searches: as the elections placed them
+   * @param afterStart the same watched from then until they settle (moved by a rebalancing, if any)
    * @param zooKeeperIdle ZooKeeper's writes with nothing refreshing
    * @param zooKeeperLoaded the same with a refresh per second per index
    * @param zooKeeperCapacityWritesPerSec what the ZooKeeper server sustains on this machine ({@code ZkWriteCensus.capacity})
+   * @param drainMs the refresh load's end to every replica searching its primary's last version (-1: not within 30 s)
+   * @param behindAfterLoad the replicas still behind 30 s after the load (null: none)
    * @param massFailover kill -9 of the node holding the most primaries to every index of it writable
-   * @param afterFailover primaries per node across the survivors
+   * @param electedAfterFailover primaries per survivor once every index of the killed node is writable
+   * @param afterFailover the same watched from the kill until they settle
    * @param rebalance the killed node back: until it caught up and the primaries stopped moving
    */
   public record Scale(int indexes, int nodes, int heapMbPerNode, ScaleStart start, PerIndexCost perIndex,
-      Placement afterStart, ZooKeeperWrites zooKeeperIdle, ZooKeeperWrites zooKeeperLoaded,
-      double zooKeeperCapacityWritesPerSec, MassFailover massFailover, Placement afterFailover, Rebalance rebalance,
+      Placement electedAtStart, Rebalance afterStart, ZooKeeperWrites zooKeeperIdle, ZooKeeperWrites zooKeeperLoaded,
+      double zooKeeperCapacityWritesPerSec, double drainMs, @JsonInclude(JsonInclude.Include.NON_NULL) String behindAfterLoad,
+      MassFailover massFailover, Placement electedAfterFailover, Rebalance afterFailover, Rebalance rebalance,
       String note) {}
 
   /** Start of every node process at once to every index searching: one index, and all of them. */
@@ -102,11 +107,13 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
    * @param writesPerVersion all write transactions over publications
    * @param perSecAtTargetRate {@code writesPerVersion} times {@code targetRefreshesPerSec}: the load at
    *     the rate asked for, when the primaries could not make that many versions on this machine
+   * @param nodesCpuCores the node processes' CPU over the window, in cores (-1: not measured)
    */
   public record ZooKeeperWrites(double seconds, long transactions, double perSec, double perIndexPerSec,
       long publications, long versionsPublished, double publicationsPerVersion, long memberUpdates, long other,
       Map<String, Long> byKind, long refreshes, double refreshesPerSec, double targetRefreshesPerSec,
-      @JsonInclude(JsonInclude.Include.NON_NULL) Dist refreshMs, double writesPerVersion, double perSecAtTargetRate) {}
+      @JsonInclude(JsonInclude.Include.NON_NULL) Dist refreshMs, double writesPerVersion, double perSecAtTargetRate,
+      double nodesCpuCores) {}
 
   /**
    * kill -9 of one node to the first write each index it led acknowledged on a survivor ({@code
@@ -120,10 +127,11 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
       int notWritable, Dist oneIndexMs, double overOneIndexMs, double targetOverOneIndexMs, boolean targetMet) {}
 
   /**
-   * The killed node restarted: to every index searching on every node again ({@code toCaughtUpMs}),
-   * and to the last change of primary among the indexes ({@code toEndMs}; the catch-up when nothing
-   * moved, or the node's start when it never caught up), with how many primaries moved and the
-   * placement then.
+   * Primaries watched until they settle ({@code PlacementWatch}), times from the watch's start (the
+   * start's end, the kill, the restart): to the node it waits for searching every index ({@code
+   * toCaughtUpMs}; the restarted node, or none), and to the last change of primary among the indexes
+   * ({@code toEndMs}; the catch-up when nothing moved, or when the watch could begin when it never
+   * caught up), with how many primaries moved and the placement then.
    *
    * @param toCaughtUpMs -1 when it did not catch up ({@code notCaughtUp} says which indexes lag, and where)
    * @param endedBy "within one" (primaries per node within one and unchanged for 2 s), "quiet" (not

@@ -105,11 +105,15 @@ final class ScaleCluster implements Closeable {
    * primary's generation, at the primary's version or newer.
    */
   boolean allSearching() {
-    return notSearching() == null;
+    return notSearching(null) == null;
   }
 
-  /** Null when {@link #allSearching}; else what is missing (the first few indexes, with every node's state of them). */
-  String notSearching() {
+  /**
+   * Null when every index has one primary and node {@code only} (every node that is up, when null)
+   * searches as its replica (or is its primary); else what is missing: how many indexes, the first
+   * few with every node's state of them.
+   */
+  String notSearching(Integer only) {
     Map<Integer, List<BenchApi.IndexState>> states = states();
     Set<Integer> up = upIds();
     if (!states.keySet().containsAll(up)) {
@@ -117,7 +121,7 @@ final class ScaleCluster implements Closeable {
     }
     List<String> missing = new ArrayList<>();
     for (int i = 0; i < indexes; i++) {
-      if (!searching(i, states)) {
+      if (!searching(i, states, only)) {
         StringJoiner each = new StringJoiner(", ", ScaleEndpoints.indexName(i) + " [", "]");
         for (Map.Entry<Integer, List<BenchApi.IndexState>> e : new java.util.TreeMap<>(states).entrySet()) {
           BenchApi.IndexState st = e.getValue().get(i);
@@ -133,7 +137,7 @@ final class ScaleCluster implements Closeable {
         + String.join("; ", missing.subList(0, Math.min(3, missing.size())));
   }
 
-  private static boolean searching(int i, Map<Integer, List<BenchApi.IndexState>> states) {
+  private static boolean searching(int i, Map<Integer, List<BenchApi.IndexState>> states, Integer only) {
     BenchApi.IndexState primary = null;
     for (List<BenchApi.IndexState> s : states.values()) {
       if (s.get(i).role() == Role.PRIMARY) {
@@ -146,9 +150,10 @@ final class ScaleCluster implements Closeable {
     if (primary == null) {
       return false;
     }
-    for (List<BenchApi.IndexState> s : states.values()) {
-      BenchApi.IndexState r = s.get(i);
-      if (r != primary && (r.role() != Role.REPLICA || r.gen() != primary.gen() || r.version() < primary.version())) {
+    for (Map.Entry<Integer, List<BenchApi.IndexState>> e : states.entrySet()) {
+      BenchApi.IndexState r = e.getValue().get(i);
+      if ((only == null || only.equals(e.getKey())) && r != primary
+          && (r.role() != Role.REPLICA || r.gen() != primary.gen() || r.version() < primary.version())) {
         return false;
       }
     }
@@ -161,7 +166,7 @@ final class ScaleCluster implements Closeable {
     while (!allSearching()) {
       if (System.nanoTime() - deadline > 0) {
         throw new IOException("waited " + timeout.toSeconds() + " s in vain for every index of " + cluster
-            + " to have a primary and every node searching: " + notSearching());
+            + " to have a primary and every node searching: " + notSearching(null));
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
     }
@@ -230,6 +235,11 @@ final class ScaleCluster implements Closeable {
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
     }
     return acked;
+  }
+
+  /** Process CPU nanos node {@code p} spent between two nanoTime instants (its agent samples it). */
+  long cpuNanos(NodeProcess p, long fromNanos, long toNanos) throws AgentException {
+    return client(p).get("/cpu?from=" + fromNanos + "&to=" + toNanos, CALL, BenchApi.CpuReply.class).cpuNanos();
   }
 
   /** Threads and memory of node {@code p}, after a full GC when {@code gc}. */

@@ -13,8 +13,10 @@ import io.nrtcluster.common.Checks;
  *     warm-up of a fifth of it, at least 2 s)
  * @param baselineFailovers kills of the primary of the one-index cluster, the baseline of the mass
  *     failover (their median counts)
- * @param quietSec after the killed node is back and caught up, how long primaries per node must stay
- *     unchanged for the rebalance to count as ended when they are not within one of each other
+ * @param quietSec how long primaries per node must stay unchanged for a watch of their placement
+ *     (after the start, after the kill, after the return) to end when they are not within one of each
+ *     other; above the nodes' {@code HostConfig.rebalanceQuietPeriod} (10 s by default), which holds
+ *     a rebalancing back after a failover, so the watch does not end before a rebalancing could begin
  */
 public record ScaleConfig(int indexes, int nodes, int heapMb, int loadSec, int baselineFailovers, int quietSec) {
   public ScaleConfig {
@@ -26,14 +28,14 @@ public record ScaleConfig(int indexes, int nodes, int heapMb, int loadSec, int b
     Checks.inRange("quietSec", quietSec, 1, 600);
   }
 
-  /** 100 indexes on 3 nodes of 1 GiB heap; 30 s of ZooKeeper load, 3 baseline failovers, 15 s quiet. */
+  /** 100 indexes on 3 nodes of 1 GiB heap; 30 s of ZooKeeper load, 3 baseline failovers, 20 s quiet. */
   public static ScaleConfig full() {
-    return new ScaleConfig(100, 3, 1024, 30, 3, 15);
+    return new ScaleConfig(100, 3, 1024, 30, 3, 20);
   }
 
-  /** 12 indexes on 3 nodes of 512 MiB heap; 10 s of ZooKeeper load, 1 baseline failover, 8 s quiet. */
+  /** 12 indexes on 3 nodes of 512 MiB heap; 10 s of ZooKeeper load, 1 baseline failover, 15 s quiet. */
   public static ScaleConfig quick() {
-    return new ScaleConfig(12, 3, 512, 10, 1, 8);
+    return new ScaleConfig(12, 3, 512, 10, 1, 15);
   }
 
   /** The same with {@code n} indexes per node. */

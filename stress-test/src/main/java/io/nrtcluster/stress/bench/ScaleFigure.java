@@ -24,15 +24,16 @@ import java.util.stream.Collectors;
  * <ol>
  *   <li>one index: start to searching, each node's threads and heap, and {@code baselineFailovers}
  *       kill -9s of the primary, each timed to the first write acknowledged on a survivor;
- *   <li>all indexes: start (every node at once) to every index searching; threads, heap after a full
- *       GC and resident size per node, less the one-index figures, per extra index; primaries per node;
+ *   <li>all indexes: start (every node at once) to every index searching; primaries per node as
+ *       elected, then watched until they settle ({@link PlacementWatch}); threads, heap after a full GC
+ *       and resident size per node, less the one-index figures, per extra index;
  *   <li>ZooKeeper's write transactions with nothing refreshing, then with a document and a refresh
  *       per second per index on its primary, counted from ZooKeeper's transaction log;
  *   <li>kill -9 of the node holding the most primaries (a third of them once primaries are spread),
- *       timed per index it led to the first write acknowledged on a survivor; primaries per survivor;
- *   <li>the killed node restarted: to every index searching on it again, then watched (from the
- *       primary znodes) until primaries per node are within one and stay so for 2 s, or stop
- *       changing for {@code quietSec}.
+ *       timed per index it led to the first write acknowledged on a survivor; primaries per survivor
+ *       as elected, then settled;
+ *   <li>the killed node restarted: to every index searching on it again, and primaries per node
+ *       watched until they settle.
  * </ol>
  */
 final class ScaleFigure {
@@ -40,20 +41,18 @@ final class ScaleFigure {
   static final double TARGET_THREADS_PER_INDEX = 1.0;
   static final double TARGET_OVER_ONE_INDEX_MS = 1_000;
   private static final Duration WRITABLE_DEADLINE = Duration.ofMinutes(2);
-  private static final Duration PLACEMENT_DEADLINE = Duration.ofMinutes(1);
-  private static final Duration REBALANCE_DEADLINE = Duration.ofMinutes(5);
-  private static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(2);
-  private static final Duration STUCK_QUIET = Duration.ofSeconds(60);
+  /** How long every replica gets, after the refresh load, to search its primary's last version. */
+  private static final Duration DRAIN = Duration.ofSeconds(30);
   private static final long REFRESH_MS = 1_000;
 
   /**
    * What the figure does once the killed node is back and has caught up, before it watches primaries
    * move. The rebalancing the issue asks for is automatic (on by default in the node), so nothing.
    *
-   * <p>LEAD: if rebalancing ends up needing an operator's call instead (or to time the admin path),
-   * replace {@link #REJOIN} with one that runs it, e.g. {@code (zk, cluster) -> { try (ClusterAdmin a
-   * = ClusterAdmin.connect(zk, Duration.ofSeconds(30))) { a.rebalance(cluster); } }}. The figure
-   * needs nothing else: it reads the placement from ZooKeeper's primary znodes.
+   * <p>LEAD: to time the operator's path instead (nodes started with rebalancing off), replace {@link
+   * #REJOIN} with one that runs it, e.g. {@code (zk, cluster) -> { try (ClusterAdmin a =
+   * ClusterAdmin.connect(zk, Duration.ofSeconds(30))) { a.rebalance(cluster, Duration.ofMinutes(5)); }
+   * }}. The figure needs nothing else: it reads the placement from ZooKeeper's primary znodes.
    */
   @FunctionalInterface
   interface RejoinHook {
@@ -77,23 +76,27 @@ final class ScaleFigure {
       one = oneIndex(c, sc, out);
     }
     out.accept("bench: scale: " + sc.nodes() + " nodes with " + sc.indexes() + " indexes each");
+    Duration quiet = Duration.ofSeconds(sc.quietSec());
     try (ScaleCluster c = new ScaleCluster(config, nodes.zooKeeper(), dir.resolve("indexes"), "scale", sc.indexes(),
         sc.nodes())) {
       long t0 = System.nanoTime();
       c.startAll();
-      double startMs = (c.awaitAllSearching(ScaleCluster.START) - t0) / 1e6;
+      long searching = c.awaitAllSearching(ScaleCluster.START);
+      double startMs = (searching - t0) / 1e6;
       BenchReport.ScaleStart start = new BenchReport.ScaleStart(round(one.startMs()), round(startMs),
           Dist.ratio(startMs, one.startMs()));
       out.accept(String.format(Locale.ROOT, "bench: scale: every index searching %.0f ms after the start (one index: %.0f ms)",
           startMs, one.startMs()));
-      BenchReport.Placement afterStart = placement(awaitPlacement(c, c.upIds()), c.upIds());
-      out.accept("bench: scale: primaries per node after the start: " + afterStart.primariesPerNode());
+      BenchReport.Placement elected = PlacementWatch.placement(PlacementWatch.await(c, c.upIds()), c.upIds());
+      BenchReport.Rebalance afterStart = PlacementWatch.watch(c, searching, searching, null, quiet, () -> {}, out);
+      out.accept("bench: scale: primaries per node as elected: " + elected.primariesPerNode() + "; settled ("
+          + afterStart.endedBy() + ", " + afterStart.moves() + " moved): " + afterStart.placement().primariesPerNode());
       Map<Integer, BenchApi.JvmReply> idle = jvm(c, true);
 
       ZkWriteCensus.Mark i0 = c.mark();
       park(TimeUnit.SECONDS.toNanos(Math.max(2, sc.loadSec() / 3)));
       ZkWriteCensus.Mark i1 = c.mark();
-      BenchReport.ZooKeeperWrites zkIdle = ZkWriteCensus.count(nodes.zooKeeperDir(), i0, i1, null, 0, sc.indexes());
+      BenchReport.ZooKeeperWrites zkIdle = ZkWriteCensus.count(nodes.zooKeeperDir(), i0, i1, null, 0, sc.indexes(), -1);
       double capacity = c.zooKeeperCapacity(Duration.ofSeconds(3));
       out.accept("bench: scale: ZooKeeper: idle " + zkIdle.perSec() + " writes/s; the server sustains " + capacity
           + " writes/s from one client");
@@ -102,17 +105,37 @@ final class ScaleFigure {
           + "%.2f per published version, %s; %.1f refreshes/s of %.0f asked for, each p50 %.1f ms, p99 %.1f ms",
           zkLoaded.perSec(), zkLoaded.writesPerVersion(), zkLoaded.byKind(), zkLoaded.refreshesPerSec(),
           zkLoaded.targetRefreshesPerSec(), zkLoaded.refreshMs().p50(), zkLoaded.refreshMs().p99()));
+      long drained = System.nanoTime();
+      String behind = null;
+      double drainMs = -1;
+      try {
+        drainMs = round((c.awaitAllSearching(DRAIN) - drained) / 1e6);
+      } catch (IOException e) {
+        behind = c.notSearching(null);
+        out.accept("bench: scale: " + DRAIN.toSeconds() + " s after the load, replicas still behind: " + behind);
+      }
       Map<Integer, BenchApi.JvmReply> loaded = jvm(c, false);
       BenchReport.PerIndexCost cost = cost(one.jvm(), idle, loaded, sc.indexes());
 
-      BenchReport.MassFailover failover = massFailover(c, one.failoverNanos(), out);
+      Killed k = massFailover(c, one.failoverNanos(), out);
+      BenchReport.MassFailover failover = k.figure();
       NodeProcess killed = c.node(failover.killedNode());
-      BenchReport.Placement afterFailover = placement(awaitPlacement(c, c.upIds()), c.upIds());
-      out.accept("bench: scale: primaries per survivor: " + afterFailover.primariesPerNode());
-      BenchReport.Rebalance rebalance = rebalance(c, killed, sc, nodes.zooKeeper(), out);
+      BenchReport.Placement electedAfterFailover = PlacementWatch.placement(PlacementWatch.await(c, c.upIds()), c.upIds());
+      BenchReport.Rebalance afterFailover = PlacementWatch.watch(c, k.killedAt(), k.writableAt(), null, quiet, () -> {}, out);
+      out.accept("bench: scale: primaries per survivor as elected: " + electedAfterFailover.primariesPerNode()
+          + "; settled (" + afterFailover.endedBy() + ", " + afterFailover.moves() + " moved): "
+          + afterFailover.placement().primariesPerNode());
 
-      BenchReport.Scale fig = new BenchReport.Scale(sc.indexes(), sc.nodes(), sc.heapMb(), start, cost, afterStart, zkIdle,
-          zkLoaded, capacity, failover, afterFailover, rebalance,
+      out.accept("bench: scale: N" + killed.id() + " restarted; watching the primaries move");
+      long r0 = System.nanoTime();
+      c.start(killed);
+      BenchReport.Rebalance rebalance = PlacementWatch.watch(c, r0, System.nanoTime(), killed.id(), quiet,
+          () -> REJOIN.afterCaughtUp(nodes.zooKeeper(), c.cluster()), out);
+      out.accept("bench: scale: rebalance ended (" + rebalance.endedBy() + ") after " + rebalance.toEndMs() + " ms, "
+          + rebalance.moves() + " primaries moved: " + rebalance.placement().primariesPerNode());
+
+      BenchReport.Scale fig = new BenchReport.Scale(sc.indexes(), sc.nodes(), sc.heapMb(), start, cost, elected, afterStart,
+          zkIdle, zkLoaded, capacity, drainMs, behind, failover, electedAfterFailover, afterFailover, rebalance,
           "threads: the JVM's live threads less the benchmark agent's own; heap: used after a full GC; per index: "
           + "(all indexes - one index) / (indexes - 1), the one-index figures from the same node ids in the one-index "
           + "cluster of this run; ZooKeeper writes: every transaction in ZooKeeper's log between two marker writes");
@@ -128,7 +151,7 @@ final class ScaleFigure {
     Map<Integer, BenchApi.JvmReply> jvm = jvm(c, true);
     List<Long> failovers = new ArrayList<>();
     for (int k = 0; k < sc.baselineFailovers(); k++) {
-      NodeProcess victim = c.node(awaitPlacement(c, c.upIds()).get(0));
+      NodeProcess victim = c.node(PlacementWatch.await(c, c.upIds()).get(0));
       out.accept("bench: scale: one-index failover " + (k + 1) + "/" + sc.baselineFailovers() + ": kill -9 of N" + victim.id());
       long k0 = System.nanoTime();
       victim.kill();
@@ -163,7 +186,12 @@ final class ScaleFigure {
     for (BenchApi.RefreshLoadReply r : c.stopRefreshLoad(from.nanos(), to.nanos())) {
       took.addAll(r.refreshNanos());
     }
-    return ZkWriteCensus.count(zooKeeperDir, from, to, took, sc.indexes() * 1000.0 / REFRESH_MS, sc.indexes());
+    long cpu = 0;
+    for (NodeProcess p : c.nodes()) {
+      cpu += c.cpuNanos(p, from.nanos(), to.nanos());
+    }
+    return ZkWriteCensus.count(zooKeeperDir, from, to, took, sc.indexes() * 1000.0 / REFRESH_MS, sc.indexes(),
+        Math.round(cpu / (double) (to.nanos() - from.nanos()) * 100) / 100.0);
   }
 
   private static Map<Integer, BenchApi.JvmReply> jvm(ScaleCluster c, boolean gc) throws Exception {
@@ -203,10 +231,13 @@ final class ScaleFigure {
         maxThreads <= TARGET_THREADS_PER_INDEX, List.copyOf(nodes));
   }
 
+  /** The mass failover, when its node was killed and when the last of its indexes was writable again (nanoTime). */
+  private record Killed(BenchReport.MassFailover figure, long killedAt, long writableAt) {}
+
   /** kill -9 of the node leading the most indexes; each of its indexes timed to a write acknowledged on a survivor. */
-  private static BenchReport.MassFailover massFailover(ScaleCluster c, List<Long> oneIndexNanos, Consumer<String> out)
+  private static Killed massFailover(ScaleCluster c, List<Long> oneIndexNanos, Consumer<String> out)
       throws IOException {
-    Map<Integer, Integer> primaries = awaitPlacement(c, c.upIds());
+    Map<Integer, Integer> primaries = PlacementWatch.await(c, c.upIds());
     Map<Integer, Integer> perNode = ScaleCluster.perNode(primaries, c.upIds());
     int victimId = perNode.entrySet().stream().max((a, b) -> a.getValue().equals(b.getValue())
         ? Integer.compare(b.getKey(), a.getKey()) : Integer.compare(a.getValue(), b.getValue())).orElseThrow().getKey();
@@ -230,91 +261,9 @@ final class ScaleFigure {
     out.accept(String.format(Locale.ROOT, "bench: scale: every index writable %.0f ms after the kill (p50 %.0f ms; one index: "
         + "p50 %.0f ms)%s", perIndex.max(), perIndex.p50(), oneIndex.p50(),
         notWritable > 0 ? "; " + notWritable + " not writable in time" : ""));
-    return new BenchReport.MassFailover(victimId, led.size(), perIndex, all, notWritable, oneIndex, over,
-        TARGET_OVER_ONE_INDEX_MS, notWritable == 0 && over <= TARGET_OVER_ONE_INDEX_MS);
-  }
-
-  /**
-   * The killed node restarted; primaries watched until they are within one per node (2 s settled), or
-   * stop moving for {@code quietSec} once it caught up (for {@link #STUCK_QUIET} when it does not catch
-   * up: an index that never does must not hold the figure for the whole deadline).
-   */
-  private static BenchReport.Rebalance rebalance(ScaleCluster c, NodeProcess killed, ScaleConfig sc, String zooKeeper,
-      Consumer<String> out) throws Exception {
-    out.accept("bench: scale: N" + killed.id() + " restarted; watching the primaries move");
-    Map<Integer, Integer> owner = new HashMap<>(c.primaries());
-    long r0 = System.nanoTime();
-    c.start(killed);
-    long ready = System.nanoTime();
-    long caughtUp = -1;
-    long lastChange = -1;
-    int moves = 0;
-    String endedBy = "deadline";
-    Map<Integer, Integer> now = owner;
-    long deadline = r0 + REBALANCE_DEADLINE.toNanos();
-    long quiet = TimeUnit.SECONDS.toNanos(sc.quietSec());
-    long stuckQuiet = Math.max(quiet, STUCK_QUIET.toNanos());
-    while (System.nanoTime() - deadline < 0) {
-      now = c.primaries();
-      for (Map.Entry<Integer, Integer> e : now.entrySet()) {
-        Integer before = owner.put(e.getKey(), e.getValue());
-        if (before != null && !before.equals(e.getValue())) {
-          moves++;
-          lastChange = System.nanoTime();
-        }
-      }
-      if (caughtUp < 0 && c.allSearching()) {
-        caughtUp = System.nanoTime();
-        out.accept(String.format(Locale.ROOT, "bench: scale: N%d caught up %.0f ms after its restart", killed.id(),
-            (caughtUp - r0) / 1e6));
-        REJOIN.afterCaughtUp(zooKeeper, c.cluster());
-      }
-      if (now.size() == c.indexes()) {
-        long since = System.nanoTime() - Math.max(caughtUp < 0 ? ready : caughtUp, lastChange);
-        if (placement(now, c.upIds()).withinOne() && since >= SETTLE_NANOS) {
-          endedBy = "within one";
-          break;
-        }
-        if (since >= (caughtUp < 0 ? stuckQuiet : quiet)) {
-          endedBy = caughtUp < 0 ? "quiet, not caught up" : "quiet";
-          break;
-        }
-      }
-      park(TimeUnit.MILLISECONDS.toNanos(200));
-    }
-    BenchReport.Placement placement = placement(now, c.upIds());
-    String notCaughtUp = caughtUp < 0 ? c.notSearching() : null;
-    if (notCaughtUp != null) {
-      out.accept("bench: scale: N" + killed.id() + " did not catch up: " + notCaughtUp);
-    }
-    double toCaughtUp = caughtUp < 0 ? -1 : round((caughtUp - r0) / 1e6);
-    double toEnd = round((Math.max(caughtUp < 0 ? ready : caughtUp, lastChange) - r0) / 1e6);
-    out.accept("bench: scale: rebalance ended (" + endedBy + ") after " + toEnd + " ms, " + moves + " primaries moved: "
-        + placement.primariesPerNode());
-    return new BenchReport.Rebalance(toCaughtUp, toEnd, moves, endedBy, placement, notCaughtUp);
-  }
-
-  /** Waits (bounded) until every index has a primary among {@code ids}; returns index to node. */
-  private static Map<Integer, Integer> awaitPlacement(ScaleCluster c, Set<Integer> ids) throws IOException {
-    long deadline = System.nanoTime() + PLACEMENT_DEADLINE.toNanos();
-    while (true) {
-      Map<Integer, Integer> p = c.primaries();
-      if (p.size() == c.indexes() && ids.containsAll(p.values())) {
-        return p;
-      }
-      if (System.nanoTime() - deadline > 0) {
-        throw new IOException("waited " + PLACEMENT_DEADLINE.toSeconds() + " s in vain for every index of " + c.cluster()
-            + " to have a primary among nodes " + ids + "; ZooKeeper names " + p);
-      }
-      park(TimeUnit.MILLISECONDS.toNanos(50));
-    }
-  }
-
-  static BenchReport.Placement placement(Map<Integer, Integer> primaries, Set<Integer> ids) {
-    Map<Integer, Integer> perNode = ScaleCluster.perNode(primaries, ids);
-    int max = perNode.values().stream().mapToInt(Integer::intValue).max().orElse(0);
-    int min = perNode.values().stream().mapToInt(Integer::intValue).min().orElse(0);
-    return new BenchReport.Placement(perNode, max, min, max - min <= 1);
+    long writableAt = acked.values().stream().mapToLong(Long::longValue).max().orElse(System.nanoTime());
+    return new Killed(new BenchReport.MassFailover(victimId, led.size(), perIndex, all, notWritable, oneIndex, over,
+        TARGET_OVER_ONE_INDEX_MS, notWritable == 0 && over <= TARGET_OVER_ONE_INDEX_MS), k0, writableAt);
   }
 
   private static void rows(BenchReport.Scale f, BenchTable table) {
@@ -334,7 +283,9 @@ final class ScaleFigure {
         + fmt(c.residentMiBAllIndexes()) + " MiB").collect(Collectors.joining(", "));
     table.text("scale: resident per extra index per node (max)", fmt(cost.maxResidentKiBPerIndex()) + " KiB", rssBase, "",
         "");
-    placementRow(table, "scale: primaries per node after start, max / min", f.afterStart());
+    placementRow(table, "scale: primaries per node as elected at start, max / min", f.electedAtStart());
+    watchRow(table, "scale: every index searching to primaries settled", f.afterStart());
+    placementRow(table, "scale: primaries per node after start, settled, max / min", f.afterStart().placement());
     BenchReport.ZooKeeperWrites z = f.zooKeeperLoaded();
     double versionsPerSec = z.seconds() <= 0 ? 0 : z.versionsPublished() / z.seconds();
     table.row("scale: ZooKeeper writes/s at 1 refresh/s per index / versions/s", z.perSec(), versionsPerSec, "/s", "");
@@ -348,15 +299,27 @@ final class ScaleFigure {
         fmt(z.publications() / z.seconds()) + ", " + fmt(z.memberUpdates() / z.seconds()) + ", " + fmt(z.other() / z.seconds()),
         "idle " + fmt(f.zooKeeperIdle().perSec()) + "/s", "", "");
     table.row("scale: ZooKeeper writes/s / this server's capacity", z.perSec(), f.zooKeeperCapacityWritesPerSec(), "/s", "");
+    table.text("scale: nodes' CPU during the load, cores", fmt(z.nodesCpuCores()),
+        Runtime.getRuntime().availableProcessors() + " cores", "", "");
+    table.text("scale: load end to every replica on its primary's last version",
+        f.drainMs() < 0 ? "not within " + DRAIN.toSeconds() + " s" : fmt(f.drainMs()) + " ms",
+        f.behindAfterLoad() == null ? "" : f.behindAfterLoad().substring(0, f.behindAfterLoad().indexOf(" not")), "",
+        met(f.behindAfterLoad() == null, "all caught up"));
     BenchReport.MassFailover m = f.massFailover();
     table.row("scale: kill -9 of N" + m.killedNode() + " (" + m.primariesOnKilledNode() + " primaries) to all writable / 1 index p50",
         m.allWritableMs(), m.oneIndexMs().p50(), "ms", met(m.targetMet(), "<= 1 index + 1,000 ms"));
     table.row("scale: the same, p50 over its indexes / 1 index p50", m.toWritableMs().p50(), m.oneIndexMs().p50(), "ms", "");
-    placementRow(table, "scale: primaries per survivor, max / min", f.afterFailover());
+    placementRow(table, "scale: primaries per survivor as elected, max / min", f.electedAfterFailover());
+    watchRow(table, "scale: kill -9 to primaries settled on the survivors", f.afterFailover());
+    placementRow(table, "scale: primaries per survivor, settled, max / min", f.afterFailover().placement());
     BenchReport.Rebalance r = f.rebalance();
-    table.text("scale: restart to rebalance end (" + r.endedBy() + ")", fmt(r.toEndMs()) + " ms",
-        r.toCaughtUpMs() < 0 ? "never caught up" : "caught up " + fmt(r.toCaughtUpMs()) + " ms", r.moves() + " moved", "");
+    watchRow(table, "scale: restart to rebalance end", r);
     placementRow(table, "scale: primaries per node after the return, max / min", r.placement());
+  }
+
+  private static void watchRow(BenchTable table, String label, BenchReport.Rebalance r) {
+    table.text(label + " (" + r.endedBy() + ")", fmt(r.toEndMs()) + " ms",
+        r.toCaughtUpMs() < 0 ? "never caught up" : "caught up " + fmt(r.toCaughtUpMs()) + " ms", r.moves() + " moved", "");
   }
 
   private static void placementRow(BenchTable table, String label, BenchReport.Placement p) {

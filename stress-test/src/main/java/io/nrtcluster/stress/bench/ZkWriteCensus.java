@@ -60,9 +60,10 @@ final class ZkWriteCensus {
    * @param refreshNanos how long each refresh the nodes made in the window took (null: none were asked for)
    * @param targetPerSec refreshes per second asked for
    * @param indexes indexes of the cluster (for writes per index per second)
+   * @param nodesCpuCores the nodes' process CPU over the window, in cores (-1: not measured)
    */
   static BenchReport.ZooKeeperWrites count(Path zooKeeperDir, Mark from, Mark to, List<Long> refreshNanos,
-      double targetPerSec, int indexes) throws IOException {
+      double targetPerSec, int indexes, double nodesCpuCores) throws IOException {
     long refreshes = refreshNanos == null ? 0 : refreshNanos.size();
     List<ZkTxnLogs.Txn> txns = ZkTxnLogs.read(zooKeeperDir, from.zxid() + 1, to.zxid() - 1);
     Map<String, Long> byKind = new TreeMap<>();
@@ -92,7 +93,7 @@ final class ZkWriteCensus {
         round(total / seconds / indexes), publications, versions.size(), Dist.ratio(publications, versions.size()),
         memberUpdates, total - publications - memberUpdates, sorted, refreshes, round(refreshes / seconds), targetPerSec,
         refreshNanos == null ? null : Dist.ofNanos(refreshNanos), Dist.ratio(total, publications),
-        publications == 0 ? 0 : round((double) total / publications * targetPerSec));
+        publications == 0 ? 0 : round((double) total / publications * targetPerSec), nodesCpuCores);
   }
 
   static final String PUBLICATION = "publication (maxVersion)";

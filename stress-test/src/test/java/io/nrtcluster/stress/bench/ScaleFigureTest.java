@@ -47,11 +47,14 @@ class ScaleFigureTest {
     }
 
     // Every index has one primary, among the live nodes, after the start and after the kill.
-    assertThat(primaries(s.path("afterStart"))).isEqualTo(indexes);
+    assertThat(primaries(s.path("electedAtStart"))).isEqualTo(indexes);
+    assertThat(primaries(s.path("afterStart").path("placement"))).isEqualTo(indexes);
     JsonNode failover = s.path("massFailover");
     int killed = failover.path("killedNode").asInt();
-    assertThat(s.path("afterFailover").path("primariesPerNode").has(Integer.toString(killed))).isFalse();
-    assertThat(primaries(s.path("afterFailover"))).isEqualTo(indexes);
+    for (JsonNode survivors : List.of(s.path("electedAfterFailover"), s.path("afterFailover").path("placement"))) {
+      assertThat(survivors.path("primariesPerNode").has(Integer.toString(killed))).isFalse();
+      assertThat(primaries(survivors)).isEqualTo(indexes);
+    }
     assertThat(failover.path("primariesOnKilledNode").asInt()).isPositive();
     assertThat(failover.path("notWritable").asInt()).isZero();
     assertThat(failover.path("toWritableMs").path("n").asInt()).isEqualTo(failover.path("primariesOnKilledNode").asInt());
@@ -75,6 +78,9 @@ class ScaleFigureTest {
     assertThat(zk.path("refreshes").asLong()).isPositive();
     assertThat(zk.path("refreshMs").path("n").asLong()).isEqualTo(zk.path("refreshes").asLong());
     assertThat(zk.path("perSecAtTargetRate").asDouble()).isPositive();
+    assertThat(zk.path("nodesCpuCores").asDouble()).isPositive();
+    assertThat(s.path("drainMs").asDouble() >= 0 || s.path("behindAfterLoad").asText().contains("s00"))
+        .as("replicas caught up after the load, or the figure says which did not").isTrue();
     assertThat(zk.path("memberUpdates").asLong()).isPositive();
     long classified = 0;
     for (JsonNode count : zk.path("byKind")) {
