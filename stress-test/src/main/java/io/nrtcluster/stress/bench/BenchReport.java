@@ -63,6 +63,7 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
    * @param drainMs the refresh load's end to every replica searching its primary's last version (-1: not within 30 s)
    * @param behindAfterLoad the replicas still behind 30 s after the load (null: none)
    * @param massFailover kill -9 of the node holding the most primaries to every index of it writable
+   * @param zooKeeperFailover ZooKeeper's writes from just before the kill to every index writable again
    * @param electedAfterFailover primaries per survivor once every index of the killed node is writable
    * @param afterFailover the same watched from the kill until they settle
    * @param rebalance the killed node back: until it caught up and the primaries stopped moving
@@ -70,7 +71,7 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
   public record Scale(int indexes, int nodes, int heapMbPerNode, ScaleStart start, PerIndexCost perIndex,
       Placement electedAtStart, Rebalance afterStart, ZooKeeperWrites zooKeeperIdle, ZooKeeperWrites zooKeeperLoaded,
       double zooKeeperCapacityWritesPerSec, double drainMs, @JsonInclude(JsonInclude.Include.NON_NULL) String behindAfterLoad,
-      MassFailover massFailover, Placement electedAfterFailover, Rebalance afterFailover, Rebalance rebalance,
+      MassFailover massFailover, ZooKeeperWrites zooKeeperFailover, Placement electedAfterFailover, Rebalance afterFailover, Rebalance rebalance,
       String note) {}
 
   /** Start of every node process at once to every index searching: one index, and all of them. */

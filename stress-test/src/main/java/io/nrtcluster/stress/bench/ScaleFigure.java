@@ -117,7 +117,7 @@ final class ScaleFigure {
       Map<Integer, BenchApi.JvmReply> loaded = jvm(c, false);
       BenchReport.PerIndexCost cost = cost(one.jvm(), idle, loaded, sc.indexes());
 
-      Killed k = massFailover(c, one.failoverNanos(), out);
+      Killed k = massFailover(c, one.failoverNanos(), nodes.zooKeeperDir(), out);
       BenchReport.MassFailover failover = k.figure();
       NodeProcess killed = c.node(failover.killedNode());
       BenchReport.Placement electedAfterFailover = PlacementWatch.placement(PlacementWatch.await(c, c.upIds()), c.upIds());
@@ -135,7 +135,7 @@ final class ScaleFigure {
           + rebalance.moves() + " primaries moved: " + rebalance.placement().primariesPerNode());
 
       BenchReport.Scale fig = new BenchReport.Scale(sc.indexes(), sc.nodes(), sc.heapMb(), start, cost, elected, afterStart,
-          zkIdle, zkLoaded, capacity, drainMs, behind, failover, electedAfterFailover, afterFailover, rebalance,
+          zkIdle, zkLoaded, capacity, drainMs, behind, failover, k.zk(), electedAfterFailover, afterFailover, rebalance,
           "threads: the JVM's live threads less the benchmark agent's own; heap: used after a full GC; per index: "
           + "(all indexes - one index) / (indexes - 1), the one-index figures from the same node ids in the one-index "
           + "cluster of this run; ZooKeeper writes: every transaction in ZooKeeper's log between two marker writes");
@@ -231,11 +231,14 @@ final class ScaleFigure {
         maxThreads <= TARGET_THREADS_PER_INDEX, List.copyOf(nodes));
   }
 
-  /** The mass failover, when its node was killed and when the last of its indexes was writable again (nanoTime). */
-  private record Killed(BenchReport.MassFailover figure, long killedAt, long writableAt) {}
+  /**
+   * The mass failover, when its node was killed and when the last of its indexes was writable again
+   * (nanoTime), and ZooKeeper's writes in between.
+   */
+  private record Killed(BenchReport.MassFailover figure, long killedAt, long writableAt, BenchReport.ZooKeeperWrites zk) {}
 
   /** kill -9 of the node leading the most indexes; each of its indexes timed to a write acknowledged on a survivor. */
-  private static Killed massFailover(ScaleCluster c, List<Long> oneIndexNanos, Consumer<String> out)
+  private static Killed massFailover(ScaleCluster c, List<Long> oneIndexNanos, Path zooKeeperDir, Consumer<String> out)
       throws IOException {
     Map<Integer, Integer> primaries = PlacementWatch.await(c, c.upIds());
     Map<Integer, Integer> perNode = ScaleCluster.perNode(primaries, c.upIds());
@@ -249,9 +252,12 @@ final class ScaleFigure {
     });
     NodeProcess victim = c.node(victimId);
     out.accept("bench: scale: kill -9 of N" + victimId + ", primary of " + led.size() + " of " + c.indexes() + " indexes");
+    ZkWriteCensus.Mark before = c.mark();
     long k0 = System.nanoTime();
     victim.kill();
     Map<Integer, Long> acked = c.awaitWritable(led, victim, WRITABLE_DEADLINE);
+    ZkWriteCensus.Mark after = c.mark();
+    BenchReport.ZooKeeperWrites zk = ZkWriteCensus.count(zooKeeperDir, before, after, null, 0, c.indexes(), -1);
     List<Long> took = acked.values().stream().map(t -> t - k0).toList();
     Dist perIndex = Dist.ofNanos(took);
     Dist oneIndex = Dist.ofNanos(oneIndexNanos);
@@ -263,7 +269,7 @@ final class ScaleFigure {
         notWritable > 0 ? "; " + notWritable + " not writable in time" : ""));
     long writableAt = acked.values().stream().mapToLong(Long::longValue).max().orElse(System.nanoTime());
     return new Killed(new BenchReport.MassFailover(victimId, led.size(), perIndex, all, notWritable, oneIndex, over,
-        TARGET_OVER_ONE_INDEX_MS, notWritable == 0 && over <= TARGET_OVER_ONE_INDEX_MS), k0, writableAt);
+        TARGET_OVER_ONE_INDEX_MS, notWritable == 0 && over <= TARGET_OVER_ONE_INDEX_MS), k0, writableAt, zk);
   }
 
   private static void rows(BenchReport.Scale f, BenchTable table) {
@@ -284,7 +290,7 @@ final class ScaleFigure {
     table.text("scale: resident per extra index per node (max)", fmt(cost.maxResidentKiBPerIndex()) + " KiB", rssBase, "",
         "");
     placementRow(table, "scale: primaries per node as elected at start, max / min", f.electedAtStart());
-    watchRow(table, "scale: every index searching to primaries settled", f.afterStart());
+    watchRow(table, "scale: every index searching to primaries settled", f.afterStart(), false);
     placementRow(table, "scale: primaries per node after start, settled, max / min", f.afterStart().placement());
     BenchReport.ZooKeeperWrites z = f.zooKeeperLoaded();
     double versionsPerSec = z.seconds() <= 0 ? 0 : z.versionsPublished() / z.seconds();
@@ -310,16 +316,20 @@ final class ScaleFigure {
         m.allWritableMs(), m.oneIndexMs().p50(), "ms", met(m.targetMet(), "<= 1 index + 1,000 ms"));
     table.row("scale: the same, p50 over its indexes / 1 index p50", m.toWritableMs().p50(), m.oneIndexMs().p50(), "ms", "");
     placementRow(table, "scale: primaries per survivor as elected, max / min", f.electedAfterFailover());
-    watchRow(table, "scale: kill -9 to primaries settled on the survivors", f.afterFailover());
+    watchRow(table, "scale: kill -9 to primaries settled on the survivors", f.afterFailover(), false);
+    BenchReport.ZooKeeperWrites zf = f.zooKeeperFailover();
+    table.text("scale: ZooKeeper writes, kill -9 to every index writable", zf.transactions() + " in " + fmt(zf.seconds()) + " s",
+        zf.byKind().entrySet().stream().limit(3).map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")),
+        "", "");
     placementRow(table, "scale: primaries per survivor, settled, max / min", f.afterFailover().placement());
     BenchReport.Rebalance r = f.rebalance();
-    watchRow(table, "scale: restart to rebalance end", r);
+    watchRow(table, "scale: restart to rebalance end", r, true);
     placementRow(table, "scale: primaries per node after the return, max / min", r.placement());
   }
 
-  private static void watchRow(BenchTable table, String label, BenchReport.Rebalance r) {
-    table.text(label + " (" + r.endedBy() + ")", fmt(r.toEndMs()) + " ms",
-        r.toCaughtUpMs() < 0 ? "never caught up" : "caught up " + fmt(r.toCaughtUpMs()) + " ms", r.moves() + " moved", "");
+  private static void watchRow(BenchTable table, String label, BenchReport.Rebalance r, boolean catchUp) {
+    String caughtUp = !catchUp ? "" : r.toCaughtUpMs() < 0 ? "never caught up" : "caught up " + fmt(r.toCaughtUpMs()) + " ms";
+    table.text(label + " (" + r.endedBy() + ")", fmt(r.toEndMs()) + " ms", caughtUp, r.moves() + " moved", "");
   }
 
   private static void placementRow(BenchTable table, String label, BenchReport.Placement p) {

@@ -61,6 +61,8 @@ class ScaleFigureTest {
     assertThat(failover.path("allWritableMs").asDouble()).isPositive();
     assertThat(failover.path("oneIndexMs").path("n").asInt()).isEqualTo(1);
     assertThat(failover.path("oneIndexMs").path("p50").asDouble()).isPositive();
+    // The failover's elections are ZooKeeper transactions too (epoch claims at least).
+    assertThat(s.path("zooKeeperFailover").path("byKind").path("epoch setData").asLong()).isPositive();
 
     JsonNode rebalance = s.path("rebalance");
     assertThat(rebalance.path("toEndMs").asDouble()).isPositive();
