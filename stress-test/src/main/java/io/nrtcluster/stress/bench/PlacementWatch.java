@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -36,28 +37,39 @@ final class PlacementWatch {
    * Watches the primaries from {@code from} (nanoTime; the moment a watch's times count from) until they
    * settle among the nodes that are up.
    *
-   * @param ready when the watch may start counting quiet time (nanoTime)
+   * @param before index to node as it was at {@code from}: every change from it is a move
+   * @param ready completes with when the watch may start counting quiet time (nanoTime), for example
+   *     when a restarted node serves; moves are counted meanwhile
    * @param catchUpNode a node that must search every index before quiet time counts (null: none)
    * @param quiet how long unchanged primaries (not within one) end the watch
    */
-  static BenchReport.Rebalance watch(ScaleCluster c, long from, long ready, Integer catchUpNode, Duration quiet,
-      OnCaughtUp onCaughtUp, Consumer<String> out) throws Exception {
-    Map<Integer, Integer> owner = new HashMap<>(c.primaries());
-    long caughtUp = catchUpNode == null ? ready : -1;
+  static BenchReport.Rebalance watch(ScaleCluster c, long from, Map<Integer, Integer> before, CompletableFuture<Long> ready,
+      Integer catchUpNode, Duration quiet, OnCaughtUp onCaughtUp, Consumer<String> out) throws Exception {
+    Map<Integer, Integer> owner = new HashMap<>(before);
+    long caughtUp = -1;
     long lastChange = -1;
     int moves = 0;
     String endedBy = "deadline";
     Map<Integer, Integer> now = owner;
     long deadline = from + DEADLINE.toNanos();
     long stuckQuiet = Math.max(quiet.toNanos(), STUCK_QUIET.toNanos());
+    long readyAt = -1;
     while (System.nanoTime() - deadline < 0) {
       now = c.primaries();
       for (Map.Entry<Integer, Integer> e : now.entrySet()) {
-        Integer before = owner.put(e.getKey(), e.getValue());
-        if (before != null && !before.equals(e.getValue())) {
+        Integer was = owner.put(e.getKey(), e.getValue());
+        if (was != null && !was.equals(e.getValue())) {
           moves++;
           lastChange = System.nanoTime();
         }
+      }
+      if (readyAt < 0) {
+        if (!ready.isDone()) {
+          LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+          continue;
+        }
+        readyAt = ready.join();
+        caughtUp = catchUpNode == null ? readyAt : -1;
       }
       if (caughtUp < 0 && c.notSearching(catchUpNode) == null) {
         caughtUp = System.nanoTime();
@@ -66,7 +78,7 @@ final class PlacementWatch {
         onCaughtUp.run();
       }
       if (now.size() == c.indexes()) {
-        long since = System.nanoTime() - Math.max(caughtUp < 0 ? ready : caughtUp, lastChange);
+        long since = System.nanoTime() - Math.max(caughtUp < 0 ? readyAt : caughtUp, lastChange);
         if (placement(now, c.upIds()).withinOne() && since >= SETTLE_NANOS) {
           endedBy = "within one";
           break;
@@ -83,7 +95,7 @@ final class PlacementWatch {
       out.accept("bench: scale: N" + catchUpNode + " did not catch up: " + notCaughtUp);
     }
     double toCaughtUp = caughtUp < 0 ? -1 : round((caughtUp - from) / 1e6);
-    double toEnd = round((Math.max(caughtUp < 0 ? ready : caughtUp, lastChange) - from) / 1e6);
+    double toEnd = round((Math.max(caughtUp < 0 ? Math.max(readyAt, from) : caughtUp, lastChange) - from) / 1e6);
     return new BenchReport.Rebalance(toCaughtUp, toEnd, moves, endedBy, placement(now, c.upIds()), notCaughtUp);
   }
 

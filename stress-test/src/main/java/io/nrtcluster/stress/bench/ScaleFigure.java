@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -88,7 +89,8 @@ final class ScaleFigure {
       out.accept(String.format(Locale.ROOT, "bench: scale: every index searching %.0f ms after the start (one index: %.0f ms)",
           startMs, one.startMs()));
       BenchReport.Placement elected = PlacementWatch.placement(PlacementWatch.await(c, c.upIds()), c.upIds());
-      BenchReport.Rebalance afterStart = PlacementWatch.watch(c, searching, searching, null, quiet, () -> {}, out);
+      BenchReport.Rebalance afterStart = PlacementWatch.watch(c, searching, PlacementWatch.await(c, c.upIds()),
+          CompletableFuture.completedFuture(searching), null, quiet, () -> {}, out);
       out.accept("bench: scale: primaries per node as elected: " + elected.primariesPerNode() + "; settled ("
           + afterStart.endedBy() + ", " + afterStart.moves() + " moved): " + afterStart.placement().primariesPerNode());
       Map<Integer, BenchApi.JvmReply> idle = jvm(c, true);
@@ -120,16 +122,27 @@ final class ScaleFigure {
       Killed k = massFailover(c, one.failoverNanos(), nodes.zooKeeperDir(), out);
       BenchReport.MassFailover failover = k.figure();
       NodeProcess killed = c.node(failover.killedNode());
-      BenchReport.Placement electedAfterFailover = PlacementWatch.placement(PlacementWatch.await(c, c.upIds()), c.upIds());
-      BenchReport.Rebalance afterFailover = PlacementWatch.watch(c, k.killedAt(), k.writableAt(), null, quiet, () -> {}, out);
+      Map<Integer, Integer> elected2 = PlacementWatch.await(c, c.upIds());
+      BenchReport.Placement electedAfterFailover = PlacementWatch.placement(elected2, c.upIds());
+      BenchReport.Rebalance afterFailover = PlacementWatch.watch(c, k.killedAt(), elected2,
+          CompletableFuture.completedFuture(k.writableAt()), null, quiet, () -> {}, out);
       out.accept("bench: scale: primaries per survivor as elected: " + electedAfterFailover.primariesPerNode()
           + "; settled (" + afterFailover.endedBy() + ", " + afterFailover.moves() + " moved): "
           + afterFailover.placement().primariesPerNode());
 
       out.accept("bench: scale: N" + killed.id() + " restarted; watching the primaries move");
+      Map<Integer, Integer> beforeReturn = c.primaries();
       long r0 = System.nanoTime();
-      c.start(killed);
-      BenchReport.Rebalance rebalance = PlacementWatch.watch(c, r0, System.nanoTime(), killed.id(), quiet,
+      // Started beside the watch: primaries may move while the node still opens its indexes.
+      CompletableFuture<Long> served = CompletableFuture.supplyAsync(() -> {
+        try {
+          c.start(killed);
+          return System.nanoTime();
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+      BenchReport.Rebalance rebalance = PlacementWatch.watch(c, r0, beforeReturn, served, killed.id(), quiet,
           () -> REJOIN.afterCaughtUp(nodes.zooKeeper(), c.cluster()), out);
       out.accept("bench: scale: rebalance ended (" + rebalance.endedBy() + ") after " + rebalance.toEndMs() + " ms, "
           + rebalance.moves() + " primaries moved: " + rebalance.placement().primariesPerNode());
