@@ -30,7 +30,8 @@ import picocli.CommandLine.TypeConversionException;
           + "commit-based replication vs NRT replication; merge pre-copy throughput vs raw loopback and disk speed; "
           + "replica CPU vs primary CPU and vs a node indexing every document; replica search throughput while copying "
           + "vs idle; failover time after kill -9 of the primary.",
-      "The scale figure (scale): three nodes each hosting --indexes indexes: start to every index searching, threads "
+      "The scale figure (scale): --nodes node processes (3) each hosting --indexes indexes (100): start to every index "
+          + "searching, threads "
           + "and heap per index, primaries per node, ZooKeeper writes at a refresh per second per index, kill -9 of a "
           + "node to every index writable, and the rebalance after its return; against the same nodes with one index.",
       "Writes a table to stdout and DIR/bench.json plus lag plots (DIR/lag-*.png). About twenty minutes; --quick about four."
