@@ -154,11 +154,18 @@ final class ScaleEndpoints implements AutoCloseable {
       }
     }
 
-    /** Stops the load; the refreshes that returned between {@code from} and {@code to} (nanoTime). */
+    /**
+     * Stops the load, letting the refreshes under way finish; the refreshes that returned between
+     * {@code from} and {@code to} (nanoTime). Never interrupts one: an interrupt inside Lucene's
+     * writer closes its file channels (ClosedByInterruptException), which loses the writer, so the
+     * primary gives its epoch up; that is a failover the benchmark would have caused itself.
+     */
     BenchApi.RefreshLoadReply stop(long from, long to) {
-      timer.shutdownNow();
+      timer.shutdown();
       try {
-        timer.awaitTermination(10, TimeUnit.SECONDS);
+        if (!timer.awaitTermination(60, TimeUnit.SECONDS)) {
+          timer.shutdownNow();
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
