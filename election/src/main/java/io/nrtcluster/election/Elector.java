@@ -33,7 +33,7 @@ import org.apache.zookeeper.data.Stat;
  * <p>On the replicas' evidence ({@link ElectionConfig#failoverOnSuspicion()}): while another node's
  * primary znode exists, each step also reads the suspicions; when {@link
  * ElectionDecision#onSuspectedPrimary} says this node deposes the primary, it claims the next epoch
- * deleting that primary znode at the version it read ({@link EpochClaim#claim(List, int)}), logging
+ * deleting that primary znode at the version it read ({@link EpochClaim#claim(List, PrimaryInfo, int)}), logging
  * "electing on suspicion". A primary that finds its znode taken while its own session lives logs
  * "deposed" and steps down; nothing here ever re-creates a primary znode except a claim.
  *
@@ -376,7 +376,7 @@ final class Elector {
         long count = suspected.values().stream().filter(g -> g == current.primaryGen()).count();
         log.warn("electing on suspicion: {} member(s) suspect primary {} of epoch {}; claiming the next epoch without "
             + "waiting for its session to expire", count, current.nodeId(), current.primaryGen());
-        claim(members, version);
+        claim(members, current, version);
       }
       case WAIT_FOR_BETTER_CANDIDATE -> {
         log.debug("a majority suspects primary {} of epoch {}; a better-ranked member claims", current.nodeId(),
@@ -415,12 +415,12 @@ final class Elector {
   }
 
   private void claim(List<MemberInfo> members) throws Exception {
-    claim(members, -1);
+    claim(members, null, -1);
   }
 
   /** Claims; {@code deposedVersion} not negative: deleting the suspected primary's znode at that version. */
-  private void claim(List<MemberInfo> members, int deposedVersion) throws Exception {
-    EpochClaim.Won won = epochs.claim(members, deposedVersion);
+  private void claim(List<MemberInfo> members, PrimaryInfo deposed, int deposedVersion) throws Exception {
+    EpochClaim.Won won = epochs.claim(members, deposed, deposedVersion);
     if (won == null) {
       scheduleEvaluate(0);
       return;

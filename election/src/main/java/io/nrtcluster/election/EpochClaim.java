@@ -18,7 +18,10 @@ import org.apache.zookeeper.data.Stat;
  * primary znode in one transaction, so at most one node wins each epoch and a loser changes nothing;
  * a claim that deposes a suspected primary also deletes its primary znode, at the version read, in
  * that same transaction, so it fails (changing nothing) if the znode went meanwhile (a session
- * expiry) or was replaced (another claimer);
+ * expiry), and it is made only while the epoch znode still holds the suspected primary's
+ * generation, so it never deposes a successor that claimed meanwhile (a re-created primary znode
+ * starts again at data version 0, so the version alone cannot tell the suspected znode from its
+ * successor's);
  * the epoch won is above every epoch the epoch znode or any live member has seen; the version the
  * winner must start above is at least every version ever published ({@code maxVersion}) or held by
  * a live member, so version numbers never go back across a failover; a winner consumes the
@@ -42,24 +45,32 @@ final class EpochClaim {
 
   /** Claims the next epoch over {@code members} (read just before); null when another node was first. */
   Won claim(List<MemberInfo> members) throws Exception {
-    return claim(members, -1);
+    return claim(members, null, -1);
   }
 
   /**
-   * Claims the next epoch over {@code members} (read just before), deleting the existing primary
-   * znode at data version {@code deposedVersion} in the same transaction when it is not negative;
-   * null when another node was first or the primary znode is no longer the one read.
+   * Claims the next epoch over {@code members} (read just before); when {@code deposed} is not null,
+   * deposes that primary: deletes the primary znode (read at data version {@code deposedVersion}) in
+   * the same transaction, and only while the epoch znode still holds {@code deposed}'s generation.
+   * Null when another node was first or the primary znode is no longer the one read.
    */
-  Won claim(List<MemberInfo> members, int deposedVersion) throws Exception {
+  Won claim(List<MemberInfo> members, PrimaryInfo deposed, int deposedVersion) throws Exception {
     Stat epochStat = new Stat();
     long epoch = FencedVersionWriter.parse(client.getData().storingStatIn(epochStat).forPath(layout.epoch()));
+    if (deposed != null && epoch != deposed.primaryGen()) {
+      // Another claim (this node's decision read the primary znode before it) has already replaced
+      // the suspected primary; its znode may even have the data version read, being new.
+      log.info("epoch {} was claimed after primary {} of epoch {} was suspected; not deposing", epoch, deposed.nodeId(),
+          deposed.primaryGen());
+      return null;
+    }
     long highest = Math.max(epoch, members.stream().mapToLong(MemberInfo::primaryGen).max().orElse(-1));
     long gen = highest + 1;
     PrimaryInfo me = new PrimaryInfo(config.nodeId(), config.address(), gen);
     try {
       List<CuratorOp> ops = new ArrayList<>();
       ops.add(client.transactionOp().setData().withVersion(epochStat.getVersion()).forPath(layout.epoch(), FencedVersionWriter.bytes(gen)));
-      if (deposedVersion >= 0) {
+      if (deposed != null) {
         ops.add(client.transactionOp().delete().withVersion(deposedVersion).forPath(layout.primary()));
       }
       ops.add(client.transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(layout.primary(), me.encode()));
