@@ -22,7 +22,8 @@ import java.util.function.LongSupplier;
  * follows another, leads, or closes). Silence across a stall of this node's own (a look that
  * comes more than half the delay, at least 300 ms, after the one before: a collection, a starved
  * CPU) counts again from the stall's end ({@link SilenceWindow}), since the primary's answers may
- * be waiting unread in this node's socket. Runs on the caller's thread (the node's periodic
+ * be waiting unread in this node's socket, unless a connection attempt to it was refused since the
+ * last contact (nothing listens there: no answer can be waiting). Runs on the caller's thread (the node's periodic
  * report), reads one snapshot and never waits: the election writes to ZooKeeper on its own thread.
  */
 final class PrimarySuspicion {
@@ -75,7 +76,7 @@ final class PrimarySuspicion {
       reached = true;
       lastHeard = Math.max(trackingSince, c.atNanos());
     }
-    long silent = now - window.countFrom(now, lastHeard);
+    long silent = now - window.countFrom(now, lastHeard, r.lastPrimaryRefusalNanos());
     if (reached && silent >= delayNanos) {
       if (!suspected) {
         suspected = true;

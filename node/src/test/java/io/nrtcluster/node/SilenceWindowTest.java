@@ -48,4 +48,25 @@ class SilenceWindowTest {
   void theBoundMustBePositive() {
     assertThatThrownBy(() -> new SilenceWindow(0)).isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void aRefusedConnectionSinceTheLastContactIsNotExcusedByAStall() {
+    SilenceWindow w = new SilenceWindow(300 * MS);
+    long heard = 1_000 * MS;
+    long refused = 1_050 * MS;
+    assertThat(w.countFrom(1_100 * MS, heard, refused)).isEqualTo(heard);
+    // A stall of this node: without the refusal the silence would restart at 1,700 ms.
+    assertThat(w.countFrom(1_700 * MS, heard, refused)).isEqualTo(heard);
+    assertThat(w.countFrom(1_800 * MS, heard, refused)).isEqualTo(heard);
+  }
+
+  @Test
+  void aRefusalBeforeTheLastContactChangesNothing() {
+    SilenceWindow w = new SilenceWindow(300 * MS);
+    long heard = 1_000 * MS;
+    long refused = 900 * MS;
+    assertThat(w.countFrom(1_100 * MS, heard, refused)).isEqualTo(heard);
+    assertThat(w.countFrom(1_700 * MS, heard, refused)).as("the stall still restarts the silence").isEqualTo(1_700 * MS);
+    assertThat(w.countFrom(1_800 * MS, heard, Long.MIN_VALUE)).isEqualTo(1_700 * MS);
+  }
 }

@@ -9,6 +9,7 @@ import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
 import io.nrtcluster.common.RequestTimeoutException;
 import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.ConnectionRefusedException;
 import io.nrtcluster.common.TlsHandshakeException;
 import io.nrtcluster.transport.Connection;
 import io.nrtcluster.transport.Message;
@@ -70,6 +71,8 @@ final class PrimaryLink implements RequestHandler {
   private ScheduledFuture<?> heartbeat;
   private final AtomicBoolean pingOutstanding = new AtomicBoolean();
   private volatile PrimaryContact lastContact;
+  /** When a connect to the primary was last refused (nothing listens there), or {@link Long#MIN_VALUE}. */
+  private volatile long lastRefusedNanos = Long.MIN_VALUE;
   private volatile boolean closed;
   /** The newest copy-state the primary pushed with an NRT point and no copy has taken yet. */
   private final java.util.concurrent.atomic.AtomicReference<Pushed> pushed = new java.util.concurrent.atomic.AtomicReference<>();
@@ -162,6 +165,9 @@ final class PrimaryLink implements RequestHandler {
   }
 
   private void failed(NodeAddress address, Throwable cause) {
+    if (cause instanceof ConnectionRefusedException) {
+      lastRefusedNanos = System.nanoTime();
+    }
     if (cause instanceof TlsHandshakeException t) {
       // Does not heal by retrying alone: certificates or trust must be fixed. Retried all the same.
       log.error("TLS with primary at {} failed: {}", address, t.getMessage());
@@ -308,6 +314,15 @@ final class PrimaryLink implements RequestHandler {
       return new PrimaryContact(c.peerNodeId(), c.peerPrimaryGen(), c.lastReadNanos());
     }
     return p;
+  }
+
+  /**
+   * When a connection attempt to the primary was last refused, or {@link Long#MIN_VALUE}: nothing
+   * listened at its address, so it cannot have answers waiting unread on this side either (a
+   * failure detector may then trust the silence whatever its own stalls).
+   */
+  long lastRefusedNanos() {
+    return lastRefusedNanos;
   }
 
   private void contact(Connection c) {

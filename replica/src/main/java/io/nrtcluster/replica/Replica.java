@@ -669,6 +669,15 @@ public final class Replica implements Closeable {
     return link.lastContact();
   }
 
+  /**
+   * When a connection attempt to the followed primary was last refused ({@link System#nanoTime()}),
+   * or {@link Long#MIN_VALUE} if none was: a refusal means no process listens at the primary's
+   * address.
+   */
+  public long lastPrimaryRefusalNanos() {
+    return link.lastRefusedNanos();
+  }
+
   /** True while an NRT point is being copied. */
   public boolean isCopying() {
     ReplicatingReplicaNode n = node;

@@ -12,6 +12,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.ConnectionRefusedException;
 import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.ElasticPool;
 import io.nrtcluster.common.NodeClosedException;
@@ -205,7 +206,10 @@ public final class Transport implements Closeable {
         .handler(new ClientChannelInitializer(this, handler, address));
     b.connect(address.host(), address.port()).addListener((ChannelFutureListener) f -> {
       if (!f.isSuccess()) {
-        result.completeExceptionally(new ConnectionException("cannot connect to " + address + ": " + f.cause().getMessage(), f.cause()));
+        String why = "cannot connect to " + address + ": " + f.cause().getMessage();
+        // A timeout is a ConnectException too, but says nothing about whether the peer lives.
+        boolean refused = f.cause() instanceof java.net.ConnectException && !(f.cause() instanceof io.netty.channel.ConnectTimeoutException);
+        result.completeExceptionally(refused ? new ConnectionRefusedException(why, f.cause()) : new ConnectionException(why, f.cause()));
         return;
       }
       Channel ch = f.channel();

@@ -352,7 +352,8 @@ class TransportLoopbackTest {
     }
     Transport client = client(config().build());
     Throwable t = failure(client.connect(new NodeAddress("127.0.0.1", port), CLUSTER, INDEX, 1, PeerRole.REPLICA, clientHandler));
-    assertThat(t).isInstanceOf(ConnectionException.class);
+    assertThat(t).as("nothing listens there: a refusal, which failure detectors rely on")
+        .isInstanceOf(io.nrtcluster.common.ConnectionRefusedException.class);
   }
 
   @Test
