@@ -20,8 +20,8 @@ import java.util.UUID;
  * kept; a marker more than {@code backupLease + clockMargin} older than {@code tS} belongs to a backup
  * that has given up (a backup abandons itself at {@code backupLease}) and is deleted. (3) Then list the
  * manifests; keep the newest {@code keepLast} and those stored less than {@code keepNewerThan} before
- * {@code tS}; read the kept ones: the files they name are kept. (4) Delete the other manifests. (5)
- * List the files and delete every one not kept, stopping once {@code sweepLease} has passed since (1).
+ * {@code tS}; read the kept ones: the files they name are kept. (4) List the files. (5) Delete the other
+ * manifests, then every file not kept, stopping once {@code sweepLease} has passed since (1).
  * (6) Delete the sweep marker.
  *
  * <p><b>Why a kept manifest never loses a file.</b> Take a backup B of point P and a file F of P. B
@@ -42,7 +42,7 @@ import java.util.UUID;
  * </ul>
  *
  * Files of manifests kept by an earlier sweep stay named by them until a sweep drops the manifest
- * (manifests are deleted before files, step 4 before 5). So every manifest a sweep keeps, and every
+ * (manifests are deleted before files). So every manifest a sweep keeps, and every
  * manifest a backup writes, names only files that are in the store.
  *
  * <p><b>Assumptions</b>, both inside {@link ObjectStoreConfig#clockMargin()}: clocks of the machines
@@ -60,6 +60,8 @@ public final class RetentionSweeper {
   private final StoreLayout layout;
   private final ObjectStoreConfig config;
   private final NodeLog log;
+  /** Runs once the sweep decided what to delete, before it deletes: tests interleave a backup there. */
+  private volatile Runnable beforeDeletes = () -> {};
 
   public RetentionSweeper(ManifestStore manifests, NodeLog log) {
     this.manifests = manifests;
@@ -67,6 +69,11 @@ public final class RetentionSweeper {
     this.layout = manifests.layout();
     this.config = store.config();
     this.log = log;
+  }
+
+  /** For tests: {@code hook} runs in every sweep after it listed the files, before its first delete. */
+  void beforeDeletes(Runnable hook) {
+    beforeDeletes = hook;
   }
 
   /**
@@ -123,14 +130,15 @@ public final class RetentionSweeper {
         }
       }
 
-      for (ManifestId id : dropped) {
-        manifests.delete(id);
-      }
       List<ObjectInfo> doomed = new ArrayList<>();
       for (ObjectInfo f : store.list(layout.filesPrefix())) {
         if (!keep.contains(f.key())) {
           doomed.add(f);
         }
+      }
+      beforeDeletes.run();
+      for (ManifestId id : dropped) {
+        manifests.delete(id);
       }
       boolean complete = true;
       int deleted = 0;

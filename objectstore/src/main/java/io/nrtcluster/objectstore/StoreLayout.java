@@ -8,8 +8,9 @@ import java.util.Optional;
  * Where one index's backups live in a bucket, all under {@code <prefix><cluster>/<index>/}:
  *
  * <ul>
- *   <li>{@code files/<name>/<length>-<checksum>}: each index file, stored once and never rewritten
- *       with other bytes (the key is the contents' identity, see {@link FileEntry});
+ *   <li>{@code files/<name>--<length>-<checksum>}: each index file, stored once and never rewritten
+ *       with other bytes (the key is the contents' identity, see {@link FileEntry}); flat, so that
+ *       stores that map keys to a file system never see a key that is also a directory;
  *   <li>{@code manifests/<version>-<primaryGen>}: one small manifest per backed-up point, both numbers
  *       zero-padded to 19 digits so that key order is (version, generation) order;
  *   <li>{@code pending/<id>}: a backup under way, naming the files it will reference;
@@ -53,7 +54,7 @@ public final class StoreLayout {
   }
 
   public String fileKey(FileEntry f) {
-    return filesPrefix() + f.name() + "/" + f.length() + "-" + String.format(Locale.ROOT, "%08x", f.checksum());
+    return filesPrefix() + f.name() + "--" + f.length() + "-" + String.format(Locale.ROOT, "%08x", f.checksum());
   }
 
   public String manifestKey(long version, long primaryGen) {

@@ -41,7 +41,7 @@ class BackupRestoreTest {
     seed = Long.getLong("nrt.test.seed", new Random().nextLong());
     random = new Random(seed);
     System.out.println("BackupRestoreTest seed " + seed);
-    server = S3TestServer.start(tmp.resolve("s3"));
+    server = S3TestServer.start();
     store = BlobStore.open(server.config().prefix("backups").build(), new ObjectStoreMetrics(), LOG);
     manifests = new ManifestStore(store, StoreLayout.of(store.config().prefix(), "c1", "docs"));
     backups = new BackupService(manifests, LOG);

@@ -27,7 +27,7 @@ class BlobStoreTest {
 
   @BeforeEach
   void start() throws Exception {
-    server = S3TestServer.start(tmp.resolve("s3"));
+    server = S3TestServer.start();
   }
 
   @AfterEach

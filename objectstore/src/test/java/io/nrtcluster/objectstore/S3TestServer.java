@@ -3,10 +3,8 @@ package io.nrtcluster.objectstore;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -32,8 +30,8 @@ import org.jclouds.http.HttpResponseException;
 import org.jclouds.io.Payload;
 
 /**
- * A real S3-compatible server for tests: S3Proxy in this JVM on loopback, over jclouds' filesystem
- * backend (objects survive {@link #stop()}/{@link #restart()}) or its in-memory one. Requests are
+ * A real S3-compatible server for tests: S3Proxy in this JVM on loopback, over jclouds' in-memory
+ * backend (objects survive {@link #stop()}/{@link #restart()}). Requests are
  * signed and checked (AWS v2/v4) with {@link #ACCESS_KEY}/{@link #SECRET_KEY}.
  *
  * <p>Faults, each applied to what the server does, not to the client: {@link #failNext(int)} makes
@@ -51,6 +49,7 @@ public final class S3TestServer implements AutoCloseable {
   private final AtomicInteger failNext = new AtomicInteger();
   private final AtomicBoolean stopDuringUpload = new AtomicBoolean();
   private final AtomicLong operations = new AtomicLong();
+  private final java.util.concurrent.ConcurrentHashMap<String, AtomicLong> listings = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile S3Proxy proxy;
   private int port;
 
@@ -59,20 +58,14 @@ public final class S3TestServer implements AutoCloseable {
     this.blobs = new FaultyBlobStore(context.getBlobStore());
   }
 
-  /** A server over the filesystem backend in {@code dir} (created if missing), with {@link #BUCKET}. */
-  public static S3TestServer start(Path dir) throws Exception {
-    Properties props = new Properties();
-    props.setProperty("jclouds.filesystem.basedir", dir.toAbsolutePath().toString());
-    BlobStoreContext context = ContextBuilder.newBuilder(new org.jclouds.filesystem.FilesystemApiMetadata()).overrides(props).buildView(BlobStoreContext.class);
-    S3TestServer server = new S3TestServer(context);
-    server.blobs.createContainerInLocation(null, BUCKET);
-    server.startProxy(0);
-    return server;
-  }
-
-  /** A server over jclouds' in-memory backend, with {@link #BUCKET}. */
-  public static S3TestServer startTransient() throws Exception {
-    BlobStoreContext context = ContextBuilder.newBuilder(new org.jclouds.blobstore.TransientApiMetadata()).buildView(BlobStoreContext.class);
+  /**
+   * A server over jclouds' in-memory backend, with {@link #BUCKET}. Objects survive {@link #stop()}
+   * and {@link #restart()} (the backend lives as long as this object). The in-memory backend, not the
+   * filesystem one, because the latter lists the directories it makes for keys with slashes as objects.
+   */
+  public static S3TestServer start() throws Exception {
+    BlobStoreContext context = ContextBuilder.newBuilder(new org.jclouds.blobstore.TransientApiMetadata())
+        .buildView(BlobStoreContext.class);
     S3TestServer server = new S3TestServer(context);
     server.blobs.createContainerInLocation(null, BUCKET);
     server.startProxy(0);
@@ -148,6 +141,12 @@ public final class S3TestServer implements AutoCloseable {
   /** Storage operations served so far (requests refused before reaching storage are not counted). */
   public long operations() {
     return operations.get();
+  }
+
+  /** Listings served so far of exactly {@code prefix}. */
+  public long listings(String prefix) {
+    AtomicLong n = listings.get(prefix);
+    return n == null ? 0 : n.get();
   }
 
   /** An object's stored bytes, or null. */
@@ -295,6 +294,7 @@ public final class S3TestServer implements AutoCloseable {
     @Override
     public PageSet<? extends StorageMetadata> list(String container, ListContainerOptions options) {
       fault();
+      listings.computeIfAbsent(String.valueOf(options.getPrefix()), k -> new AtomicLong()).incrementAndGet();
       return super.list(container, options);
     }
 
