@@ -60,8 +60,12 @@ public final class ManifestCodec {
 
   /** Parses the manifest stored at {@code key}; any damage is a {@link CorruptBackupException} naming it. */
   public static Manifest decode(String key, byte[] bytes) throws CorruptBackupException {
-    ByteBuffersDataInput data = new ByteBuffersDataInput(List.of(ByteBuffer.wrap(bytes)));
-    try (ChecksumIndexInput in = new BufferedChecksumIndexInput(new ByteBuffersIndexInput(data, key))) {
+    try (ByteBuffersIndexInput whole = new ByteBuffersIndexInput(
+            new ByteBuffersDataInput(List.of(ByteBuffer.wrap(bytes))), key);
+        ChecksumIndexInput in = new BufferedChecksumIndexInput(new ByteBuffersIndexInput(
+            new ByteBuffersDataInput(List.of(ByteBuffer.wrap(bytes))), key))) {
+      // The checksum first: a damaged length field must never drive an allocation.
+      CodecUtil.checksumEntireFile(whole);
       CodecUtil.checkHeader(in, CODEC, FORMAT_START, FORMAT_CURRENT);
       long version = in.readVLong();
       long primaryGen = in.readVLong();

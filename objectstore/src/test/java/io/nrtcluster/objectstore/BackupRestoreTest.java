@@ -104,6 +104,49 @@ class BackupRestoreTest {
   }
 
   @Test
+  void anNrtPointThatWasNeverCommittedRestoresAtItsVersion() throws Exception {
+    try (TestIndex index = new TestIndex(tmp.resolve("primary"), true)) {
+      index.add(300, random);
+      index.writer.commit();
+      index.add(200 + random.nextInt(100), random); // flushed into NRT segments only
+      org.apache.lucene.index.DirectoryReader nrt = org.apache.lucene.index.DirectoryReader.open(index.writer);
+      org.apache.lucene.index.SegmentInfos infos = ((org.apache.lucene.index.StandardDirectoryReader) nrt).getSegmentInfos();
+      // What a primary's CopyState holds for this point: lengths and checksums of its files, the infos' bytes.
+      java.util.Map<String, org.apache.lucene.replicator.nrt.FileMetaData> files = new java.util.HashMap<>();
+      for (String name : infos.files(false)) {
+        try (org.apache.lucene.store.IndexInput in = index.dir.openInput(name, org.apache.lucene.store.IOContext.READONCE)) {
+          files.put(name, new org.apache.lucene.replicator.nrt.FileMetaData(new byte[0], new byte[0], in.length(),
+              org.apache.lucene.codecs.CodecUtil.retrieveChecksum(in)));
+        }
+      }
+      org.apache.lucene.store.ByteBuffersDataOutput bytes = new org.apache.lucene.store.ByteBuffersDataOutput();
+      try (var out = new org.apache.lucene.store.ByteBuffersIndexOutput(bytes, "infos", "infos")) {
+        infos.write(out);
+      }
+      var state = new org.apache.lucene.replicator.nrt.CopyState(files, infos.getVersion(), infos.getGeneration(),
+          bytes.toArrayCopy(), java.util.Set.of(), 3, infos);
+      int docs = nrt.numDocs();
+      BackupPoint point = BackupPoint.of(state, java.util.Map.of("replay", "17"));
+      backups.submit(BackupSource.of(index.dir, point, () -> {
+        try {
+          nrt.close();
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      })).get(60, TimeUnit.SECONDS);
+      try (Directory restored = FSDirectory.open(tmp.resolve("restored"))) {
+        Manifest m = restorer.restoreLatest(restored);
+        assertThat(m.primaryGen()).isEqualTo(3);
+        assertThat(m.userData()).containsEntry("replay", "17");
+        try (org.apache.lucene.index.DirectoryReader r = org.apache.lucene.index.DirectoryReader.open(restored)) {
+          assertThat(r.numDocs()).isEqualTo(docs);
+          assertThat(r.getVersion()).isEqualTo(state.version());
+        }
+      }
+    }
+  }
+
+  @Test
   void incrementalBackupUploadsOnlyTheNewFiles() throws Exception {
     try (TestIndex index = new TestIndex(tmp.resolve("primary"), false)) {
       index.add(500, random);
