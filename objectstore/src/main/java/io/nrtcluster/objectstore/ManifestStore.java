@@ -78,6 +78,25 @@ public final class ManifestStore {
     return read(latestId().orElseThrow(() -> new BackupNotFoundException("no backup of " + layout.root())));
   }
 
+  /**
+   * Every manifest, read and summarized, oldest first; one GET per manifest. A manifest that does not
+   * parse is a {@link CorruptBackupException} naming it; one removed meanwhile is left out.
+   */
+  public List<ManifestSummary> summaries() throws IOException {
+    List<ManifestSummary> out = new ArrayList<>();
+    for (ManifestId id : list()) {
+      Manifest m;
+      try {
+        m = read(id);
+      } catch (BackupNotFoundException e) {
+        continue;
+      }
+      out.add(new ManifestSummary(id, m.files().size(), m.totalBytes(),
+          java.time.Instant.ofEpochMilli(m.createdEpochMillis()), id.stored()));
+    }
+    return out;
+  }
+
   /** Writes a manifest; call only once every file it names is in the store. */
   public ManifestId write(Manifest m) throws IOException {
     String key = layout.manifestKey(m.version(), m.primaryGen());

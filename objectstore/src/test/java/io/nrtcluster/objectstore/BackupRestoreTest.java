@@ -96,6 +96,11 @@ class BackupRestoreTest {
     }
     assertThat(manifests.list()).extracting(ManifestId::key)
         .containsExactlyElementsOf(results.stream().map(r -> r.manifest().key()).toList());
+    List<ManifestSummary> summaries = manifests.summaries();
+    assertThat(summaries).hasSize(4);
+    assertThat(summaries.get(3).files()).isEqualTo(last.point().files().size());
+    assertThat(summaries.get(3).bytes()).isEqualTo(last.point().files().values().stream().mapToLong(FileEntry::length).sum());
+    assertThat(summaries).allSatisfy(m -> assertThat(m.stored()).isNotNull());
     ObjectStoreMetrics.Snapshot s = store.metrics().snapshot();
     assertThat(s.backupsCompleted()).isEqualTo(4);
     assertThat(s.lastBackedUpVersion()).isEqualTo(last.point().version());
