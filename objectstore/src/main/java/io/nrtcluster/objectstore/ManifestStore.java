@@ -45,6 +45,15 @@ public final class ManifestStore {
     return ids.isEmpty() ? Optional.empty() : Optional.of(ids.get(ids.size() - 1));
   }
 
+  /**
+   * The highest primary generation any manifest was written by, or -1 for none: a node restored from
+   * this store and started as the first member of an empty cluster must take a generation above it,
+   * so that no version number is reused with other contents.
+   */
+  public long highestPrimaryGen() throws IOException {
+    return list().stream().mapToLong(ManifestId::primaryGen).max().orElse(-1);
+  }
+
   /** The newest manifest for {@code version} (the highest generation that wrote it), if any. */
   public Optional<ManifestId> find(long version) throws IOException {
     ManifestId found = null;

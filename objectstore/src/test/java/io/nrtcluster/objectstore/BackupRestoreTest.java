@@ -195,6 +195,7 @@ class BackupRestoreTest {
       BackupResult rb = backups.submit(b.source()).get(60, TimeUnit.SECONDS);
       assertThat(rb.filesReused()).isZero();
     }
+    assertThat(manifests.highestPrimaryGen()).isEqualTo(2);
     Set<String> shared = new HashSet<>(a.point().files().keySet());
     shared.retainAll(b.point().files().keySet());
     assertThat(shared).isNotEmpty();
