@@ -85,7 +85,31 @@ public enum ErrorCode {
    * before Lucene fails in a flush or merge; they resume by themselves when space returns. Retrying
    * at once does not help.
    */
-  INSUFFICIENT_STORAGE(42);
+  INSUFFICIENT_STORAGE(42),
+  /**
+   * The object store refused this identity for the configured bucket (wrong or missing credentials,
+   * no permission) or the bucket does not exist. Raised at once, never retried: the configuration
+   * must be fixed. The message names the bucket.
+   */
+  OBJECT_STORE_ACCESS(50),
+  /**
+   * The object store could not be reached, or kept failing (5xx, throttling, dropped connections)
+   * through every configured retry. Retrying later may succeed.
+   */
+  OBJECT_STORE_UNAVAILABLE(51),
+  /**
+   * A backup object failed verification: a manifest that does not parse, a stored file whose bytes
+   * do not match its Lucene checksum or length, or a file a manifest names that is missing. The
+   * message names the object; nothing of it was installed.
+   */
+  BACKUP_CORRUPT(52),
+  /** No backup manifest matches the request (none at all, or not the requested version). */
+  BACKUP_NOT_FOUND(53),
+  /**
+   * A backup gave up before writing its manifest (it outlived its lease, or the service closed); no
+   * manifest names its files, and retention removes what it uploaded.
+   */
+  BACKUP_ABANDONED(54);
 
   private final int wire;
 

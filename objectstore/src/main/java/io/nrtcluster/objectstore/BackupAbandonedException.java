@@ -1,0 +1,17 @@
+package io.nrtcluster.objectstore;
+
+import io.nrtcluster.common.ErrorCode;
+import io.nrtcluster.common.NrtClusterException;
+
+/**
+ * A backup gave up before writing its manifest ({@link ErrorCode#BACKUP_ABANDONED}): it outlived its
+ * lease (see {@link RetentionSweeper} for why a lease exists), a newer point replaced it while it
+ * waited, or the service closed. No manifest names what it uploaded; retention removes those files.
+ */
+public class BackupAbandonedException extends NrtClusterException {
+  private static final long serialVersionUID = 1L;
+
+  public BackupAbandonedException(String message) {
+    super(ErrorCode.BACKUP_ABANDONED, message);
+  }
+}

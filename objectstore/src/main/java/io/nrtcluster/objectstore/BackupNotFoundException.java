@@ -1,0 +1,13 @@
+package io.nrtcluster.objectstore;
+
+import io.nrtcluster.common.ErrorCode;
+import io.nrtcluster.common.NrtClusterException;
+
+/** No backup manifest matches the request: the index has none, or not the version asked for ({@link ErrorCode#BACKUP_NOT_FOUND}). */
+public class BackupNotFoundException extends NrtClusterException {
+  private static final long serialVersionUID = 1L;
+
+  public BackupNotFoundException(String message) {
+    super(ErrorCode.BACKUP_NOT_FOUND, message);
+  }
+}

@@ -1,0 +1,419 @@
+package io.nrtcluster.objectstore;
+
+import io.nrtcluster.common.Backoff;
+import io.nrtcluster.common.ErrorCode;
+import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.NrtClusterException;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.LegacyMd5Plugin;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.Delete;
+import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/**
+ * One bucket of an S3-compatible store, over the AWS SDK v2 (Apache HTTP client). Every call is
+ * synchronous and safe from many threads; the connection pool holds {@link
+ * ObjectStoreConfig#maxParallelTransfers()} connections, so callers bound their own parallelism to
+ * that.
+ *
+ * <p>Guarantees:
+ *
+ * <ul>
+ *   <li>A refusal (HTTP 401/403, no such bucket) is an {@link ObjectStoreAccessException} naming the
+ *       bucket, raised on the first answer: it is never retried. {@link #open} checks access once,
+ *       so wrong credentials fail at start.
+ *   <li>A transient failure (no connection, a dropped or timed-out connection, HTTP 5xx, 429, 408) is
+ *       retried up to {@link ObjectStoreConfig#maxAttempts()} times with jittered exponential backoff,
+ *       then reported as {@link ObjectStoreUnavailableException}. The SDK's own retries are off, so
+ *       the bound is exactly this one.
+ *   <li>What a failed write leaves is invisible: a single PUT is atomic, and a multipart upload that
+ *       fails is aborted (and, were the abort lost too, never completed, so never visible).
+ *   <li>An interrupt ends a call with {@link InterruptedIOException} and the interrupt flag set.
+ * </ul>
+ */
+public final class BlobStore implements Closeable {
+  /** Where a download's bytes go; each attempt starts over from a fresh stream. */
+  @FunctionalInterface
+  public interface Sink {
+    /** A stream for one attempt, empty; what an earlier attempt wrote must be discarded. */
+    OutputStream begin() throws IOException;
+  }
+
+  @FunctionalInterface
+  private interface Call<T> {
+    T run() throws IOException;
+  }
+
+  private static final int DELETE_BATCH = 1000;
+
+  private final ObjectStoreConfig config;
+  private final S3Client s3;
+  private final ObjectStoreMetrics metrics;
+  private final NodeLog log;
+  private volatile boolean batchDelete = true;
+
+  private BlobStore(ObjectStoreConfig config, S3Client s3, ObjectStoreMetrics metrics, NodeLog log) {
+    this.config = config;
+    this.s3 = s3;
+    this.metrics = metrics;
+    this.log = log;
+  }
+
+  /**
+   * Connects and checks that the bucket exists and this identity may use it.
+   *
+   * @throws ObjectStoreAccessException wrong credentials, no permission or no such bucket (at once)
+   * @throws ObjectStoreUnavailableException the store did not answer within the retries
+   */
+  public static BlobStore open(ObjectStoreConfig config, ObjectStoreMetrics metrics, NodeLog log) throws IOException {
+    S3Client s3 = client(config);
+    BlobStore store = new BlobStore(config, s3, metrics, log);
+    try {
+      store.checkAccess();
+    } catch (IOException | RuntimeException e) {
+      store.close();
+      throw e;
+    }
+    return store;
+  }
+
+  /** {@link #open(ObjectStoreConfig, ObjectStoreMetrics, NodeLog)} with a log named after the bucket. */
+  public static BlobStore open(ObjectStoreConfig config, ObjectStoreMetrics metrics) throws IOException {
+    return open(config, metrics, new NodeLog(LoggerFactory.getLogger(BlobStore.class), "s3:" + config.bucket(), () -> -1));
+  }
+
+  private static S3Client client(ObjectStoreConfig config) {
+    AwsCredentialsProvider credentials = config.explicitCredentials()
+        ? StaticCredentialsProvider.create(AwsBasicCredentials.create(config.accessKeyId(), config.secretAccessKey()))
+        : DefaultCredentialsProvider.builder().build();
+    var builder = S3Client.builder()
+        .region(Region.of(config.region()))
+        .forcePathStyle(config.pathStyle())
+        .credentialsProvider(credentials)
+        .httpClientBuilder(ApacheHttpClient.builder()
+            .maxConnections(config.maxParallelTransfers() + 2)
+            .connectionTimeout(config.connectTimeout())
+            .socketTimeout(config.socketTimeout()))
+        // Retries are this class's (one bound, typed errors, counted); the SDK's would multiply them.
+        .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
+        // Every byte is verified against Lucene's own checksums on restore; the SDK's newer default
+        // (CRC trailers on every upload) is not understood by many S3-compatible stores.
+        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+        // Requests that need a checksum (DeleteObjects) carry Content-MD5, which every S3-compatible
+        // store understands, instead of the newer CRC headers that some answer with 501.
+        .addPlugin(LegacyMd5Plugin.create());
+    config.endpointOverride().ifPresent(builder::endpointOverride);
+    return builder.build();
+  }
+
+  public ObjectStoreConfig config() {
+    return config;
+  }
+
+  public ObjectStoreMetrics metrics() {
+    return metrics;
+  }
+
+  /** The bucket exists and this identity may use it (HEAD bucket). */
+  public void checkAccess() throws IOException {
+    call("check access to", "", () -> s3.headBucket(b -> b.bucket(config.bucket())));
+  }
+
+  /** Writes a small object at once (a manifest, a marker). */
+  public void put(String key, byte[] bytes) throws IOException {
+    call("put", key, () -> s3.putObject(b -> b.bucket(config.bucket()).key(key).contentLength((long) bytes.length),
+        RequestBody.fromBytes(bytes)));
+    metrics.uploaded(bytes.length);
+  }
+
+  /**
+   * Uploads {@code length} bytes of the file {@code name} of {@code dir} to {@code key}: one PUT
+   * below {@link ObjectStoreConfig#multipartThreshold()}, a multipart upload from there on.
+   */
+  public void putFile(String key, Directory dir, String name, long length) throws IOException {
+    if (length < config.multipartThreshold()) {
+      List<InputStream> opened = new CopyOnWriteArrayList<>();
+      try {
+        call("upload", key, () -> s3.putObject(b -> b.bucket(config.bucket()).key(key).contentLength(length),
+            RequestBody.fromContentProvider(() -> open(dir, name, 0, length, opened), length, "application/octet-stream")));
+      } finally {
+        closeAll(opened);
+      }
+    } else {
+      multipart(key, dir, name, length);
+    }
+    metrics.uploaded(length);
+  }
+
+  private void multipart(String key, Directory dir, String name, long length) throws IOException {
+    String uploadId = call("start multipart upload of", key,
+        () -> s3.createMultipartUpload(b -> b.bucket(config.bucket()).key(key)).uploadId());
+    boolean completed = false;
+    try {
+      List<CompletedPart> parts = new ArrayList<>();
+      long partSize = config.partSize();
+      int number = 1;
+      for (long offset = 0; offset < length; offset += partSize, number++) {
+        long size = Math.min(partSize, length - offset);
+        int partNumber = number;
+        long partOffset = offset;
+        List<InputStream> opened = new CopyOnWriteArrayList<>();
+        try {
+          String etag = call("upload part " + partNumber + " of", key, () -> s3.uploadPart(
+              b -> b.bucket(config.bucket()).key(key).uploadId(uploadId).partNumber(partNumber).contentLength(size),
+              RequestBody.fromContentProvider(() -> open(dir, name, partOffset, size, opened), size,
+                  "application/octet-stream")).eTag());
+          parts.add(CompletedPart.builder().partNumber(partNumber).eTag(etag).build());
+        } finally {
+          closeAll(opened);
+        }
+      }
+      call("complete multipart upload of", key, () -> {
+        try {
+          return s3.completeMultipartUpload(b -> b.bucket(config.bucket()).key(key).uploadId(uploadId)
+              .multipartUpload(m -> m.parts(parts)));
+        } catch (S3Exception e) {
+          // A retried completion whose first answer was lost finds the upload gone and the object there.
+          if (e.statusCode() == 404 && head(key).map(o -> o.size() == length).orElse(false)) {
+            return null;
+          }
+          throw e;
+        }
+      });
+      completed = true;
+    } finally {
+      if (!completed) {
+        try {
+          s3.abortMultipartUpload(b -> b.bucket(config.bucket()).key(key).uploadId(uploadId));
+        } catch (SdkException e) {
+          // Never completed, so never visible; the store drops abandoned uploads by its own lifecycle.
+          log.debug("could not abort multipart upload of {}: {}", key, e.toString());
+        }
+      }
+    }
+  }
+
+  private static InputStream open(Directory dir, String name, long offset, long length, List<InputStream> opened) {
+    try {
+      IndexInput in = dir.openInput(name, IOContext.DEFAULT);
+      InputStream stream;
+      try {
+        stream = new IndexInputStream(in, offset, length);
+      } catch (IOException | RuntimeException e) {
+        in.close();
+        throw e;
+      }
+      opened.add(stream);
+      return stream;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void closeAll(List<InputStream> streams) throws IOException {
+    for (InputStream s : streams) {
+      s.close();
+    }
+  }
+
+  /** A small object's bytes, or empty if there is no such object. */
+  public Optional<byte[]> get(String key) throws IOException {
+    java.io.ByteArrayOutputStream[] holder = new java.io.ByteArrayOutputStream[1];
+    long n = get(key, () -> holder[0] = new java.io.ByteArrayOutputStream());
+    return n < 0 ? Optional.empty() : Optional.of(holder[0].toByteArray());
+  }
+
+  /**
+   * Streams an object into {@code sink} (a fresh stream per attempt).
+   *
+   * @return the bytes written, or -1 if there is no such object
+   */
+  public long get(String key, Sink sink) throws IOException {
+    return call("download", key, () -> {
+      ResponseInputStream<GetObjectResponse> in;
+      try {
+        in = s3.getObject(b -> b.bucket(config.bucket()).key(key));
+      } catch (S3Exception e) {
+        if (e.statusCode() == 404 && !noSuchBucket(e)) {
+          return -1L;
+        }
+        throw e;
+      }
+      try (in) {
+        OutputStream out = sink.begin();
+        long n = in.transferTo(out);
+        out.flush();
+        metrics.downloaded(n);
+        return n;
+      }
+    });
+  }
+
+  /** The object's size and age, or empty if there is none. */
+  public Optional<ObjectInfo> head(String key) throws IOException {
+    return call("head", key, () -> {
+      try {
+        HeadObjectResponse r = s3.headObject(b -> b.bucket(config.bucket()).key(key));
+        return Optional.of(new ObjectInfo(key, r.contentLength(), r.lastModified()));
+      } catch (S3Exception e) {
+        if (e.statusCode() == 404) {
+          return Optional.<ObjectInfo>empty();
+        }
+        throw e;
+      }
+    });
+  }
+
+  /** Every object whose key starts with {@code prefix}, in key order. */
+  public List<ObjectInfo> list(String prefix) throws IOException {
+    return call("list", prefix, () -> {
+      List<ObjectInfo> out = new ArrayList<>();
+      for (S3Object o : s3.listObjectsV2Paginator(b -> b.bucket(config.bucket()).prefix(prefix)).contents()) {
+        out.add(new ObjectInfo(o.key(), o.size(), o.lastModified()));
+      }
+      return out;
+    });
+  }
+
+  /** Deletes the objects (missing ones are no error). */
+  public void delete(Collection<String> keys) throws IOException {
+    List<String> all = List.copyOf(keys);
+    for (int from = 0; from < all.size(); from += DELETE_BATCH) {
+      List<String> keysOfBatch = all.subList(from, Math.min(all.size(), from + DELETE_BATCH));
+      if (!batchDelete) {
+        for (String key : keysOfBatch) {
+          delete(key);
+        }
+        continue;
+      }
+      List<ObjectIdentifier> batch = keysOfBatch.stream().map(k -> ObjectIdentifier.builder().key(k).build()).toList();
+      DeleteObjectsResponse r;
+      try {
+        r = call("delete", batch.get(0).key() + " (+" + (batch.size() - 1) + ")",
+            () -> s3.deleteObjects(b -> b.bucket(config.bucket()).delete(Delete.builder().objects(batch).quiet(true).build())));
+      } catch (NrtClusterException e) {
+        if (e.getCause() instanceof S3Exception s3e && s3e.statusCode() == 501) {
+          // Some S3-compatible stores lack multi-object delete: one by one from now on.
+          log.info("bucket {} has no multi-object delete; deleting one object per request", config.bucket());
+          batchDelete = false;
+          from -= DELETE_BATCH;
+          continue;
+        }
+        throw e;
+      }
+      if (r.hasErrors() && !r.errors().isEmpty()) {
+        var e = r.errors().get(0);
+        throw new ObjectStoreUnavailableException(
+            "could not delete " + e.key() + " from bucket " + config.bucket() + ": " + e.code() + " " + e.message(), 1, null);
+      }
+    }
+  }
+
+  /** Deletes one object (a missing one is no error). */
+  public void delete(String key) throws IOException {
+    call("delete", key, () -> s3.deleteObject(b -> b.bucket(config.bucket()).key(key)));
+  }
+
+  private <T> T call(String what, String key, Call<T> call) throws IOException {
+    Backoff backoff = new Backoff(config.backoffMin(), config.backoffMax());
+    for (int attempt = 1; ; attempt++) {
+      Exception failure;
+      try {
+        return call.run();
+      } catch (S3Exception e) {
+        int status = e.statusCode();
+        if (status == 401 || status == 403) {
+          throw new ObjectStoreAccessException(config.bucket(),
+              "bucket " + config.bucket() + " refused " + what + " " + key + " (HTTP " + status + " "
+                  + errorCode(e) + "): check the credentials and the bucket's permissions", e);
+        }
+        if (noSuchBucket(e) || (status == 404 && key.isEmpty())) {
+          throw new ObjectStoreAccessException(config.bucket(), "bucket " + config.bucket() + " does not exist", e);
+        }
+        if (!((status >= 500 && status != 501) || status == 429 || status == 408)) {
+          throw new NrtClusterException(ErrorCode.INTERNAL,
+              "bucket " + config.bucket() + " rejected " + what + " " + key + ": HTTP " + status + " " + errorCode(e), e);
+        }
+        failure = e;
+      } catch (SdkClientException | UncheckedIOException e) {
+        if (e.getCause() instanceof NrtClusterException typed) {
+          throw typed;
+        }
+        failure = e;
+      } catch (IOException e) {
+        if (e instanceof NrtClusterException || e instanceof InterruptedIOException) {
+          throw e;
+        }
+        failure = e; // the sink's or the source's I/O; a new attempt starts it over
+      }
+      metrics.requestFailed();
+      if (Thread.currentThread().isInterrupted()) {
+        InterruptedIOException ie = new InterruptedIOException("interrupted: " + what + " " + key);
+        ie.initCause(failure);
+        throw ie;
+      }
+      if (attempt >= config.maxAttempts()) {
+        throw new ObjectStoreUnavailableException("bucket " + config.bucket() + ": " + what + " " + key + " failed "
+            + attempt + " times, last: " + failure, attempt, failure);
+      }
+      long delay = backoff.next().toMillis();
+      log.debug("{} {} failed (attempt {} of {}), retrying in {} ms: {}", what, key, attempt, config.maxAttempts(),
+          delay, failure.toString());
+      try {
+        Thread.sleep(delay);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        InterruptedIOException ie = new InterruptedIOException("interrupted: " + what + " " + key);
+        ie.initCause(failure);
+        throw ie;
+      }
+    }
+  }
+
+  private static boolean noSuchBucket(S3Exception e) {
+    return e.statusCode() == 404 && "NoSuchBucket".equals(errorCode(e));
+  }
+
+  private static String errorCode(S3Exception e) {
+    return e.awsErrorDetails() == null ? "" : String.valueOf(e.awsErrorDetails().errorCode());
+  }
+
+  @Override
+  public void close() {
+    s3.close();
+  }
+}

@@ -1,0 +1,173 @@
+package io.nrtcluster.objectstore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexOutput;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@link BlobStore} against a real S3-compatible server (S3Proxy on loopback): calls, retries, refusals, faults. */
+class BlobStoreTest {
+  @TempDir Path tmp;
+  private S3TestServer server;
+
+  @BeforeEach
+  void start() throws Exception {
+    server = S3TestServer.start();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    server.close();
+  }
+
+  @Test
+  void putGetHeadListDelete() throws Exception {
+    ObjectStoreMetrics metrics = new ObjectStoreMetrics();
+    try (BlobStore store = BlobStore.open(server.config().build(), metrics)) {
+      store.put("a/one", "1".getBytes(StandardCharsets.UTF_8));
+      store.put("a/two", "22".getBytes(StandardCharsets.UTF_8));
+      store.put("b/three", "333".getBytes(StandardCharsets.UTF_8));
+      assertThat(store.get("a/two")).hasValueSatisfying(b -> assertThat(new String(b, StandardCharsets.UTF_8)).isEqualTo("22"));
+      assertThat(store.get("a/none")).isEmpty();
+      assertThat(store.head("b/three")).hasValueSatisfying(o -> assertThat(o.size()).isEqualTo(3));
+      assertThat(store.head("b/none")).isEmpty();
+      assertThat(store.list("a/")).extracting(ObjectInfo::key).containsExactly("a/one", "a/two");
+      store.delete(List.of("a/one", "a/two", "a/none"));
+      assertThat(store.list("a/")).isEmpty();
+      assertThat(metrics.snapshot().requestFailures()).isZero();
+    }
+  }
+
+  @Test
+  void largeFileGoesUpInPartsAndComesBackWhole() throws Exception {
+    byte[] data = randomBytes(11, (int) (2.5 * ObjectStoreConfig.MIN_PART_SIZE));
+    try (Directory dir = FSDirectory.open(tmp.resolve("idx"));
+        BlobStore store = BlobStore.open(server.config().build(), new ObjectStoreMetrics())) {
+      write(dir, "_0.cfs", data);
+      store.putFile("files/_0.cfs", dir, "_0.cfs", data.length);
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      assertThat(store.get("files/_0.cfs", () -> {
+        out.reset();
+        return out;
+      })).isEqualTo(data.length);
+      assertThat(out.toByteArray()).isEqualTo(data);
+      assertThat(store.metrics().snapshot().bytesUploaded()).isEqualTo(data.length);
+    }
+  }
+
+  @Test
+  void wrongCredentialsFailAtOpenNamingTheBucketWithoutRetrying() {
+    ObjectStoreMetrics metrics = new ObjectStoreMetrics();
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> BlobStore.open(server.config().credentials(S3TestServer.ACCESS_KEY, "wrong").build(), metrics))
+        .isInstanceOfSatisfying(ObjectStoreAccessException.class, e -> {
+          assertThat(e.bucket()).isEqualTo(S3TestServer.BUCKET);
+          assertThat(e.getMessage()).contains(S3TestServer.BUCKET, "403");
+        });
+    assertThat(metrics.snapshot().requestFailures()).isZero();
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void missingBucketIsAnAccessError() {
+    assertThatThrownBy(() -> BlobStore.open(server.config().bucket("no-such-bucket").build(), new ObjectStoreMetrics()))
+        .isInstanceOfSatisfying(ObjectStoreAccessException.class,
+            e -> assertThat(e.getMessage()).contains("no-such-bucket", "does not exist"));
+  }
+
+  @Test
+  void unreachableStoreIsATypedConnectionErrorAfterBoundedRetries() throws Exception {
+    ObjectStoreMetrics metrics = new ObjectStoreMetrics();
+    ObjectStoreConfig config = server.config().maxAttempts(3).build();
+    try (BlobStore store = BlobStore.open(config, metrics)) {
+      server.stop();
+      assertThatThrownBy(() -> store.put("k", new byte[] {1}))
+          .isInstanceOfSatisfying(ObjectStoreUnavailableException.class, e -> {
+            assertThat(e.attempts()).isEqualTo(3);
+            assertThat(e.getMessage()).contains(S3TestServer.BUCKET, "k");
+          })
+          .isInstanceOf(io.nrtcluster.common.ConnectionException.class);
+      assertThat(metrics.snapshot().requestFailures()).isEqualTo(3);
+    }
+  }
+
+  @Test
+  void serverErrorsAreRetried() throws Exception {
+    ObjectStoreMetrics metrics = new ObjectStoreMetrics();
+    try (BlobStore store = BlobStore.open(server.config().maxAttempts(4).build(), metrics)) {
+      server.failNext(3);
+      store.put("k", new byte[] {7});
+      assertThat(metrics.snapshot().requestFailures()).isEqualTo(3);
+      assertThat(server.read("k")).containsExactly(7);
+
+      server.failNext(10);
+      assertThatThrownBy(() -> store.get("k")).isInstanceOf(ObjectStoreUnavailableException.class);
+      server.failNext(0);
+    }
+  }
+
+  @Test
+  void serverStoppedMidUploadAndRestartedTheUploadCompletes() throws Exception {
+    byte[] data = randomBytes(12, 200_000);
+    ObjectStoreConfig config = server.config().maxAttempts(20).backoff(Duration.ofMillis(100), Duration.ofSeconds(1)).build();
+    try (Directory dir = FSDirectory.open(tmp.resolve("idx"));
+        BlobStore store = BlobStore.open(config, new ObjectStoreMetrics())) {
+      write(dir, "_1.fdt", data);
+      server.stopDuringNextUpload();
+      CompletableFuture<Void> restarted = CompletableFuture.runAsync(() -> {
+        await().atMost(Duration.ofSeconds(30)).until(() -> !server.isRunning());
+        try {
+          server.restart();
+        } catch (Exception e) {
+          throw new RuntimeException(e);
+        }
+      });
+      store.putFile("files/_1.fdt", dir, "_1.fdt", data.length);
+      restarted.get();
+      assertThat(server.read("files/_1.fdt")).isEqualTo(data);
+      assertThat(store.metrics().snapshot().requestFailures()).isPositive();
+    }
+  }
+
+  @Test
+  void multipartUploadCutByAStoppedServerLeavesNoObject() throws Exception {
+    byte[] data = randomBytes(13, (int) (1.5 * ObjectStoreConfig.MIN_PART_SIZE));
+    try (Directory dir = FSDirectory.open(tmp.resolve("idx"));
+        BlobStore store = BlobStore.open(server.config().maxAttempts(2).build(), new ObjectStoreMetrics())) {
+      write(dir, "_2.cfs", data);
+      server.stopDuringNextUpload();
+      assertThatThrownBy(() -> store.putFile("files/_2.cfs", dir, "_2.cfs", data.length))
+          .isInstanceOf(ObjectStoreUnavailableException.class);
+      server.restart();
+      assertThat(store.head("files/_2.cfs")).isEmpty();
+      assertThat(server.keys("files/")).isEmpty();
+    }
+  }
+
+  static byte[] randomBytes(long seed, int n) {
+    byte[] b = new byte[n];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  static void write(Directory dir, String name, byte[] data) throws Exception {
+    try (IndexOutput out = dir.createOutput(name, IOContext.DEFAULT)) {
+      out.writeBytes(data, data.length);
+    }
+  }
+}
