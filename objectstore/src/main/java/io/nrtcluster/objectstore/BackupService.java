@@ -43,10 +43,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * </ol>
  *
  * A manifest therefore never names a file that is not in the store. A backup that fails leaves no
- * manifest; what it uploaded is reused by the next backup or removed by retention. The lead wires this
- * to a primary (every commit or every NRT point, through {@link BackupPoint#of(org.apache.lucene.replicator.nrt.CopyState,
- * java.util.Map)}); a new primary after failover uses its own service on the same layout and finds the
- * files already there.
+ * manifest; what it uploaded is reused by the next backup or removed by retention. {@link
+ * PrimaryBackups} feeds it a cluster's primary (every commit or every NRT point); a new primary after
+ * failover uses its own service on the same layout and finds the files already there.
  */
 public final class BackupService implements Closeable {
   private static final Duration SWEEP_POLL = Duration.ofMillis(100);

@@ -62,6 +62,7 @@ public final class Primary implements Closeable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile PublishGate publishGate = version -> {};
   private volatile PrimaryObserver observer = PrimaryObserver.NONE;
+  private volatile PointListener pointListener;
   /**
    * The searcher of the last version that passed the publish gate, holding one reference of its own.
    * Searches use it rather than the writer's newest reader, so that a primary that lost its epoch
@@ -317,6 +318,10 @@ public final class Primary implements Closeable {
         publishSearcher();
         observer.versionPublished(version);
         endpoint.publish(version);
+        PointListener l = pointListener;
+        if (l != null && l.everyRefresh()) {
+          handOver(l, false);
+        }
       }
       return version;
     }
@@ -400,10 +405,63 @@ public final class Primary implements Closeable {
           store.recordCommit(c.copyVersion(), c.position());
         }
         if (fresh) {
+          PointListener l = pointListener;
+          if (l != null) {
+            // The commit holds every write up to c.version(), which passed the gate: so did the
+            // NRT point it covers, the one handed over (a refresh cannot run in between).
+            handOver(l, true);
+          }
           return;
         }
       }
     }
+  }
+
+  /**
+   * Hands the current NRT point, held, to {@code l}; called holding {@link #publication}, right after
+   * the point passed the gate (a refresh) or a commit covering it became durable. Never throws: a
+   * point that cannot be held is not handed over, and the refresh or commit still succeeded.
+   */
+  private void handOver(PointListener l, boolean commit) {
+    org.apache.lucene.replicator.nrt.CopyState s;
+    try {
+      s = node.getCopyState();
+    } catch (IOException | RuntimeException e) {
+      log.warn("could not hold version {} for the point listener: {}", version(), e.toString());
+      return;
+    }
+    Map<String, String> data = new java.util.HashMap<>();
+    String position = positions.get(s.version());
+    if (position != null) {
+      data.put(ReplayPositions.KEY, position);
+    }
+    HeldPoint point = new HeldPoint(s, node.writer().getDirectory(), commit, data, () -> releasePoint(s));
+    try {
+      l.pointReady(point);
+    } catch (RuntimeException e) {
+      log.warn("point listener failed on version {}: {}", s.version(), e.toString());
+      point.close();
+    }
+  }
+
+  /** Lets a held point go; after close the writer and its deleter are gone, and with them the hold. */
+  private void releasePoint(org.apache.lucene.replicator.nrt.CopyState s) {
+    if (closed.get()) {
+      return;
+    }
+    try {
+      node.releaseCopyState(s);
+    } catch (IOException | org.apache.lucene.store.AlreadyClosedException e) {
+      log.debug("releasing held version {}: {}", s.version(), e.toString());
+    }
+  }
+
+  /**
+   * Hands every commit (and, if {@code listener} asks, every published NRT point) from now on to
+   * {@code listener}, its files held for it; null stops. See {@link PointListener}.
+   */
+  public void setPointListener(PointListener listener) {
+    this.pointListener = listener;
   }
 
   /** A prepared commit: its own version, and the NRT point and replay position it records. */
