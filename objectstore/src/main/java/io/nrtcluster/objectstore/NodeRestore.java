@@ -9,10 +9,13 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexNotFoundException;
 import org.apache.lucene.index.SegmentInfos;
+import org.apache.lucene.replicator.nrt.Node;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.IOUtils;
@@ -34,11 +37,14 @@ import org.apache.lucene.util.IOUtils;
  * </ul>
  *
  * Both record in {@code node.state} the highest primary generation of any manifest in the store
- * ({@link ManifestStore#highestPrimaryGen()}) and the restored version. A node reports that
- * generation to the election, which claims an epoch above every generation its members have seen: a
- * restored node that starts as the first member of an empty cluster becomes primary with a generation
- * above every generation in the restored state, so no version number is reused with other contents.
- * Never run it on a directory an open index uses.
+ * ({@link ManifestStore#highestPrimaryGen()}) and the restored version. {@link #restore} also stamps
+ * the restored commit with the store's highest version and generation (the documents are the
+ * backed-up version's): the node reports them to the election, which claims an epoch above every
+ * generation its members report and starts versions above theirs, so a restored node that starts as
+ * the first member of an empty cluster becomes primary with a generation above every generation in
+ * the store, and no version number is reused with other contents. A bootstrap leaves the point as it
+ * was backed up: the cluster it joins already leads above it. Never run either on a directory an
+ * open index uses.
  */
 public final class NodeRestore {
   /** The Lucene index's sub-directory ({@code PrimaryConfig.indexPath}, {@code ReplicaConfig.indexPath}). */
@@ -123,7 +129,33 @@ public final class NodeRestore {
         ? manifests.find(version.get()).orElseThrow(() -> new BackupNotFoundException(
             "no backup of version " + version.get() + " of " + manifests.layout().root()))
         : manifests.latestId().orElseThrow(() -> new BackupNotFoundException("no backup of " + manifests.layout().root()));
-    return restoreInto(id, indexPath, nodeDir);
+    long highestVersion = manifests.latestId().map(ManifestId::version).orElse(id.version());
+    long highestGen = Math.max(manifests.highestPrimaryGen(), id.primaryGen());
+    Manifest m = restoreInto(id, indexPath, nodeDir);
+    raiseTo(indexPath, Math.max(highestVersion, m.version()), highestGen);
+    GenerationStore.open(nodeDir.resolve(STATE_FILE)).observeVersion(highestVersion);
+    return m;
+  }
+
+  /**
+   * Re-commits the restored point (same segments, same documents) stamped with the store's highest
+   * version and generation: the node reports them to the election, whose first epoch and first
+   * version then lie above every point in the store, so the new cluster's points and backups never
+   * share a number with the old ones (and {@code latest} names the new cluster's newest backup).
+   */
+  private static void raiseTo(Path indexPath, long version, long gen) throws IOException {
+    try (Directory dir = FSDirectory.open(indexPath)) {
+      SegmentInfos infos = SegmentInfos.readLatestCommit(dir);
+      String restored = infos.getSegmentsFileName();
+      Map<String, String> data = new HashMap<>(infos.getUserData());
+      data.put(Node.PRIMARY_GEN_KEY, Long.toString(gen));
+      data.put(Node.VERSION_KEY, Long.toString(version));
+      infos.setUserData(data, false);
+      infos.version = version;
+      infos.commit(dir);
+      dir.deleteFile(restored);
+      dir.syncMetaData();
+    }
   }
 
   private Manifest restoreInto(ManifestId id, Path indexPath, Path nodeDir) throws IOException {

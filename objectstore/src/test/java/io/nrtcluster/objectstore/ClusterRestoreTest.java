@@ -1,0 +1,146 @@
+package io.nrtcluster.objectstore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.node.ClusterHarness;
+import io.nrtcluster.node.ClusterNode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.TermQuery;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Back up a real cluster while it writes (across a failover), lose the whole cluster, restore an older
+ * backed-up version into empty directories of a new cluster (new ZooKeeper): it searches exactly that
+ * version's documents, and its first primary leads above every generation and version in the store.
+ */
+@Timeout(240)
+class ClusterRestoreTest {
+  private static final NodeLog LOG = new NodeLog(LoggerFactory.getLogger(ClusterRestoreTest.class), "T", () -> -1);
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  @TempDir Path tmp;
+  private S3TestServer server;
+  private long seed;
+  private final List<AutoCloseable> closing = new ArrayList<>();
+
+  @BeforeEach
+  void start() throws Exception {
+    seed = Long.getLong("nrt.test.seed", new Random().nextLong());
+    System.out.println("ClusterRestoreTest seed " + seed);
+    server = S3TestServer.start();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    for (int i = closing.size() - 1; i >= 0; i--) {
+      closing.get(i).close();
+    }
+    server.close();
+  }
+
+  private ManifestStore manifests() throws Exception {
+    BlobStore store = BlobStore.open(server.config().build(), new ObjectStoreMetrics(), LOG);
+    closing.add(store);
+    return new ManifestStore(store, StoreLayout.of(store.config().prefix(), ClusterHarness.CLUSTER, ClusterHarness.INDEX));
+  }
+
+  /** Writes {@code rounds} batches on {@code p}, refreshing each and committing every third; records each version's document count. */
+  private static int write(ClusterHarness c, ClusterNode p, int rounds, int total, Random random, Map<Long, Integer> docsAt)
+      throws Exception {
+    for (int i = 0; i < rounds; i++) {
+      int n = 20 + random.nextInt(60);
+      c.addDocs(p, n);
+      total += n;
+      docsAt.put(p.refresh(), total);
+      if (i % 3 == 2) {
+        p.commit();
+      }
+    }
+    return total;
+  }
+
+  @Test
+  void backUpWhileWritingLoseTheClusterRestoreAnOlderVersionIntoEmptyDirectoriesAndSearchExactlyItsDocuments() throws Exception {
+    Random random = new Random(seed);
+    Map<Long, Integer> docsAt = new TreeMap<>();
+    ClusterHarness a = new ClusterHarness(tmp.resolve("a"), seed, 2);
+    a.start(0);
+    assertThat(a.awaitPrimary()).isZero();
+    a.start(1);
+    PrimaryBackups b0 = new PrimaryBackups(manifests(), BackupMode.EVERY_COMMIT, "A1").attach(a.node(0));
+    PrimaryBackups b1 = new PrimaryBackups(manifests(), BackupMode.EVERY_COMMIT, "A2").attach(a.node(1));
+    int total = write(a, a.node(0), 12, 0, random, docsAt);
+    a.node(0).commit();
+    b0.lastBackup().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    long g1 = a.node(0).primaryGen();
+    a.awaitAllAt(a.node(0).searchingVersion());
+    a.kill(0);
+    assertThat(a.awaitPrimary()).isEqualTo(1);
+    ClusterNode p = a.node(1);
+    await("N2 writable (seed " + seed + ")").atMost(WAIT).until(p::isWritablePrimary);
+    write(a, p, 9, total, random, docsAt);
+    p.commit();
+    await("N2's last backup (seed " + seed + ")").atMost(WAIT).until(() -> b1.lastBackup().isDone());
+    b0.close();
+    b1.close();
+    a.close(); // the whole cluster and its ZooKeeper are gone
+
+    ManifestStore manifests = manifests();
+    List<ManifestId> ids = manifests.list();
+    long highestGen = manifests.highestPrimaryGen();
+    long highestVersion = manifests.latestId().orElseThrow().version();
+    assertThat(highestGen).as("seed %d: both generations backed up", seed).isGreaterThan(g1);
+    // An older version, of the first generation: the newer generation's points must not be reused.
+    ManifestId target = ids.stream().filter(id -> id.primaryGen() == g1).reduce((x, y) -> y).orElseThrow();
+    int expected = docsAt.get(target.version());
+
+    ClusterHarness b = new ClusterHarness(tmp.resolve("b"), seed + 1, 2);
+    closing.add(b);
+    Manifest restored = new NodeRestore(manifests, LOG)
+        .restore(Optional.of(target.version()), b.hostConfig(0).dataDir().resolve(ClusterHarness.INDEX));
+    assertThat(restored.version()).isEqualTo(target.version());
+    b.start(0);
+    assertThat(b.awaitPrimary()).isZero();
+    ClusterNode q = b.node(0);
+    await("restored N1 writable (seed " + seed + ")").atMost(WAIT).until(q::isWritablePrimary);
+    assertThat(q.primaryGen()).as("seed %d: generation above %d", seed, highestGen).isGreaterThan(highestGen);
+    assertThat(ClusterHarness.count(q)).as("seed %d: documents of version %d", seed, target.version()).isEqualTo(expected);
+    IndexSearcher s = q.acquireSearcher();
+    try {
+      assertThat(s.count(new TermQuery(new Term("id", Integer.toString(expected - 1))))).isEqualTo(1);
+      assertThat(s.count(new TermQuery(new Term("id", Integer.toString(expected))))).isZero();
+    } finally {
+      q.releaseSearcher(s);
+    }
+
+    // The new cluster goes on above every version in the store, and a new member catches up.
+    PrimaryBackups nb = new PrimaryBackups(manifests, BackupMode.EVERY_COMMIT, "B1").attach(q);
+    closing.add(nb);
+    b.addDocs(q, 10);
+    long v = q.refresh();
+    assertThat(v).as("seed %d", seed).isGreaterThan(highestVersion);
+    q.commit();
+    assertThat(nb.lastBackup().get(WAIT.toSeconds(), TimeUnit.SECONDS).manifest().version()).isEqualTo(v);
+    assertThat(manifests.latestId().orElseThrow().version()).isEqualTo(v);
+    b.start(1);
+    b.awaitAllAt(v);
+    assertThat(ClusterHarness.count(b.node(1))).isEqualTo(expected + 10);
+  }
+}
