@@ -27,7 +27,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     subcommands = {NodeCommand.class, StatusCommand.class, PromoteCommand.class, RebalanceCommand.class, CommitCommand.class,
-        SecureCommand.class,
+        SecureCommand.class, BackupCommand.class, RestoreCommand.class,
         DemoCommand.class, ChaosCommand.class, BenchCommand.class, ExampleServiceCommand.class, CommandLine.HelpCommand.class},
     description = "Lucene near-real-time segment replication as a working cluster.",
     commandListHeading = "%nCommands:%n")
@@ -145,11 +145,11 @@ public final class Main implements Callable<Integer> {
       return EXIT_FAILED;
     }
     return switch (n.code()) {
-      case CONNECTION, TIMEOUT, NOT_PUBLISHED -> 3;
-      case WRONG_CLUSTER, UNKNOWN_INDEX, UNKNOWN_NODE -> 4;
-      case REFUSED, NOT_PRIMARY, CORRUPT_LOCAL_FILE -> 5;
+      case CONNECTION, TIMEOUT, NOT_PUBLISHED, OBJECT_STORE_UNAVAILABLE -> 3;
+      case WRONG_CLUSTER, UNKNOWN_INDEX, UNKNOWN_NODE, BACKUP_NOT_FOUND -> 4;
+      case REFUSED, NOT_PRIMARY, CORRUPT_LOCAL_FILE, BACKUP_CORRUPT -> 5;
       case PROMOTION_FAILED -> 6;
-      case ZOOKEEPER_ACCESS_DENIED, ZOOKEEPER_OPEN_ACL -> 7;
+      case ZOOKEEPER_ACCESS_DENIED, ZOOKEEPER_OPEN_ACL, OBJECT_STORE_ACCESS -> 7;
       default -> EXIT_FAILED;
     };
   }

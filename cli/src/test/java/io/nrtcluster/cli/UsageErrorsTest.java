@@ -8,17 +8,17 @@ import org.junit.jupiter.api.Test;
 class UsageErrorsTest {
   @Test
   void anUnknownCommandWithHelpIsAnErrorNamingIt() {
-    NrtRun r = NrtRun.nrt("backup", "--help");
+    NrtRun r = NrtRun.nrt("frobnicate", "--help");
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.out()).isEmpty();
-    assertThat(r.err()).contains("unknown command 'backup'").doesNotContain("Usage:");
+    assertThat(r.err()).contains("unknown command 'frobnicate'").doesNotContain("Usage:");
   }
 
   @Test
   void anUnknownCommandAloneIsAnErrorNamingIt() {
-    NrtRun r = NrtRun.nrt("backup");
+    NrtRun r = NrtRun.nrt("frobnicate");
     assertThat(r.exit()).isEqualTo(2);
-    assertThat(r.err()).contains("unknown command 'backup'");
+    assertThat(r.err()).contains("unknown command 'frobnicate'");
   }
 
   @Test

@@ -113,7 +113,7 @@ final class Router implements HttpHandler {
   private static ApiException translate(NrtClusterException e) {
     ApiError error = switch (e.code()) {
       case NOT_PRIMARY -> ApiError.NO_PRIMARY;
-      case NODE_CLOSED, CONNECTION, NOT_PUBLISHED -> ApiError.UNAVAILABLE;
+      case NODE_CLOSED, CONNECTION, NOT_PUBLISHED, OBJECT_STORE_UNAVAILABLE -> ApiError.UNAVAILABLE;
       case TIMEOUT -> ApiError.TIMEOUT;
       case WRITER_LOST -> ApiError.WRITER_LOST;
       case INSUFFICIENT_STORAGE -> ApiError.INSUFFICIENT_STORAGE;

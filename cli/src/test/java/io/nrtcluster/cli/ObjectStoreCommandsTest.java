@@ -1,0 +1,137 @@
+package io.nrtcluster.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.objectstore.BackupPoint;
+import io.nrtcluster.objectstore.BackupService;
+import io.nrtcluster.objectstore.BackupSource;
+import io.nrtcluster.objectstore.BlobStore;
+import io.nrtcluster.objectstore.ManifestId;
+import io.nrtcluster.objectstore.ManifestStore;
+import io.nrtcluster.objectstore.ObjectStoreMetrics;
+import io.nrtcluster.objectstore.S3TestServer;
+import io.nrtcluster.objectstore.StoreLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.SegmentInfos;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+/** {@code nrt backup status} and {@code nrt restore} against a real S3-compatible server in the test JVM. */
+class ObjectStoreCommandsTest {
+  private static final NodeLog LOG = new NodeLog(LoggerFactory.getLogger(ObjectStoreCommandsTest.class), "T", () -> -1);
+
+  @TempDir Path tmp;
+  private S3TestServer server;
+  private Path secret;
+  private final List<ManifestId> backups = new ArrayList<>();
+
+  @BeforeEach
+  void start() throws Exception {
+    server = S3TestServer.start();
+    secret = tmp.resolve("secret");
+    Files.writeString(secret, S3TestServer.SECRET_KEY + "\n");
+    try (BlobStore store = BlobStore.open(server.config().build(), new ObjectStoreMetrics(), LOG);
+        BackupService service = new BackupService(new ManifestStore(store, StoreLayout.of("", "c1", "docs")), LOG);
+        Directory dir = FSDirectory.open(tmp.resolve("source"));
+        IndexWriter w = new IndexWriter(dir, new IndexWriterConfig(new StandardAnalyzer()))) {
+      for (int round = 1; round <= 2; round++) {
+        for (int i = 0; i < 100; i++) {
+          Document d = new Document();
+          d.add(new StringField("id", round + "-" + i, Field.Store.NO));
+          w.addDocument(d);
+        }
+        w.commit();
+        // The writer keeps only its last commit, and nothing deletes files meanwhile: no hold needed.
+        SegmentInfos infos = SegmentInfos.readLatestCommit(dir);
+        BackupPoint point = BackupPoint.of(dir, infos, round, Map.of());
+        backups.add(service.submit(BackupSource.of(dir, point, null)).get(60, TimeUnit.SECONDS).manifest());
+      }
+    }
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    server.close();
+  }
+
+  private String[] args(String command, String... more) {
+    List<String> a = new ArrayList<>(List.of(command.split(" ")));
+    a.addAll(List.of("--bucket", S3TestServer.BUCKET, "--endpoint", server.endpoint().toString(), "--path-style",
+        "--access-key", S3TestServer.ACCESS_KEY, "--secret-key-file", secret.toString(), "--cluster", "c1", "--index", "docs"));
+    a.addAll(List.of(more));
+    return a.toArray(String[]::new);
+  }
+
+  @Test
+  void backupStatusListsEveryBackupOldestFirst() throws Exception {
+    NrtRun table = NrtRun.nrt(args("backup status"));
+    assertThat(table.exit()).as(table.err()).isZero();
+    List<String> lines = table.out().lines().toList();
+    assertThat(lines).hasSize(3);
+    assertThat(lines.get(0)).startsWith("VERSION");
+    assertThat(lines.get(1)).startsWith(Long.toString(backups.get(0).version()));
+    assertThat(lines.get(2)).startsWith(Long.toString(backups.get(1).version()));
+
+    NrtRun json = NrtRun.nrt(args("backup status", "--json"));
+    assertThat(json.exit()).as(json.err()).isZero();
+    JsonNode doc = new ObjectMapper().readTree(json.out());
+    assertThat(doc.get("backups")).hasSize(2);
+    assertThat(doc.get("backups").get(1).get("primaryGen").asLong()).isEqualTo(2);
+    assertThat(doc.get("backups").get(1).get("bytes").asLong()).isPositive();
+  }
+
+  @Test
+  void restoreRebuildsTheIndexAndRefusesWhatItCannotDo() throws Exception {
+    NrtRun r = NrtRun.nrt(args("restore", "--version", Long.toString(backups.get(0).version()), "--data", tmp.resolve("n1").toString()));
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("restored c1/docs version " + backups.get(0).version());
+    try (Directory dir = FSDirectory.open(tmp.resolve("n1").resolve("docs").resolve("index"));
+        DirectoryReader reader = DirectoryReader.open(dir)) {
+      assertThat(reader.numDocs()).isEqualTo(100);
+    }
+
+    NrtRun again = NrtRun.nrt(args("restore", "--data", tmp.resolve("n1").toString()));
+    assertThat(again.exit()).isEqualTo(5);
+    assertThat(again.err()).contains("not empty");
+
+    NrtRun missing = NrtRun.nrt(args("restore", "--version", "999999", "--data", tmp.resolve("n2").toString()));
+    assertThat(missing.exit()).isEqualTo(4);
+
+    NrtRun badVersion = NrtRun.nrt(args("restore", "--version", "newest", "--data", tmp.resolve("n2").toString()));
+    assertThat(badVersion.exit()).isEqualTo(2);
+
+    Files.writeString(secret, "wrong");
+    NrtRun denied = NrtRun.nrt(args("restore", "--data", tmp.resolve("n2").toString()));
+    assertThat(denied.exit()).isEqualTo(7);
+    assertThat(denied.err()).contains(S3TestServer.BUCKET);
+    Files.writeString(secret, S3TestServer.SECRET_KEY);
+
+    String key = server.keys("c1/docs/files/").get(0);
+    byte[] bytes = server.read(key);
+    bytes[bytes.length / 2] ^= 1;
+    server.write(key, bytes);
+    NrtRun corrupt = NrtRun.nrt(args("restore", "--data", tmp.resolve("n3").toString()));
+    assertThat(corrupt.exit()).isEqualTo(5);
+    assertThat(corrupt.err()).contains(key);
+  }
+}
