@@ -20,6 +20,7 @@ import io.nrtcluster.transport.Transport;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -202,6 +203,20 @@ public final class NrtHost implements Closeable {
         election.setMemberMetadata(checked);
       }
     }
+  }
+
+  /** The cluster this host belongs to. */
+  public String cluster() {
+    return config.cluster();
+  }
+
+  /**
+   * The node directory of index {@code name} ({@code <data dir>/<name>}: the Lucene index in {@code
+   * index/}, the node's durable facts in {@code node.state}), whether or not it is open: where tools
+   * that prepare an index before it opens (a restore, a bootstrap from backups) work.
+   */
+  public Path indexDirectory(String name) {
+    return config.dataDir().resolve(IndexSettings.standard(name).name());
   }
 
   /** The open index {@code name}, or null. */

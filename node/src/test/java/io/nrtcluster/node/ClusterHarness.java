@@ -73,6 +73,11 @@ public final class ClusterHarness implements AutoCloseable {
   private Duration sessionTimeout = Duration.ofSeconds(4);
   private ZooKeeperAuth zooKeeperAuth;
   private final Map<Integer, java.util.function.UnaryOperator<HostConfig.Builder>> configs = new java.util.HashMap<>();
+  private IndexOpener opener = (node, host, names) -> {
+    for (String index : names) {
+      host.openIndex(IndexSettings.standard(index));
+    }
+  };
 
   /** {@code nodes} nodes (none started yet) of the one index {@link #INDEX}, with their own ZooKeeper. */
   public ClusterHarness(Path root, long seed, int nodes) throws Exception {
@@ -266,11 +271,30 @@ public final class ClusterHarness implements AutoCloseable {
   public NrtHost start(int i) throws IOException {
     MeterRegistry registry = registries.get(i);
     NrtHost h = registry == null ? NrtHost.start(hostConfig(i)) : NrtHost.start(hostConfig(i), registry);
-    for (String index : indexes) {
-      h.openIndex(IndexSettings.standard(index));
+    try {
+      opener.open(i, h, indexes);
+    } catch (IOException | RuntimeException e) {
+      h.halt();
+      throw e;
     }
     hosts.set(i, h);
     return h;
+  }
+
+  /** How a started host opens its indexes (node number from 0, the host, the harness's index names). */
+  @FunctionalInterface
+  public interface IndexOpener {
+    void open(int node, NrtHost host, List<String> indexes) throws IOException;
+  }
+
+  /**
+   * Hosts started from now on open their indexes with {@code opener} instead of {@link
+   * NrtHost#openIndex} with {@link IndexSettings#standard}: for layers over the host (an object
+   * store's bootstrap and backups) that open indexes themselves.
+   */
+  public ClusterHarness indexOpener(IndexOpener opener) {
+    this.opener = opener;
+    return this;
   }
 
   /** Node {@code i}'s host, or null while it is down. */

@@ -110,6 +110,15 @@ public final class BlobStore implements Closeable {
     return store;
   }
 
+  /**
+   * A connection that checks nothing yet: for a node whose store may be down at start (its backups
+   * retry and report; its bootstrap falls back to the primary). Wrong credentials show at the first
+   * request, as {@link ObjectStoreAccessException}.
+   */
+  static BlobStore connect(ObjectStoreConfig config, ObjectStoreMetrics metrics, NodeLog log) {
+    return new BlobStore(config, client(config), metrics, log);
+  }
+
   /** {@link #open(ObjectStoreConfig, ObjectStoreMetrics, NodeLog)} with a log named after the bucket. */
   public static BlobStore open(ObjectStoreConfig config, ObjectStoreMetrics metrics) throws IOException {
     return open(config, metrics, new NodeLog(LoggerFactory.getLogger(BlobStore.class), "s3:" + config.bucket(), () -> -1));

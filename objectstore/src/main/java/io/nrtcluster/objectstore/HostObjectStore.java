@@ -1,0 +1,240 @@
+package io.nrtcluster.objectstore;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.election.Role;
+import io.nrtcluster.node.ClusterNode;
+import io.nrtcluster.node.IndexSettings;
+import io.nrtcluster.node.NrtHost;
+import io.nrtcluster.node.RoleListener;
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An {@link NrtHost}'s indexes with an object store behind them: open each index through {@link
+ * #openIndex} instead of {@link NrtHost#openIndex}, and, as {@link HostStoreConfig} says,
+ *
+ * <ul>
+ *   <li>before the index opens, its directory is bootstrapped from the newest backup when it is empty
+ *       or older ({@link NodeRestore#bootstrap}): only the difference is then copied from the primary,
+ *       and a store that cannot be used leaves the directory as it was (the primary sends it all);
+ *   <li>whenever this node leads the index, its commits (or every point) are backed up ({@link
+ *       PrimaryBackups}): refreshes and writes never wait for the store, and an unreachable store makes
+ *       backups fail, retry with the next point and count, while indexing and replication go on;
+ *   <li>while it leads, the index's old backups are swept at most every {@link
+ *       HostStoreConfig#retentionInterval()} ({@link RetentionSweeper}, safe against a backup running
+ *       at the same moment), on one thread shared by all the host's indexes that waits for nothing
+ *       but the store.
+ * </ul>
+ *
+ * Each index has its own store connection and {@link ObjectStoreMetrics} (so bytes and backup lag are
+ * per index), registered as {@link ObjectStoreMeters} tagged with the index and node when a registry is
+ * given. {@link #open} fails at once, naming the bucket, on wrong credentials or a missing bucket
+ * (no retry loop); a store that does not answer at start is only logged, since the node is useful
+ * without it.
+ *
+ * <p>Close this before the host: backups stop (one under way writes no manifest) and the connections
+ * close; the indexes themselves stay the host's.
+ */
+public final class HostObjectStore implements Closeable {
+  private final NrtHost host;
+  private final HostStoreConfig config;
+  private final MeterRegistry registry;
+  private final NodeLog log;
+  private final Map<String, IndexStore> indexes = new ConcurrentHashMap<>();
+  /** Sweeps only (store waits): no other work of the host waits for it. Null without retention. */
+  private final ScheduledExecutorService sweeps;
+
+  private HostObjectStore(NrtHost host, HostStoreConfig config, MeterRegistry registry) {
+    this.host = host;
+    this.config = config;
+    this.registry = registry;
+    this.log = new NodeLog(LoggerFactory.getLogger(HostObjectStore.class), "N" + host.nodeId(), () -> -1);
+    this.sweeps = config.retention().isEmpty() ? null : Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "nrt-N" + host.nodeId() + "-backup-sweep");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /**
+   * Checks the store (one attempt) and returns the host's view of it; no meters.
+   *
+   * @throws ObjectStoreAccessException wrong credentials, no permission or no such bucket (named)
+   */
+  public static HostObjectStore open(NrtHost host, HostStoreConfig config) throws IOException {
+    return open(host, config, null);
+  }
+
+  /** {@link #open(NrtHost, HostStoreConfig)}, registering each index's store meters in {@code registry} (null: none). */
+  public static HostObjectStore open(NrtHost host, HostStoreConfig config, MeterRegistry registry) throws IOException {
+    ObjectStoreConfig once = config.store().toBuilder().maxAttempts(1).build();
+    try (BlobStore probe = BlobStore.open(once, new ObjectStoreMetrics(),
+        new NodeLog(LoggerFactory.getLogger(HostObjectStore.class), "N" + host.nodeId(), () -> -1))) {
+      // Opening checked the bucket and the credentials.
+    } catch (ObjectStoreUnavailableException e) {
+      LoggerFactory.getLogger(HostObjectStore.class).warn(
+          "N{}: object store of bucket {} not answering at start ({}): backups retry, bootstraps copy from the primary",
+          host.nodeId(), config.store().bucket(), e.getMessage());
+    }
+    HostObjectStore s = new HostObjectStore(host, config, registry);
+    s.log.info("object store {}: backups {}, bootstrap {}, retention {}", config.store(),
+        config.backups() ? config.mode() : "off", config.bootstrap() ? "on" : "off",
+        config.retention().map(Object::toString).orElse("off"));
+    return s;
+  }
+
+  /**
+   * Bootstraps the index's directory from the store if configured, then opens it on the host with
+   * automatic backups if configured; {@code listeners} hear role changes as with {@link
+   * NrtHost#openIndex}. The store never makes this fail; the local disk and the cluster can.
+   */
+  public ClusterNode openIndex(IndexSettings settings, RoleListener... listeners) throws NrtClusterException, IOException {
+    String name = settings.name();
+    if (indexes.containsKey(name) || host.index(name) != null) {
+      throw new IllegalStateException("index " + name + " is already open on this host");
+    }
+    String logName = "N" + host.nodeId() + "/" + name;
+    ObjectStoreMetrics metrics = new ObjectStoreMetrics();
+    BlobStore store = BlobStore.connect(config.store(), metrics,
+        new NodeLog(LoggerFactory.getLogger(BlobStore.class), logName, () -> -1));
+    IndexStore is = null;
+    try {
+      ManifestStore manifests = new ManifestStore(store, StoreLayout.of(config.store().prefix(), host.cluster(), name));
+      NodeLog indexLog = new NodeLog(LoggerFactory.getLogger(HostObjectStore.class), logName, () -> -1);
+      BootstrapResult boot = config.bootstrap()
+          ? new NodeRestore(manifests, indexLog).bootstrap(host.indexDirectory(name)) : null;
+      PrimaryBackups backups = config.backups() ? new PrimaryBackups(manifests, config.mode(), logName) : null;
+      ObjectStoreMeters meters = registry == null ? null
+          : ObjectStoreMeters.register(registry, metrics, Tags.of("index", name, "node", Integer.toString(host.nodeId())));
+      is = new IndexStore(name, store, manifests, backups, boot, meters, indexLog);
+      List<RoleListener> all = new ArrayList<>(Arrays.asList(listeners));
+      if (backups != null) {
+        all.add(backups);
+      }
+      ClusterNode node = host.openIndex(settings, all.toArray(RoleListener[]::new));
+      is.node = node;
+      indexes.put(name, is);
+      if (sweeps != null) {
+        long every = config.retentionInterval().toMillis();
+        IndexStore target = is;
+        is.sweep = sweeps.scheduleWithFixedDelay(() -> sweep(target), every, every, TimeUnit.MILLISECONDS);
+      }
+      return node;
+    } catch (IOException | RuntimeException e) {
+      if (is != null) {
+        is.close();
+      } else {
+        store.close();
+      }
+      throw e;
+    }
+  }
+
+  private void sweep(IndexStore is) {
+    ClusterNode node = is.node;
+    if (node == null || node.role() != Role.PRIMARY) {
+      return; // one sweeper per index: its primary's
+    }
+    try {
+      SweepResult r = new RetentionSweeper(is.manifests, is.log).sweep(config.retention().orElseThrow());
+      is.log.info("retention kept {} backup(s), deleted {} and {} file(s)", r.kept().size(), r.deletedManifests().size(),
+          r.filesDeleted());
+    } catch (IOException | RuntimeException e) {
+      is.log.warn("retention sweep failed, tried again in {}: {}", config.retentionInterval(), e.toString());
+    }
+  }
+
+  /** How the bootstrap of {@code index} ended; empty when it did not run (off, or no such index). */
+  public Optional<BootstrapResult> bootstrapResult(String index) {
+    IndexStore is = indexes.get(index);
+    return is == null ? Optional.empty() : Optional.ofNullable(is.bootstrap);
+  }
+
+  /** The automatic backups of {@code index}; empty when backups are off or no such index is open here. */
+  public Optional<PrimaryBackups> backups(String index) {
+    IndexStore is = indexes.get(index);
+    return is == null ? Optional.empty() : Optional.ofNullable(is.backups);
+  }
+
+  /** The store counters of {@code index} (bytes, files, backups, lag); empty when no such index is open here. */
+  public Optional<ObjectStoreMetrics> metrics(String index) {
+    IndexStore is = indexes.get(index);
+    return is == null ? Optional.empty() : Optional.of(is.store.metrics());
+  }
+
+  /** The index's place in the store, for status and restores. */
+  public StoreLayout layout(String index) {
+    return StoreLayout.of(config.store().prefix(), host.cluster(), index);
+  }
+
+  public HostStoreConfig config() {
+    return config;
+  }
+
+  /** Stops sweeps and backups (a backup under way writes no manifest) and closes the connections. */
+  @Override
+  public void close() {
+    if (sweeps != null) {
+      sweeps.shutdownNow();
+    }
+    for (IndexStore is : indexes.values()) {
+      is.close();
+    }
+    indexes.clear();
+  }
+
+  /** One index's connection, backups and meters. */
+  private static final class IndexStore {
+    final String name;
+    final BlobStore store;
+    final ManifestStore manifests;
+    final PrimaryBackups backups;
+    final BootstrapResult bootstrap;
+    final ObjectStoreMeters meters;
+    final NodeLog log;
+    volatile ClusterNode node;
+    volatile ScheduledFuture<?> sweep;
+
+    IndexStore(String name, BlobStore store, ManifestStore manifests, PrimaryBackups backups, BootstrapResult bootstrap,
+        ObjectStoreMeters meters, NodeLog log) {
+      this.name = name;
+      this.store = store;
+      this.manifests = manifests;
+      this.backups = backups;
+      this.bootstrap = bootstrap;
+      this.meters = meters;
+      this.log = log;
+    }
+
+    void close() {
+      ScheduledFuture<?> s = sweep;
+      if (s != null) {
+        s.cancel(true);
+      }
+      try {
+        if (backups != null) {
+          backups.close();
+        }
+      } finally {
+        if (meters != null) {
+          meters.close();
+        }
+        store.close();
+      }
+    }
+  }
+}
