@@ -9,6 +9,8 @@ import io.nrtcluster.node.HostConfig;
 import io.nrtcluster.node.HostThreads;
 import io.nrtcluster.node.IndexSettings;
 import io.nrtcluster.node.NrtHost;
+import io.nrtcluster.objectstore.HostObjectStore;
+import io.nrtcluster.objectstore.HostStoreConfig;
 import io.nrtcluster.transport.TransportConfig;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -25,6 +27,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -143,6 +146,9 @@ public final class NodeCommand implements Callable<Integer> {
   @Mixin
   TlsOptions tls;
 
+  @ArgGroup(exclusive = false, heading = "%nObject store (bootstrap, backups, retention):%n")
+  NodeBackupOptions backup;
+
   /** Counted down to leave gracefully: by SIGTERM/SIGINT, or by tests through {@link #shutdown()}. */
   private final CountDownLatch stop = new CountDownLatch(1);
 
@@ -172,15 +178,27 @@ public final class NodeCommand implements Callable<Integer> {
       t.setDaemon(true);
       return t;
     });
+    HostStoreConfig storeConfig = storeConfig();
     try (StopSignal signal = StopSignal.install("nrt-node", this::shutdown, Main.ownsJvm(), Duration.ofMinutes(1))) {
       NrtHost host = Hosts.start(config);
+      HostObjectStore store = null;
       boolean interrupted = false;
       try {
         out.println(String.format(Locale.ROOT, "node N%d started: address=%s cluster=%s zookeeper=%s data=%s indexes=%s",
             nodeId, host.address(), cluster, Hosts.zooKeeper(host, config), dir, String.join(",", indexes)));
+        if (storeConfig != null) {
+          store = HostObjectStore.open(host, storeConfig);
+        }
         NodeLines.RolePrinter roles = new NodeLines.RolePrinter(printer, out::println);
         for (String index : indexes) {
-          roles.watch(host.openIndex(IndexSettings.standard(index)));
+          if (store == null) {
+            roles.watch(host.openIndex(IndexSettings.standard(index)));
+          } else {
+            roles.watch(store.openIndex(IndexSettings.standard(index)));
+            store.bootstrapResult(index).ifPresent(r -> out.println(NodeLines.bootstrap(nodeId, index, r)));
+            out.println(String.format(Locale.ROOT, "N%d/%s backups %s to %s", nodeId, index,
+                storeConfig.backups() ? storeConfig.mode() : "off", store.layout(index).root()));
+          }
         }
         long every = statusEvery.toMillis();
         printer.scheduleAtFixedRate(() -> printStatus(host, out), every, every, TimeUnit.MILLISECONDS);
@@ -188,6 +206,9 @@ public final class NodeCommand implements Callable<Integer> {
         out.println("node N" + nodeId + " stopping: each index commits and resigns");
       } finally {
         printer.shutdownNow();
+        if (store != null) {
+          store.close(); // before the host: backups stop before the indexes close
+        }
         Hosts.closeUninterruptibly(host);
       }
       out.println("node N" + nodeId + " stopped");
@@ -254,6 +275,19 @@ public final class NodeCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--heartbeat-interval must be below --suspicion-delay");
     }
     hostThreads();
+  }
+
+  /** The object store settings of the --backup-* options, or null; a usage error (exit 2) naming a bad value. */
+  private HostStoreConfig storeConfig() throws IOException {
+    if (backup == null) {
+      return null;
+    }
+    try {
+      return backup.config();
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage().startsWith("--") ? e.getMessage()
+          : "--backup-*: " + e.getMessage());
+    }
   }
 
   /** The pool sizes of --threads and --thread-idle; a usage error (exit 2) naming a bad pool or size. */

@@ -4,6 +4,7 @@ import io.nrtcluster.election.Role;
 import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.NodeStatus;
 import io.nrtcluster.node.RoleListener;
+import io.nrtcluster.objectstore.BootstrapResult;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -36,6 +37,19 @@ final class NodeLines {
       line += " stepped-down=" + s.lastStepDown().reason() + " candidate=" + s.candidate();
     }
     return s.belowDiskFloor() ? line + " below-disk-floor" : line;
+  }
+
+  /** How an index's bootstrap from the store ended: {@code N1/docs bootstrap RESTORED backup=v42 local=-1}. */
+  static String bootstrap(int nodeId, String index, BootstrapResult r) {
+    StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "N%d/%s bootstrap %s local=%d", nodeId, index,
+        r.outcome(), r.localVersion()));
+    if (r.manifest() != null) {
+      b.append(" backup=").append(r.manifest().version());
+    }
+    if (r.error() != null) {
+      b.append(" error=").append(Main.describe(r.error()));
+    }
+    return b.toString();
   }
 
   private static String gen(long gen) {

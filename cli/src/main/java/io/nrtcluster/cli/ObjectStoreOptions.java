@@ -47,8 +47,14 @@ final class ObjectStoreOptions {
   String index;
 
   ObjectStoreConfig config() throws IOException {
+    return storeConfig(bucket, prefix, endpoint, region, pathStyle, accessKey, secretKeyFile);
+  }
+
+  /** A store connection from command-line values; the secret is read from its file. */
+  static ObjectStoreConfig storeConfig(String bucket, String prefix, URI endpoint, String region, boolean pathStyle,
+      String accessKey, Path secretKeyFile) throws IOException {
     if ((accessKey == null) != (secretKeyFile == null)) {
-      throw new Main.CliException("--access-key and --secret-key-file go together");
+      throw new Main.CliException("the access key and the secret key file go together");
     }
     String secret = secretKeyFile == null ? null : Files.readString(secretKeyFile, StandardCharsets.UTF_8).strip();
     return ObjectStoreConfig.builder().bucket(bucket).prefix(prefix).endpoint(endpoint).region(region)

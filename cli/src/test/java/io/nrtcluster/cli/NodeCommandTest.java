@@ -12,6 +12,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import io.nrtcluster.objectstore.BlobStore;
+import io.nrtcluster.objectstore.ManifestStore;
+import io.nrtcluster.objectstore.ObjectStoreMetrics;
+import io.nrtcluster.objectstore.S3TestServer;
+import io.nrtcluster.objectstore.StoreLayout;
 import io.nrtcluster.transport.TestCertificates;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
@@ -262,5 +267,57 @@ class NodeCommandTest {
     List<String> all = new ArrayList<>(List.of(a));
     all.addAll(List.of(b));
     return all.toArray(String[]::new);
+  }
+
+  @Test
+  void withABucketTheNodesBackUpAndANewNodeBootstrapsFromTheStore() throws Exception {
+    try (TestingServer zk = new TestingServer(true); S3TestServer s3 = S3TestServer.start()) {
+      Path secret = dir.resolve("secret");
+      Files.writeString(secret, S3TestServer.SECRET_KEY);
+      String[] store = {"--backup-bucket", S3TestServer.BUCKET, "--backup-endpoint", s3.endpoint().toString(),
+          "--backup-path-style", "--backup-access-key", S3TestServer.ACCESS_KEY, "--backup-secret-key-file", secret.toString(),
+          "--retain-last", "2", "--retention-interval", "1s"};
+      RunningNode a = new RunningNode(args(zk.getConnectString(), "a", 1, store));
+      await("N1 primary").atMost(Duration.ofSeconds(30)).until(() -> a.out().contains("role=PRIMARY"));
+      assertThat(a.out()).contains("N1/docs bootstrap NO_BACKUP local=").contains("N1/docs backups EVERY_COMMIT to t/docs");
+      // An operator's commit is backed up by the primary's host.
+      CommandLine commit = Main.commandLine();
+      commit.setOut(new PrintWriter(new StringWriter(), true));
+      StringWriter commitErr = new StringWriter();
+      commit.setErr(new PrintWriter(commitErr, true));
+      assertThat(commit.execute("commit", "--zk", zk.getConnectString(), "--cluster", "t", "--index", "docs"))
+          .as("stderr: %s", commitErr).isZero();
+      try (BlobStore blobs = BlobStore.open(s3.config().build(), new ObjectStoreMetrics())) {
+        ManifestStore manifests = new ManifestStore(blobs, StoreLayout.of("", "t", "docs"));
+        await("a backup of N1's commit").atMost(Duration.ofSeconds(30)).until(() -> manifests.latestId().isPresent());
+      }
+      RunningNode b = new RunningNode(args(zk.getConnectString(), "b", 2, store));
+      await("N2 replica").atMost(Duration.ofSeconds(30)).until(() -> b.out().contains("role=REPLICA"));
+      assertThat(b.out()).containsPattern("N2/docs bootstrap RESTORED local=-1 backup=\\d+");
+      for (RunningNode n : List.of(b, a)) {
+        n.command.shutdown();
+        assertThat(n.awaitExit()).as("stderr: %s", n.err).isZero();
+        assertThat(n.err.toString()).isEmpty();
+      }
+    }
+  }
+
+  @Test
+  void backupOptionsAreCheckedBeforeTheNodeStarts() {
+    for (String[] bad : List.of(
+        new String[] {"--backup-endpoint", "http://127.0.0.1:1"},
+        new String[] {"--backup-bucket", "b", "--retain-newer-than", "1h"},
+        new String[] {"--backup-bucket", "b", "--backup-mode", "off", "--retain-last", "3"},
+        new String[] {"--backup-bucket", "b", "--retain-last", "0"},
+        new String[] {"--backup-bucket", "b", "--backup-mode", "sometimes"})) {
+      StringWriter err = new StringWriter();
+      CommandLine cmd = Main.commandLine();
+      cmd.setOut(new PrintWriter(new StringWriter(), true));
+      cmd.setErr(new PrintWriter(err, true));
+      List<String> a = new ArrayList<>(List.of("node"));
+      a.addAll(List.of(args("127.0.0.1:1", "bad", 9, bad)));
+      assertThat(cmd.execute(a.toArray(String[]::new))).as("%s: %s", List.of(bad), err).isEqualTo(2);
+      assertThat(err.toString()).as("%s", List.of(bad)).contains("--");
+    }
   }
 }
