@@ -1,6 +1,7 @@
 package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.Backoff;
+import io.nrtcluster.common.CorruptLocalFileException;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
@@ -161,25 +162,42 @@ public final class BlobStore implements Closeable {
   }
 
   /**
-   * Uploads {@code length} bytes of the file {@code name} of {@code dir} to {@code key}: one PUT
-   * below {@link ObjectStoreConfig#multipartThreshold()}, a multipart upload from there on.
+   * Uploads {@code length} bytes of the file {@code name} of {@code dir} to {@code key}, as they are:
+   * one PUT below {@link ObjectStoreConfig#multipartThreshold()}, a multipart upload from there on.
    */
   public void putFile(String key, Directory dir, String name, long length) throws IOException {
+    putFile(key, dir, name, length, null);
+  }
+
+  /**
+   * Uploads the index file {@code file} of {@code dir} to {@code key}, as {@link #putFile(String,
+   * Directory, String, long)} does, verifying it against its Lucene checksum on the way: the bytes
+   * that go up are the bytes checked (see {@link UploadCheck}).
+   *
+   * @throws CorruptLocalFileException the local file's length, checksum or footer is not the one
+   *     {@code file} records (named; never retried); nothing was stored under {@code key}
+   */
+  public void putFile(String key, Directory dir, FileEntry file) throws IOException {
+    putFile(key, dir, file.name(), file.length(), new UploadCheck(key, file));
+  }
+
+  private void putFile(String key, Directory dir, String name, long length, UploadCheck check) throws IOException {
     if (length < config.multipartThreshold()) {
       List<InputStream> opened = new CopyOnWriteArrayList<>();
       try {
         call("upload", key, () -> s3.putObject(b -> b.bucket(config.bucket()).key(key).contentLength(length),
-            RequestBody.fromContentProvider(() -> open(dir, name, 0, length, opened), length, "application/octet-stream")));
+            RequestBody.fromContentProvider(() -> open(dir, name, 0, length, check, opened), length,
+                "application/octet-stream")));
       } finally {
         closeAll(opened);
       }
     } else {
-      multipart(key, dir, name, length);
+      multipart(key, dir, name, length, check);
     }
     metrics.uploaded(length);
   }
 
-  private void multipart(String key, Directory dir, String name, long length) throws IOException {
+  private void multipart(String key, Directory dir, String name, long length, UploadCheck check) throws IOException {
     String uploadId = call("start multipart upload of", key,
         () -> s3.createMultipartUpload(b -> b.bucket(config.bucket()).key(key)).uploadId());
     boolean completed = false;
@@ -195,7 +213,7 @@ public final class BlobStore implements Closeable {
         try {
           String etag = call("upload part " + partNumber + " of", key, () -> s3.uploadPart(
               b -> b.bucket(config.bucket()).key(key).uploadId(uploadId).partNumber(partNumber).contentLength(size),
-              RequestBody.fromContentProvider(() -> open(dir, name, partOffset, size, opened), size,
+              RequestBody.fromContentProvider(() -> open(dir, name, partOffset, size, check, opened), size,
                   "application/octet-stream")).eTag());
           parts.add(CompletedPart.builder().partNumber(partNumber).eTag(etag).build());
         } finally {
@@ -227,12 +245,13 @@ public final class BlobStore implements Closeable {
     }
   }
 
-  private static InputStream open(Directory dir, String name, long offset, long length, List<InputStream> opened) {
+  private static InputStream open(Directory dir, String name, long offset, long length, UploadCheck check,
+      List<InputStream> opened) {
     try {
       IndexInput in = dir.openInput(name, IOContext.DEFAULT);
       InputStream stream;
       try {
-        stream = new IndexInputStream(in, offset, length);
+        stream = new IndexInputStream(in, offset, length, check);
       } catch (IOException | RuntimeException e) {
         in.close();
         throw e;
@@ -370,8 +389,9 @@ public final class BlobStore implements Closeable {
         }
         failure = e;
       } catch (SdkClientException | UncheckedIOException e) {
-        if (e.getCause() instanceof NrtClusterException typed) {
-          throw typed;
+        NrtClusterException typed = typedCause(e);
+        if (typed != null) {
+          throw typed; // ours, raised inside the SDK (a source that failed its check): final
         }
         failure = e;
       } catch (IOException e) {
@@ -402,6 +422,15 @@ public final class BlobStore implements Closeable {
         throw ie;
       }
     }
+  }
+
+  private static NrtClusterException typedCause(Throwable e) {
+    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+      if (c instanceof NrtClusterException typed) {
+        return typed;
+      }
+    }
+    return null;
   }
 
   private static boolean noSuchBucket(S3Exception e) {
