@@ -3,7 +3,6 @@ package io.nrtcluster.objectstore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.nrtcluster.common.NodeLog;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,15 +16,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /** Backups of a real Lucene index to a real S3-compatible server, and verified restores. */
 class BackupRestoreTest {
-  private static final NodeLog LOG = new NodeLog(LoggerFactory.getLogger(BackupRestoreTest.class), "P1", () -> 1);
+  @RegisterExtension final StoreFixture fixture = StoreFixture.of(BackupRestoreTest.class, "P1", "backups");
 
   @TempDir Path tmp;
   private S3TestServer server;
@@ -38,22 +36,13 @@ class BackupRestoreTest {
 
   @BeforeEach
   void start() throws Exception {
-    seed = Long.getLong("nrt.test.seed", new Random().nextLong());
-    random = new Random(seed);
-    System.out.println("BackupRestoreTest seed " + seed);
-    server = S3TestServer.start();
-    store = BlobStore.open(server.config().prefix("backups").build(), new ObjectStoreMetrics(), LOG);
-    manifests = new ManifestStore(store, StoreLayout.of(store.config().prefix(), "c1", "docs"));
-    backups = new BackupService(manifests, LOG);
-    restorer = new Restorer(manifests, LOG);
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    restorer.close();
-    backups.close();
-    store.close();
-    server.close();
+    server = fixture.server();
+    seed = fixture.seed();
+    random = fixture.random();
+    manifests = fixture.manifests();
+    store = manifests.blobStore();
+    backups = fixture.backupService(manifests);
+    restorer = fixture.restorer(manifests);
   }
 
   @Test

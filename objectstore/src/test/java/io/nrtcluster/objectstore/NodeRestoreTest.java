@@ -3,7 +3,6 @@ package io.nrtcluster.objectstore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nrtcluster.common.GenerationStore;
-import io.nrtcluster.common.NodeLog;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,17 +11,16 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.apache.lucene.store.FSDirectory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.slf4j.LoggerFactory;
 
 /** Bootstraps and restores of a node directory from a real S3-compatible server, good and damaged. */
 class NodeRestoreTest {
-  private static final NodeLog LOG = new NodeLog(LoggerFactory.getLogger(NodeRestoreTest.class), "R2", () -> -1);
+  @RegisterExtension final StoreFixture fixture = StoreFixture.of(NodeRestoreTest.class, "R2", "");
 
   enum Damage { FLIPPED_BIT, TRUNCATED, MISSING, BAD_MANIFEST }
 
@@ -35,24 +33,17 @@ class NodeRestoreTest {
 
   @BeforeEach
   void start() throws Exception {
-    seed = Long.getLong("nrt.test.seed", new Random().nextLong());
-    random = new Random(seed);
-    System.out.println("NodeRestoreTest seed " + seed);
-    server = S3TestServer.start();
-    store = BlobStore.open(server.config().build(), new ObjectStoreMetrics(), LOG);
-    manifests = new ManifestStore(store, StoreLayout.of(store.config().prefix(), "c1", "docs"));
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    store.close();
-    server.close();
+    server = fixture.server();
+    seed = fixture.seed();
+    random = fixture.random();
+    manifests = fixture.manifests();
+    store = manifests.blobStore();
   }
 
   /** Backs up an index of {@code docs} documents as primary generation {@code gen}; returns the manifest. */
   private ManifestId backUp(int docs, long gen) throws Exception {
     try (TestIndex index = new TestIndex(tmp.resolve("primary-" + gen), true);
-        BackupService backups = new BackupService(manifests, LOG)) {
+        BackupService backups = new BackupService(manifests, fixture.log())) {
       for (int i = 0; i < 5; i++) {
         // Several segments: versions above a one-commit index's (a stale node's)
         index.add(docs / 5, random);
@@ -83,7 +74,7 @@ class NodeRestoreTest {
     backUp(500, 3);
     ManifestId newest = backUp(800, 2); // a later backup of an older generation: the newest version still wins
     Path node = tmp.resolve("empty-node");
-    BootstrapResult r = new NodeRestore(manifests, LOG).bootstrap(node);
+    BootstrapResult r = new NodeRestore(manifests, fixture.log()).bootstrap(node);
     assertThat(r.outcome()).as("seed %d", seed).isEqualTo(BootstrapResult.Outcome.RESTORED);
     assertThat(r.localVersion()).isEqualTo(-1);
     assertThat(r.manifest().version()).isEqualTo(manifests.latestId().orElseThrow().version());
@@ -94,14 +85,14 @@ class NodeRestoreTest {
     assertThat(state.highestPrimaryGen()).isEqualTo(3);
     assertThat(files(node)).containsExactlyInAnyOrder(NodeRestore.INDEX_DIR, NodeRestore.STATE_FILE);
     // Again: the index is as new as the newest backup now, and is left alone.
-    assertThat(new NodeRestore(manifests, LOG).bootstrap(node).outcome()).isEqualTo(BootstrapResult.Outcome.UP_TO_DATE);
+    assertThat(new NodeRestore(manifests, fixture.log()).bootstrap(node).outcome()).isEqualTo(BootstrapResult.Outcome.UP_TO_DATE);
   }
 
   @Test
   void aStaleNodeIsReplacedByTheNewestBackup() throws Exception {
     Path node = staleNode();
     ManifestId id = backUp(700, 1);
-    BootstrapResult r = new NodeRestore(manifests, LOG).bootstrap(node);
+    BootstrapResult r = new NodeRestore(manifests, fixture.log()).bootstrap(node);
     assertThat(r.outcome()).as("seed %d", seed).isEqualTo(BootstrapResult.Outcome.RESTORED);
     assertThat(r.localVersion()).isGreaterThanOrEqualTo(0).isLessThan(id.version());
     try (FSDirectory dir = FSDirectory.open(node.resolve(NodeRestore.INDEX_DIR))) {
@@ -131,7 +122,7 @@ class NodeRestoreTest {
       case BAD_MANIFEST -> server.write(key, "not a manifest".getBytes(StandardCharsets.UTF_8));
     }
 
-    BootstrapResult r = new NodeRestore(manifests, LOG).bootstrap(node);
+    BootstrapResult r = new NodeRestore(manifests, fixture.log()).bootstrap(node);
 
     assertThat(r.outcome()).as("seed %d, %s", seed, damage).isEqualTo(BootstrapResult.Outcome.FELL_BACK);
     assertThat(r.error()).isInstanceOfSatisfying(CorruptBackupException.class, e -> assertThat(e.objectKey()).isEqualTo(key));
@@ -145,9 +136,9 @@ class NodeRestoreTest {
   @Test
   void anUnreachableStoreFallsBackAndANodeWithoutBackupsIsLeftAlone() throws Exception {
     Path node = staleNode();
-    assertThat(new NodeRestore(manifests, LOG).bootstrap(node).outcome()).isEqualTo(BootstrapResult.Outcome.NO_BACKUP);
+    assertThat(new NodeRestore(manifests, fixture.log()).bootstrap(node).outcome()).isEqualTo(BootstrapResult.Outcome.NO_BACKUP);
     server.stop();
-    BootstrapResult r = new NodeRestore(manifests, LOG).bootstrap(node);
+    BootstrapResult r = new NodeRestore(manifests, fixture.log()).bootstrap(node);
     assertThat(r.outcome()).isEqualTo(BootstrapResult.Outcome.FELL_BACK);
     assertThat(r.error()).isInstanceOf(ObjectStoreUnavailableException.class);
   }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.nrtcluster.common.NodeLog;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,15 +20,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /** Retention against a real S3-compatible server, alone and racing backups. */
 class RetentionTest {
-  private static final NodeLog LOG = new NodeLog(LoggerFactory.getLogger(RetentionTest.class), "P1", () -> 1);
+  @RegisterExtension final StoreFixture fixture = StoreFixture.of(RetentionTest.class, "P1", "");
 
   @TempDir Path tmp;
   private S3TestServer server;
@@ -42,21 +40,13 @@ class RetentionTest {
 
   @BeforeEach
   void start() throws Exception {
-    seed = Long.getLong("nrt.test.seed", new Random().nextLong());
-    random = new Random(seed);
-    System.out.println("RetentionTest seed " + seed);
-    server = S3TestServer.start();
-    store = BlobStore.open(server.config().build(), new ObjectStoreMetrics(), LOG);
-    manifests = new ManifestStore(store, StoreLayout.of("", "c1", "docs"));
-    backups = new BackupService(manifests, LOG);
-    sweeper = new RetentionSweeper(manifests, LOG);
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    backups.close();
-    store.close();
-    server.close();
+    server = fixture.server();
+    seed = fixture.seed();
+    random = fixture.random();
+    manifests = fixture.manifests();
+    store = manifests.blobStore();
+    backups = fixture.backupService(manifests);
+    sweeper = new RetentionSweeper(manifests, fixture.log());
   }
 
   @Test
@@ -86,7 +76,7 @@ class RetentionTest {
     assertThat(server.keys(manifests.layout().sweepsPrefix())).isEmpty();
     for (TestIndex.Commit c : commits.subList(3, 5)) {
       try (Directory restored = FSDirectory.open(tmp.resolve("restored-" + c.point().version()));
-          Restorer restorer = new Restorer(manifests, LOG)) {
+          Restorer restorer = new Restorer(manifests, fixture.log())) {
         restorer.restoreVersion(c.point().version(), restored);
         assertThat(TestIndex.search(restored)).containsExactly(c.docs(), c.alphaHits());
       }
@@ -173,7 +163,7 @@ class RetentionTest {
       assertThat(result.filesUploaded()).as("the backup uploaded them again").isEqualTo(files);
       assertEveryListedManifestIsWhole();
       try (Directory restored = FSDirectory.open(tmp.resolve("restored"));
-          Restorer restorer = new Restorer(manifests, LOG)) {
+          Restorer restorer = new Restorer(manifests, fixture.log())) {
         restorer.restoreLatest(restored);
         assertThat(TestIndex.search(restored)).containsExactly(c.docs(), c.alphaHits());
       }
@@ -228,7 +218,7 @@ class RetentionTest {
     sweeping.get(120, TimeUnit.SECONDS);
     assertThat(sweeps.get()).as("seed %d", seed).isPositive();
     assertEveryListedManifestIsWhole();
-    try (Restorer restorer = new Restorer(manifests, LOG)) {
+    try (Restorer restorer = new Restorer(manifests, fixture.log())) {
       for (ManifestId id : manifests.list()) {
         try (Directory restored = FSDirectory.open(tmp.resolve("restored-" + id.version()))) {
           restorer.restore(id, restored);
