@@ -1,6 +1,7 @@
 package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.Backoff;
+import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.CorruptLocalFileException;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NodeLog;
@@ -282,24 +283,64 @@ public final class BlobStore implements Closeable {
    * @return the bytes written, or -1 if there is no such object
    */
   public long get(String key, Sink sink) throws IOException {
-    return call("download", key, () -> {
+    return download("download", key, null, 0, Long.MAX_VALUE, sink);
+  }
+
+  /**
+   * Streams {@code length} bytes of an object from {@code offset} into {@code sink} (one ranged GET,
+   * a fresh stream per attempt). Fewer bytes (none if the object ends before {@code offset}) mean
+   * the object is shorter than the range.
+   *
+   * @return the bytes written, or -1 if there is no such object
+   */
+  public long getRange(String key, long offset, long length, Sink sink) throws IOException {
+    Checks.inRange("offset", offset, 0, Long.MAX_VALUE);
+    Checks.inRange("length", length, 1, Long.MAX_VALUE - offset);
+    String range = "bytes=" + offset + "-" + (offset + length - 1);
+    return download("download " + range + " of", key, range, offset, length, sink);
+  }
+
+  private long download(String what, String key, String range, long offset, long length, Sink sink) throws IOException {
+    return call(what, key, () -> {
       ResponseInputStream<GetObjectResponse> in;
       try {
-        in = s3.getObject(b -> b.bucket(config.bucket()).key(key));
+        in = s3.getObject(b -> b.bucket(config.bucket()).key(key).range(range));
       } catch (S3Exception e) {
         if (e.statusCode() == 404 && !noSuchBucket(e)) {
           return -1L;
+        }
+        if (e.statusCode() == 416 && range != null) {
+          return 0L; // the object ends before the range starts
         }
         throw e;
       }
       try (in) {
         OutputStream out = sink.begin();
-        long n = in.transferTo(out);
+        if (range != null && in.response().contentRange() == null
+            && copy(in, OutputStream.nullOutputStream(), offset) < offset) {
+          return 0L; // a store that ignores ranges sends the whole object, and this one ends before the range
+        }
+        long n = copy(in, out, length);
         out.flush();
         metrics.downloaded(n);
         return n;
       }
     });
+  }
+
+  /** Copies at most {@code limit} bytes; returns how many. */
+  private static long copy(InputStream in, OutputStream out, long limit) throws IOException {
+    byte[] buffer = new byte[64 << 10];
+    long n = 0;
+    while (n < limit) {
+      int r = in.read(buffer, 0, (int) Math.min(buffer.length, limit - n));
+      if (r < 0) {
+        break;
+      }
+      out.write(buffer, 0, r);
+      n += r;
+    }
+    return n;
   }
 
   /** The object's size and age, or empty if there is none. */
