@@ -63,6 +63,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *       the bound is exactly this one.
  *   <li>What a failed write leaves is invisible: a single PUT is atomic, and a multipart upload that
  *       fails is aborted (and, were the abort lost too, never completed, so never visible).
+ *   <li>An index file uploaded with {@link #putFile(String, Directory, FileEntry)} is stored only if
+ *       the bytes sent match its Lucene checksum; otherwise its upload fails as above, typed.
  *   <li>An interrupt ends a call with {@link InterruptedIOException} and the interrupt flag set.
  * </ul>
  */
