@@ -54,11 +54,12 @@ class PoolShareTest {
     try {
       PoolShare share = new PoolShare("stopped", one);
       CountDownLatch started = new CountDownLatch(1);
+      CountDownLatch neverReleased = new CountDownLatch(1);
       AtomicBoolean interrupted = new AtomicBoolean();
       share.execute(() -> {
         started.countDown();
         try {
-          Thread.sleep(30_000);
+          neverReleased.await(30, TimeUnit.SECONDS); // blocks until interrupted (bounded)
         } catch (InterruptedException e) {
           interrupted.set(true);
         }

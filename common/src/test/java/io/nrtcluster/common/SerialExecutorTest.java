@@ -213,11 +213,12 @@ class SerialExecutorTest {
     try {
       SerialExecutor e = new SerialExecutor("stopped", one, timer);
       CountDownLatch started = new CountDownLatch(1);
+      CountDownLatch neverReleased = new CountDownLatch(1);
       AtomicBoolean interrupted = new AtomicBoolean();
       e.execute(() -> {
         started.countDown();
         try {
-          Thread.sleep(30_000);
+          neverReleased.await(30, TimeUnit.SECONDS); // blocks until interrupted (bounded)
         } catch (InterruptedException x) {
           interrupted.set(true);
         }

@@ -37,7 +37,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>waits for the retention sweeps it finds under way to finish (see {@link RetentionSweeper}
  *       for why this order makes concurrent sweeps safe);
  *   <li>for each file, HEADs its key ({@link StoreLayout#fileKey name, length, checksum}) and uploads
- *       it only if the store lacks it, up to {@link ObjectStoreConfig#maxParallelTransfers()} at once;
+ *       it only if the store lacks it or holds it with another length (a truncated object), up to
+ *       {@link ObjectStoreConfig#maxParallelTransfers()} at once; each upload checks the local file
+ *       against its Lucene checksum as its bytes go up, so a file damaged on this disk fails the
+ *       backup ({@link io.nrtcluster.common.CorruptLocalFileException}, naming it) instead of being stored;
  *   <li>writes the manifest, last, unless it outlived {@link ObjectStoreConfig#backupLease()};
  *   <li>deletes its marker.
  * </ol>
@@ -79,7 +82,8 @@ public final class BackupService implements Closeable {
   /**
    * Backs up {@code source}'s point in the background; never blocks. The future completes with the
    * result, or with the error (typed: {@link ObjectStoreUnavailableException}, {@link
-   * ObjectStoreAccessException}, {@link BackupAbandonedException}, ...). The source is closed exactly once.
+   * ObjectStoreAccessException}, {@link BackupAbandonedException}, {@link
+   * io.nrtcluster.common.CorruptLocalFileException}, ...). The source is closed exactly once.
    */
   public CompletableFuture<BackupResult> submit(BackupSource source) {
     CompletableFuture<BackupResult> future = new CompletableFuture<>();
@@ -179,12 +183,16 @@ public final class BackupService implements Closeable {
         String key = layout.fileKey(f);
         work.add(() -> {
           Optional<ObjectInfo> there = store.head(key);
-          if (there.isPresent() && there.get().size() == f.length()) {
-            reused.incrementAndGet();
-            metrics.fileSkipped();
-            return;
+          if (there.isPresent()) {
+            if (there.get().size() == f.length()) {
+              reused.incrementAndGet();
+              metrics.fileSkipped();
+              return;
+            }
+            // The key names the length, so only a damaged (truncated) object can differ: replace it.
+            log.warn("stored {} has {} bytes, not {}: uploading it again", key, there.get().size(), f.length());
           }
-          store.putFile(key, source.directory(), f.name(), f.length());
+          store.putFile(key, source.directory(), f);
           uploaded.incrementAndGet();
           bytes.addAndGet(f.length());
           metrics.fileUploaded();

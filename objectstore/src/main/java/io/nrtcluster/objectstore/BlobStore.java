@@ -1,6 +1,8 @@
 package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.Backoff;
+import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.CorruptLocalFileException;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
@@ -61,6 +63,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *       the bound is exactly this one.
  *   <li>What a failed write leaves is invisible: a single PUT is atomic, and a multipart upload that
  *       fails is aborted (and, were the abort lost too, never completed, so never visible).
+ *   <li>An index file uploaded with {@link #putFile(String, Directory, FileEntry)} is stored only if
+ *       the bytes sent match its Lucene checksum; otherwise its upload fails as above, typed.
  *   <li>An interrupt ends a call with {@link InterruptedIOException} and the interrupt flag set.
  * </ul>
  */
@@ -170,25 +174,42 @@ public final class BlobStore implements Closeable {
   }
 
   /**
-   * Uploads {@code length} bytes of the file {@code name} of {@code dir} to {@code key}: one PUT
-   * below {@link ObjectStoreConfig#multipartThreshold()}, a multipart upload from there on.
+   * Uploads {@code length} bytes of the file {@code name} of {@code dir} to {@code key}, as they are:
+   * one PUT below {@link ObjectStoreConfig#multipartThreshold()}, a multipart upload from there on.
    */
   public void putFile(String key, Directory dir, String name, long length) throws IOException {
+    putFile(key, dir, name, length, null);
+  }
+
+  /**
+   * Uploads the index file {@code file} of {@code dir} to {@code key}, as {@link #putFile(String,
+   * Directory, String, long)} does, verifying it against its Lucene checksum on the way: the bytes
+   * that go up are the bytes checked (see {@link UploadCheck}).
+   *
+   * @throws CorruptLocalFileException the local file's length, checksum or footer is not the one
+   *     {@code file} records (named; never retried); nothing was stored under {@code key}
+   */
+  public void putFile(String key, Directory dir, FileEntry file) throws IOException {
+    putFile(key, dir, file.name(), file.length(), new UploadCheck(key, file));
+  }
+
+  private void putFile(String key, Directory dir, String name, long length, UploadCheck check) throws IOException {
     if (length < config.multipartThreshold()) {
       List<InputStream> opened = new CopyOnWriteArrayList<>();
       try {
         call("upload", key, () -> s3.putObject(b -> b.bucket(config.bucket()).key(key).contentLength(length),
-            RequestBody.fromContentProvider(() -> open(dir, name, 0, length, opened), length, "application/octet-stream")));
+            RequestBody.fromContentProvider(() -> open(dir, name, 0, length, check, opened), length,
+                "application/octet-stream")));
       } finally {
         closeAll(opened);
       }
     } else {
-      multipart(key, dir, name, length);
+      multipart(key, dir, name, length, check);
     }
     metrics.uploaded(length);
   }
 
-  private void multipart(String key, Directory dir, String name, long length) throws IOException {
+  private void multipart(String key, Directory dir, String name, long length, UploadCheck check) throws IOException {
     String uploadId = call("start multipart upload of", key,
         () -> s3.createMultipartUpload(b -> b.bucket(config.bucket()).key(key)).uploadId());
     boolean completed = false;
@@ -204,7 +225,7 @@ public final class BlobStore implements Closeable {
         try {
           String etag = call("upload part " + partNumber + " of", key, () -> s3.uploadPart(
               b -> b.bucket(config.bucket()).key(key).uploadId(uploadId).partNumber(partNumber).contentLength(size),
-              RequestBody.fromContentProvider(() -> open(dir, name, partOffset, size, opened), size,
+              RequestBody.fromContentProvider(() -> open(dir, name, partOffset, size, check, opened), size,
                   "application/octet-stream")).eTag());
           parts.add(CompletedPart.builder().partNumber(partNumber).eTag(etag).build());
         } finally {
@@ -236,12 +257,13 @@ public final class BlobStore implements Closeable {
     }
   }
 
-  private static InputStream open(Directory dir, String name, long offset, long length, List<InputStream> opened) {
+  private static InputStream open(Directory dir, String name, long offset, long length, UploadCheck check,
+      List<InputStream> opened) {
     try {
       IndexInput in = dir.openInput(name, IOContext.DEFAULT);
       InputStream stream;
       try {
-        stream = new IndexInputStream(in, offset, length);
+        stream = new IndexInputStream(in, offset, length, check);
       } catch (IOException | RuntimeException e) {
         in.close();
         throw e;
@@ -272,24 +294,64 @@ public final class BlobStore implements Closeable {
    * @return the bytes written, or -1 if there is no such object
    */
   public long get(String key, Sink sink) throws IOException {
-    return call("download", key, () -> {
+    return download("download", key, null, 0, Long.MAX_VALUE, sink);
+  }
+
+  /**
+   * Streams {@code length} bytes of an object from {@code offset} into {@code sink} (one ranged GET,
+   * a fresh stream per attempt). Fewer bytes (none if the object ends before {@code offset}) mean
+   * the object is shorter than the range.
+   *
+   * @return the bytes written, or -1 if there is no such object
+   */
+  public long getRange(String key, long offset, long length, Sink sink) throws IOException {
+    Checks.inRange("offset", offset, 0, Long.MAX_VALUE);
+    Checks.inRange("length", length, 1, Long.MAX_VALUE - offset);
+    String range = "bytes=" + offset + "-" + (offset + length - 1);
+    return download("download " + range + " of", key, range, offset, length, sink);
+  }
+
+  private long download(String what, String key, String range, long offset, long length, Sink sink) throws IOException {
+    return call(what, key, () -> {
       ResponseInputStream<GetObjectResponse> in;
       try {
-        in = s3.getObject(b -> b.bucket(config.bucket()).key(key));
+        in = s3.getObject(b -> b.bucket(config.bucket()).key(key).range(range));
       } catch (S3Exception e) {
         if (e.statusCode() == 404 && !noSuchBucket(e)) {
           return -1L;
+        }
+        if (e.statusCode() == 416 && range != null) {
+          return 0L; // the object ends before the range starts
         }
         throw e;
       }
       try (in) {
         OutputStream out = sink.begin();
-        long n = in.transferTo(out);
+        if (range != null && in.response().contentRange() == null
+            && copy(in, OutputStream.nullOutputStream(), offset) < offset) {
+          return 0L; // a store that ignores ranges sends the whole object, and this one ends before the range
+        }
+        long n = copy(in, out, length);
         out.flush();
         metrics.downloaded(n);
         return n;
       }
     });
+  }
+
+  /** Copies at most {@code limit} bytes; returns how many. */
+  private static long copy(InputStream in, OutputStream out, long limit) throws IOException {
+    byte[] buffer = new byte[64 << 10];
+    long n = 0;
+    while (n < limit) {
+      int r = in.read(buffer, 0, (int) Math.min(buffer.length, limit - n));
+      if (r < 0) {
+        break;
+      }
+      out.write(buffer, 0, r);
+      n += r;
+    }
+    return n;
   }
 
   /** The object's size and age, or empty if there is none. */
@@ -379,8 +441,9 @@ public final class BlobStore implements Closeable {
         }
         failure = e;
       } catch (SdkClientException | UncheckedIOException e) {
-        if (e.getCause() instanceof NrtClusterException typed) {
-          throw typed;
+        NrtClusterException typed = typedCause(e);
+        if (typed != null) {
+          throw typed; // ours, raised inside the SDK (a source that failed its check): final
         }
         failure = e;
       } catch (IOException e) {
@@ -411,6 +474,15 @@ public final class BlobStore implements Closeable {
         throw ie;
       }
     }
+  }
+
+  private static NrtClusterException typedCause(Throwable e) {
+    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+      if (c instanceof NrtClusterException typed) {
+        return typed;
+      }
+    }
+    return null;
   }
 
   private static boolean noSuchBucket(S3Exception e) {

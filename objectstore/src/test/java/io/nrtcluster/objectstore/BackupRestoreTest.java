@@ -3,7 +3,6 @@ package io.nrtcluster.objectstore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.nrtcluster.common.NodeLog;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,43 +16,27 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /** Backups of a real Lucene index to a real S3-compatible server, and verified restores. */
 class BackupRestoreTest {
-  private static final NodeLog LOG = new NodeLog(LoggerFactory.getLogger(BackupRestoreTest.class), "P1", () -> 1);
+  @RegisterExtension final StoreFixture fixture = StoreFixture.of(BackupRestoreTest.class, "P1", "backups");
 
   @TempDir Path tmp;
-  private S3TestServer server;
   private BlobStore store;
   private ManifestStore manifests;
   private BackupService backups;
   private Restorer restorer;
-  private long seed;
-  private Random random;
 
   @BeforeEach
   void start() throws Exception {
-    seed = Long.getLong("nrt.test.seed", new Random().nextLong());
-    random = new Random(seed);
-    System.out.println("BackupRestoreTest seed " + seed);
-    server = S3TestServer.start();
-    store = BlobStore.open(server.config().prefix("backups").build(), new ObjectStoreMetrics(), LOG);
-    manifests = new ManifestStore(store, StoreLayout.of(store.config().prefix(), "c1", "docs"));
-    backups = new BackupService(manifests, LOG);
-    restorer = new Restorer(manifests, LOG);
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    restorer.close();
-    backups.close();
-    store.close();
-    server.close();
+    manifests = fixture.manifests();
+    store = manifests.blobStore();
+    backups = fixture.backupService(manifests);
+    restorer = fixture.restorer(manifests);
   }
 
   @Test
@@ -62,7 +45,7 @@ class BackupRestoreTest {
     List<BackupResult> results = new ArrayList<>();
     try (TestIndex index = new TestIndex(tmp.resolve("primary"), true)) {
       AtomicBoolean stop = new AtomicBoolean();
-      Random writerRandom = new Random(seed + 1);
+      Random writerRandom = new Random(fixture.seed() + 1);
       CompletableFuture<Void> writing = CompletableFuture.runAsync(() -> {
         try {
           while (!stop.get()) {
@@ -73,7 +56,7 @@ class BackupRestoreTest {
         }
       });
       for (int round = 0; round < 4; round++) {
-        index.add(200 + random.nextInt(300), random);
+        index.add(200 + fixture.random().nextInt(300), fixture.random());
         TestIndex.Commit c = index.commit(1);
         commits.add(c);
         results.add(backups.submit(c.source()).get(60, TimeUnit.SECONDS));
@@ -111,9 +94,9 @@ class BackupRestoreTest {
   @Test
   void anNrtPointThatWasNeverCommittedRestoresAtItsVersion() throws Exception {
     try (TestIndex index = new TestIndex(tmp.resolve("primary"), true)) {
-      index.add(300, random);
+      index.add(300, fixture.random());
       index.writer.commit();
-      index.add(200 + random.nextInt(100), random); // flushed into NRT segments only
+      index.add(200 + fixture.random().nextInt(100), fixture.random()); // flushed into NRT segments only
       org.apache.lucene.index.DirectoryReader nrt = org.apache.lucene.index.DirectoryReader.open(index.writer);
       org.apache.lucene.index.SegmentInfos infos = ((org.apache.lucene.index.StandardDirectoryReader) nrt).getSegmentInfos();
       // What a primary's CopyState holds for this point: lengths and checksums of its files, the infos' bytes.
@@ -154,13 +137,13 @@ class BackupRestoreTest {
   @Test
   void incrementalBackupUploadsOnlyTheNewFiles() throws Exception {
     try (TestIndex index = new TestIndex(tmp.resolve("primary"), false)) {
-      index.add(500, random);
+      index.add(500, fixture.random());
       TestIndex.Commit c1 = index.commit(1);
       BackupResult r1 = backups.submit(c1.source()).get(60, TimeUnit.SECONDS);
       assertThat(r1.filesUploaded()).isEqualTo(c1.point().files().size());
       assertThat(r1.filesReused()).isZero();
 
-      index.add(300, random);
+      index.add(300, fixture.random());
       TestIndex.Commit c2 = index.commit(1);
       Set<String> newFiles = new HashSet<>(c2.point().files().keySet());
       newFiles.removeAll(c1.point().files().keySet());
@@ -187,8 +170,8 @@ class BackupRestoreTest {
     TestIndex.Commit a;
     TestIndex.Commit b;
     try (TestIndex one = new TestIndex(tmp.resolve("one"), false); TestIndex two = new TestIndex(tmp.resolve("two"), false)) {
-      one.add(100, random);
-      two.add(150, random);
+      one.add(100, fixture.random());
+      two.add(150, fixture.random());
       a = one.commit(1);
       b = two.commit(2);
       backups.submit(a.source()).get(60, TimeUnit.SECONDS);
@@ -203,7 +186,7 @@ class BackupRestoreTest {
       String keyA = manifests.layout().fileKey(a.point().files().get(name));
       String keyB = manifests.layout().fileKey(b.point().files().get(name));
       assertThat(keyA).isNotEqualTo(keyB);
-      assertThat(server.keys(manifests.layout().filesPrefix())).contains(keyA, keyB);
+      assertThat(fixture.server().keys(manifests.layout().filesPrefix())).contains(keyA, keyB);
     }
     for (TestIndex.Commit c : List.of(a, b)) {
       ManifestId id = manifests.list().stream().filter(m -> m.primaryGen() == c.point().primaryGen()).findFirst().orElseThrow();
@@ -218,28 +201,28 @@ class BackupRestoreTest {
   void aDamagedOrMissingFileIsRefusedNamingItAndLeavesTheTargetEmpty() throws Exception {
     TestIndex.Commit c;
     try (TestIndex index = new TestIndex(tmp.resolve("primary"), false)) {
-      index.add(400, random);
+      index.add(400, fixture.random());
       c = index.commit(1);
       backups.submit(c.source()).get(60, TimeUnit.SECONDS);
     }
     List<FileEntry> files = new ArrayList<>(c.point().files().values());
-    FileEntry victim = files.get(random.nextInt(files.size()));
+    FileEntry victim = files.get(fixture.random().nextInt(files.size()));
     String key = manifests.layout().fileKey(victim);
-    byte[] good = server.read(key);
+    byte[] good = fixture.server().read(key);
 
     byte[] flipped = good.clone();
-    int pos = random.nextInt(flipped.length);
-    flipped[pos] ^= (byte) (1 << random.nextInt(8));
-    server.write(key, flipped);
+    int pos = fixture.random().nextInt(flipped.length);
+    flipped[pos] ^= (byte) (1 << fixture.random().nextInt(8));
+    fixture.server().write(key, flipped);
     assertRefused(key, "flipped bit at " + pos + " of " + victim.name());
 
-    server.write(key, java.util.Arrays.copyOf(good, good.length - 1 - random.nextInt(Math.min(good.length, 20))));
+    fixture.server().write(key, java.util.Arrays.copyOf(good, good.length - 1 - fixture.random().nextInt(Math.min(good.length, 20))));
     assertRefused(key, "truncated " + victim.name());
 
-    server.remove(key);
+    fixture.server().remove(key);
     assertRefused(key, "missing " + victim.name());
 
-    server.write(key, good);
+    fixture.server().write(key, good);
     try (Directory restored = FSDirectory.open(tmp.resolve("restored-ok"))) {
       restorer.restoreLatest(restored);
       assertThat(TestIndex.search(restored)[0]).isEqualTo(c.docs());
@@ -250,7 +233,7 @@ class BackupRestoreTest {
     Path target = tmp.resolve("restored-" + Math.abs(what.hashCode()));
     try (Directory restored = FSDirectory.open(target)) {
       assertThatThrownBy(() -> restorer.restoreLatest(restored))
-          .as("%s (seed %d)", what, seed)
+          .as("%s (seed %d)", what, fixture.seed())
           .isInstanceOfSatisfying(CorruptBackupException.class, e -> {
             assertThat(e.objectKey()).isEqualTo(key);
             assertThat(e.getMessage()).contains(key);
@@ -262,13 +245,13 @@ class BackupRestoreTest {
   @Test
   void aManifestThatDoesNotParseIsRefusedNamingIt() throws Exception {
     try (TestIndex index = new TestIndex(tmp.resolve("primary"), false)) {
-      index.add(100, random);
+      index.add(100, fixture.random());
       backups.submit(index.commit(1).source()).get(60, TimeUnit.SECONDS);
     }
     ManifestId id = manifests.latestId().orElseThrow();
-    byte[] bytes = server.read(id.key());
-    bytes[random.nextInt(bytes.length)] ^= 0x10;
-    server.write(id.key(), bytes);
+    byte[] bytes = fixture.server().read(id.key());
+    bytes[fixture.random().nextInt(bytes.length)] ^= 0x10;
+    fixture.server().write(id.key(), bytes);
     try (Directory restored = FSDirectory.open(tmp.resolve("restored"))) {
       assertThatThrownBy(() -> restorer.restoreLatest(restored))
           .isInstanceOfSatisfying(CorruptBackupException.class, e -> assertThat(e.objectKey()).isEqualTo(id.key()));
@@ -281,22 +264,22 @@ class BackupRestoreTest {
   @Test
   void aStoreThatFailsOrStopsFailsTheBackupTypedAndTheNextOneReusesWhatWentUp() throws Exception {
     try (TestIndex index = new TestIndex(tmp.resolve("primary"), false)) {
-      index.add(300, random);
-      server.failNext(3);
+      index.add(300, fixture.random());
+      fixture.server().failNext(3);
       BackupResult ok = backups.submit(index.commit(1).source()).get(60, TimeUnit.SECONDS);
       assertThat(store.metrics().snapshot().requestFailures()).isGreaterThanOrEqualTo(3);
 
-      index.add(300, random);
+      index.add(300, fixture.random());
       TestIndex.Commit c2 = index.commit(1);
-      server.stop();
+      fixture.server().stop();
       assertThatThrownBy(() -> backups.submit(c2.source()).get(60, TimeUnit.SECONDS))
           .isInstanceOf(ExecutionException.class)
           .hasCauseInstanceOf(ObjectStoreUnavailableException.class);
-      server.restart();
+      fixture.server().restart();
       assertThat(manifests.list()).extracting(ManifestId::key).containsExactly(ok.manifest().key());
       assertThat(store.metrics().snapshot().backupsFailed()).isEqualTo(1);
 
-      index.add(10, random);
+      index.add(10, fixture.random());
       TestIndex.Commit c3 = index.commit(1);
       BackupResult r3 = backups.submit(c3.source()).get(60, TimeUnit.SECONDS);
       assertThat(r3.filesReused()).isPositive();
@@ -313,7 +296,7 @@ class BackupRestoreTest {
       List<CompletableFuture<BackupResult>> futures = new ArrayList<>();
       List<TestIndex.Commit> commits = new ArrayList<>();
       for (int i = 0; i < 6; i++) {
-        index.add(100, random);
+        index.add(100, fixture.random());
         TestIndex.Commit c = index.commit(1);
         commits.add(c);
         long t0 = System.nanoTime();

@@ -159,6 +159,42 @@ class BlobStoreTest {
     }
   }
 
+  @Test
+  void anIndexFileIsCheckedAsItGoesUpAcrossRetriedRequestsAndParts() throws Exception {
+    ObjectStoreMetrics metrics = new ObjectStoreMetrics();
+    try (Directory dir = FSDirectory.open(tmp.resolve("idx"));
+        BlobStore store = BlobStore.open(server.config().maxAttempts(4).build(), metrics)) {
+      for (int size : new int[] {100_000, (int) (2.5 * ObjectStoreConfig.MIN_PART_SIZE)}) {
+        String name = "_" + size + ".fdt";
+        FileEntry f = writeIndexFile(dir, name, randomBytes(size, size));
+        long failuresBefore = metrics.snapshot().requestFailures();
+        server.failNext(2); // the first request (or part) is sent three times: its bytes must count once
+        store.putFile("files/" + name, dir, f);
+        assertThat(metrics.snapshot().requestFailures() - failuresBefore).isEqualTo(2);
+        assertThat(server.read("files/" + name)).hasSize((int) f.length());
+
+        FileEntry wrong = new FileEntry(name, f.length(), f.checksum() ^ 1);
+        assertThatThrownBy(() -> store.putFile("files/wrong" + name, dir, wrong))
+            .isInstanceOfSatisfying(io.nrtcluster.common.CorruptLocalFileException.class,
+                e -> assertThat(e.files()).containsExactly(name));
+        assertThat(metrics.snapshot().requestFailures() - failuresBefore).as("never retried").isEqualTo(2);
+        assertThat(server.keys("files/wrong")).isEmpty();
+      }
+    }
+  }
+
+  /** Writes {@code body} as a Lucene file (codec header and checksum footer); returns its entry. */
+  static FileEntry writeIndexFile(Directory dir, String name, byte[] body) throws Exception {
+    try (IndexOutput out = dir.createOutput(name, IOContext.DEFAULT)) {
+      org.apache.lucene.codecs.CodecUtil.writeHeader(out, "test", 0);
+      out.writeBytes(body, body.length);
+      org.apache.lucene.codecs.CodecUtil.writeFooter(out);
+    }
+    try (var in = dir.openInput(name, IOContext.READONCE)) {
+      return new FileEntry(name, in.length(), org.apache.lucene.codecs.CodecUtil.retrieveChecksum(in));
+    }
+  }
+
   static byte[] randomBytes(long seed, int n) {
     byte[] b = new byte[n];
     new Random(seed).nextBytes(b);

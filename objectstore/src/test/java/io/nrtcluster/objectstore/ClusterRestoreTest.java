@@ -3,12 +3,10 @@ package io.nrtcluster.objectstore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.node.ClusterHarness;
 import io.nrtcluster.node.ClusterNode;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,12 +16,10 @@ import java.util.concurrent.TimeUnit;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.TermQuery;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * Back up a real cluster while it writes (across a failover), lose the whole cluster, restore an older
@@ -32,34 +28,10 @@ import org.slf4j.LoggerFactory;
  */
 @Timeout(240)
 class ClusterRestoreTest {
-  private static final NodeLog LOG = new NodeLog(LoggerFactory.getLogger(ClusterRestoreTest.class), "T", () -> -1);
   private static final Duration WAIT = Duration.ofSeconds(60);
 
+  @RegisterExtension final StoreFixture store = StoreFixture.of(ClusterRestoreTest.class, "T", "");
   @TempDir Path tmp;
-  private S3TestServer server;
-  private long seed;
-  private final List<AutoCloseable> closing = new ArrayList<>();
-
-  @BeforeEach
-  void start() throws Exception {
-    seed = Long.getLong("nrt.test.seed", new Random().nextLong());
-    System.out.println("ClusterRestoreTest seed " + seed);
-    server = S3TestServer.start();
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    for (int i = closing.size() - 1; i >= 0; i--) {
-      closing.get(i).close();
-    }
-    server.close();
-  }
-
-  private ManifestStore manifests() throws Exception {
-    BlobStore store = BlobStore.open(server.config().build(), new ObjectStoreMetrics(), LOG);
-    closing.add(store);
-    return new ManifestStore(store, StoreLayout.of(store.config().prefix(), ClusterHarness.CLUSTER, ClusterHarness.INDEX));
-  }
 
   /** Writes {@code rounds} batches on {@code p}, refreshing each and committing every third; records each version's document count. */
   private static int write(ClusterHarness c, ClusterNode p, int rounds, int total, Random random, Map<Long, Integer> docsAt)
@@ -78,14 +50,13 @@ class ClusterRestoreTest {
 
   @Test
   void backUpWhileWritingLoseTheClusterRestoreAnOlderVersionIntoEmptyDirectoriesAndSearchExactlyItsDocuments() throws Exception {
-    Random random = new Random(seed);
+    long seed = store.seed();
+    Random random = store.random();
     Map<Long, Integer> docsAt = new TreeMap<>();
-    ClusterHarness a = new ClusterHarness(tmp.resolve("a"), seed, 2);
-    a.start(0);
-    assertThat(a.awaitPrimary()).isZero();
+    ClusterHarness a = store.clusterWithPrimary(tmp.resolve("a"), 2);
     a.start(1);
-    PrimaryBackups b0 = new PrimaryBackups(manifests(), BackupMode.EVERY_COMMIT, "A1").attach(a.node(0));
-    PrimaryBackups b1 = new PrimaryBackups(manifests(), BackupMode.EVERY_COMMIT, "A2").attach(a.node(1));
+    PrimaryBackups b0 = store.backups(a.node(0), BackupMode.EVERY_COMMIT, "A1");
+    PrimaryBackups b1 = store.backups(a.node(1), BackupMode.EVERY_COMMIT, "A2");
     int total = write(a, a.node(0), 12, 0, random, docsAt);
     a.node(0).commit();
     b0.lastBackup().get(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -102,7 +73,7 @@ class ClusterRestoreTest {
     b1.close();
     a.close(); // the whole cluster and its ZooKeeper are gone
 
-    ManifestStore manifests = manifests();
+    ManifestStore manifests = store.manifests();
     List<ManifestId> ids = manifests.list();
     long highestGen = manifests.highestPrimaryGen();
     long highestVersion = manifests.latestId().orElseThrow().version();
@@ -111,9 +82,8 @@ class ClusterRestoreTest {
     ManifestId target = ids.stream().filter(id -> id.primaryGen() == g1).reduce((x, y) -> y).orElseThrow();
     int expected = docsAt.get(target.version());
 
-    ClusterHarness b = new ClusterHarness(tmp.resolve("b"), seed + 1, 2);
-    closing.add(b);
-    Manifest restored = new NodeRestore(manifests, LOG)
+    ClusterHarness b = store.closeAfter(new ClusterHarness(tmp.resolve("b"), seed + 1, 2));
+    Manifest restored = new NodeRestore(manifests, store.log())
         .restore(Optional.of(target.version()), b.hostConfig(0).dataDir().resolve(ClusterHarness.INDEX));
     assertThat(restored.version()).isEqualTo(target.version());
     b.start(0);
@@ -131,8 +101,7 @@ class ClusterRestoreTest {
     }
 
     // The new cluster goes on above every version in the store, and a new member catches up.
-    PrimaryBackups nb = new PrimaryBackups(manifests, BackupMode.EVERY_COMMIT, "B1").attach(q);
-    closing.add(nb);
+    PrimaryBackups nb = store.closeAfter(new PrimaryBackups(manifests, BackupMode.EVERY_COMMIT, "B1").attach(q));
     b.addDocs(q, 10);
     long v = q.refresh();
     assertThat(v).as("seed %d", seed).isGreaterThan(highestVersion);

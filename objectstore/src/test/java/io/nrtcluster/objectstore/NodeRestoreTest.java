@@ -3,59 +3,43 @@ package io.nrtcluster.objectstore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nrtcluster.common.GenerationStore;
-import io.nrtcluster.common.NodeLog;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.apache.lucene.store.FSDirectory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.slf4j.LoggerFactory;
 
 /** Bootstraps and restores of a node directory from a real S3-compatible server, good and damaged. */
 class NodeRestoreTest {
-  private static final NodeLog LOG = new NodeLog(LoggerFactory.getLogger(NodeRestoreTest.class), "R2", () -> -1);
+  @RegisterExtension final StoreFixture fixture = StoreFixture.of(NodeRestoreTest.class, "R2", "");
 
   enum Damage { FLIPPED_BIT, TRUNCATED, MISSING, BAD_MANIFEST }
 
   @TempDir Path tmp;
-  private S3TestServer server;
   private BlobStore store;
   private ManifestStore manifests;
-  private long seed;
-  private Random random;
 
   @BeforeEach
   void start() throws Exception {
-    seed = Long.getLong("nrt.test.seed", new Random().nextLong());
-    random = new Random(seed);
-    System.out.println("NodeRestoreTest seed " + seed);
-    server = S3TestServer.start();
-    store = BlobStore.open(server.config().build(), new ObjectStoreMetrics(), LOG);
-    manifests = new ManifestStore(store, StoreLayout.of(store.config().prefix(), "c1", "docs"));
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    store.close();
-    server.close();
+    manifests = fixture.manifests();
+    store = manifests.blobStore();
   }
 
   /** Backs up an index of {@code docs} documents as primary generation {@code gen}; returns the manifest. */
   private ManifestId backUp(int docs, long gen) throws Exception {
     try (TestIndex index = new TestIndex(tmp.resolve("primary-" + gen), true);
-        BackupService backups = new BackupService(manifests, LOG)) {
+        BackupService backups = new BackupService(manifests, fixture.log())) {
       for (int i = 0; i < 5; i++) {
         // Several segments: versions above a one-commit index's (a stale node's)
-        index.add(docs / 5, random);
+        index.add(docs / 5, fixture.random());
         index.writer.flush();
       }
       return backups.submit(index.commit(gen).source()).get(60, TimeUnit.SECONDS).manifest();
@@ -66,7 +50,7 @@ class NodeRestoreTest {
   private Path staleNode() throws Exception {
     Path node = tmp.resolve("node");
     try (TestIndex index = new TestIndex(node.resolve(NodeRestore.INDEX_DIR), true)) {
-      index.add(1, random);
+      index.add(1, fixture.random());
       index.commit(1);
     }
     return node;
@@ -83,8 +67,8 @@ class NodeRestoreTest {
     backUp(500, 3);
     ManifestId newest = backUp(800, 2); // a later backup of an older generation: the newest version still wins
     Path node = tmp.resolve("empty-node");
-    BootstrapResult r = new NodeRestore(manifests, LOG).bootstrap(node);
-    assertThat(r.outcome()).as("seed %d", seed).isEqualTo(BootstrapResult.Outcome.RESTORED);
+    BootstrapResult r = new NodeRestore(manifests, fixture.log()).bootstrap(node);
+    assertThat(r.outcome()).as("seed %d", fixture.seed()).isEqualTo(BootstrapResult.Outcome.RESTORED);
     assertThat(r.localVersion()).isEqualTo(-1);
     assertThat(r.manifest().version()).isEqualTo(manifests.latestId().orElseThrow().version());
     try (FSDirectory dir = FSDirectory.open(node.resolve(NodeRestore.INDEX_DIR))) {
@@ -94,15 +78,15 @@ class NodeRestoreTest {
     assertThat(state.highestPrimaryGen()).isEqualTo(3);
     assertThat(files(node)).containsExactlyInAnyOrder(NodeRestore.INDEX_DIR, NodeRestore.STATE_FILE);
     // Again: the index is as new as the newest backup now, and is left alone.
-    assertThat(new NodeRestore(manifests, LOG).bootstrap(node).outcome()).isEqualTo(BootstrapResult.Outcome.UP_TO_DATE);
+    assertThat(new NodeRestore(manifests, fixture.log()).bootstrap(node).outcome()).isEqualTo(BootstrapResult.Outcome.UP_TO_DATE);
   }
 
   @Test
   void aStaleNodeIsReplacedByTheNewestBackup() throws Exception {
     Path node = staleNode();
     ManifestId id = backUp(700, 1);
-    BootstrapResult r = new NodeRestore(manifests, LOG).bootstrap(node);
-    assertThat(r.outcome()).as("seed %d", seed).isEqualTo(BootstrapResult.Outcome.RESTORED);
+    BootstrapResult r = new NodeRestore(manifests, fixture.log()).bootstrap(node);
+    assertThat(r.outcome()).as("seed %d", fixture.seed()).isEqualTo(BootstrapResult.Outcome.RESTORED);
     assertThat(r.localVersion()).isGreaterThanOrEqualTo(0).isLessThan(id.version());
     try (FSDirectory dir = FSDirectory.open(node.resolve(NodeRestore.INDEX_DIR))) {
       assertThat(TestIndex.search(dir)[0]).isEqualTo(700);
@@ -119,21 +103,21 @@ class NodeRestoreTest {
     Manifest m = manifests.read(id);
     FileEntry victim = m.files().values().stream().max(Comparator.comparingLong(FileEntry::length)).orElseThrow();
     String key = damage == Damage.BAD_MANIFEST ? id.key() : manifests.layout().fileKey(victim);
-    byte[] good = server.read(key);
+    byte[] good = fixture.server().read(key);
     switch (damage) {
       case FLIPPED_BIT -> {
         byte[] flipped = good.clone();
-        flipped[random.nextInt(flipped.length)] ^= (byte) (1 << random.nextInt(8));
-        server.write(key, flipped);
+        flipped[fixture.random().nextInt(flipped.length)] ^= (byte) (1 << fixture.random().nextInt(8));
+        fixture.server().write(key, flipped);
       }
-      case TRUNCATED -> server.write(key, java.util.Arrays.copyOf(good, good.length / 2));
-      case MISSING -> server.remove(key);
-      case BAD_MANIFEST -> server.write(key, "not a manifest".getBytes(StandardCharsets.UTF_8));
+      case TRUNCATED -> fixture.server().write(key, java.util.Arrays.copyOf(good, good.length / 2));
+      case MISSING -> fixture.server().remove(key);
+      case BAD_MANIFEST -> fixture.server().write(key, "not a manifest".getBytes(StandardCharsets.UTF_8));
     }
 
-    BootstrapResult r = new NodeRestore(manifests, LOG).bootstrap(node);
+    BootstrapResult r = new NodeRestore(manifests, fixture.log()).bootstrap(node);
 
-    assertThat(r.outcome()).as("seed %d, %s", seed, damage).isEqualTo(BootstrapResult.Outcome.FELL_BACK);
+    assertThat(r.outcome()).as("seed %d, %s", fixture.seed(), damage).isEqualTo(BootstrapResult.Outcome.FELL_BACK);
     assertThat(r.error()).isInstanceOfSatisfying(CorruptBackupException.class, e -> assertThat(e.objectKey()).isEqualTo(key));
     assertThat(files(node.resolve(NodeRestore.INDEX_DIR))).isEqualTo(before);
     assertThat(files(node)).doesNotContain("index.restoring", "index.replaced");
@@ -145,9 +129,9 @@ class NodeRestoreTest {
   @Test
   void anUnreachableStoreFallsBackAndANodeWithoutBackupsIsLeftAlone() throws Exception {
     Path node = staleNode();
-    assertThat(new NodeRestore(manifests, LOG).bootstrap(node).outcome()).isEqualTo(BootstrapResult.Outcome.NO_BACKUP);
-    server.stop();
-    BootstrapResult r = new NodeRestore(manifests, LOG).bootstrap(node);
+    assertThat(new NodeRestore(manifests, fixture.log()).bootstrap(node).outcome()).isEqualTo(BootstrapResult.Outcome.NO_BACKUP);
+    fixture.server().stop();
+    BootstrapResult r = new NodeRestore(manifests, fixture.log()).bootstrap(node);
     assertThat(r.outcome()).isEqualTo(BootstrapResult.Outcome.FELL_BACK);
     assertThat(r.error()).isInstanceOf(ObjectStoreUnavailableException.class);
   }

@@ -3,77 +3,37 @@ package io.nrtcluster.objectstore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.ReplayPositions;
 import io.nrtcluster.node.ClusterHarness;
 import io.nrtcluster.node.ClusterNode;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /** Automatic backups from a real cluster's primary (two NrtHosts, real ZooKeeper) to a real S3-compatible server. */
 @Timeout(180)
 class PrimaryBackupsTest {
-  private static final NodeLog LOG = new NodeLog(LoggerFactory.getLogger(PrimaryBackupsTest.class), "T", () -> -1);
   private static final Duration WAIT = Duration.ofSeconds(60);
 
+  @RegisterExtension final StoreFixture store = StoreFixture.of(PrimaryBackupsTest.class, "T", "backups");
   @TempDir Path tmp;
-  private S3TestServer server;
-  private long seed;
-  private final List<AutoCloseable> closing = new ArrayList<>();
-
-  @BeforeEach
-  void start() throws Exception {
-    seed = Long.getLong("nrt.test.seed", new Random().nextLong());
-    System.out.println("PrimaryBackupsTest seed " + seed);
-    server = S3TestServer.start();
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    for (int i = closing.size() - 1; i >= 0; i--) {
-      closing.get(i).close();
-    }
-    server.close();
-  }
-
-  /** One node's own connection to the store (its own counters), on the cluster's layout of the harness index. */
-  private ManifestStore storeFor() throws Exception {
-    BlobStore store = BlobStore.open(server.config().prefix("backups").build(), new ObjectStoreMetrics(), LOG);
-    closing.add(store);
-    return new ManifestStore(store, StoreLayout.of(store.config().prefix(), ClusterHarness.CLUSTER, ClusterHarness.INDEX));
-  }
-
-  private PrimaryBackups backups(ClusterNode node, BackupMode mode) throws Exception {
-    PrimaryBackups b = new PrimaryBackups(storeFor(), mode, "B" + node.index()).attach(node);
-    closing.add(b);
-    return b;
-  }
 
   @Test
   void everyCommitIsBackedUpAndAfterAFailoverTheNewPrimaryContinuesWithoutReuploadingFilesAlreadyThere() throws Exception {
-    ClusterHarness c = new ClusterHarness(tmp.resolve("cluster"), seed, 2);
-    closing.add(c);
-    c.start(0);
-    assertThat(c.awaitPrimary()).isZero();
+    ClusterHarness c = store.clusterWithPrimary(tmp.resolve("cluster"), 2);
     c.start(1);
-    PrimaryBackups b0 = backups(c.node(0), BackupMode.EVERY_COMMIT);
-    PrimaryBackups b1 = backups(c.node(1), BackupMode.EVERY_COMMIT);
-    ManifestStore manifests = storeFor();
+    PrimaryBackups b0 = store.backups(c.node(0), BackupMode.EVERY_COMMIT, "B0");
+    PrimaryBackups b1 = store.backups(c.node(1), BackupMode.EVERY_COMMIT, "B1");
+    ManifestStore manifests = store.manifests();
 
     c.addDocs(c.node(0), 300);
     long v1 = c.node(0).refresh("offset-300");
@@ -82,7 +42,7 @@ class PrimaryBackupsTest {
     c.node(0).commit();
     BackupResult r1 = b0.lastBackup().get(WAIT.toSeconds(), TimeUnit.SECONDS);
     long g1 = c.node(0).primaryGen();
-    assertThat(r1.manifest().version()).as("seed %d", seed).isEqualTo(v1);
+    assertThat(r1.manifest().version()).as("seed %d", store.seed()).isEqualTo(v1);
     assertThat(r1.manifest().primaryGen()).isEqualTo(g1);
     assertThat(r1.filesReused()).isZero();
     Manifest m1 = manifests.read(r1.manifest());
@@ -95,13 +55,13 @@ class PrimaryBackupsTest {
     c.kill(0);
     assertThat(c.awaitPrimary()).isEqualTo(1);
     ClusterNode p = c.node(1);
-    await("N2 writable (seed " + seed + ")").atMost(WAIT).until(p::isWritablePrimary);
+    await("N2 writable (seed " + store.seed() + ")").atMost(WAIT).until(p::isWritablePrimary);
     long g2 = p.primaryGen();
     assertThat(g2).isGreaterThan(g1);
     c.addDocs(p, 40);
     long v2 = p.refresh("offset-340");
     p.commit();
-    await("N2's backup of version " + v2 + " (seed " + seed + ")").atMost(WAIT)
+    await("N2's backup of version " + v2 + " (seed " + store.seed() + ")").atMost(WAIT)
         .until(() -> b1.lastBackup().isDone() && b1.lastBackup().get() != null);
     BackupResult r2 = b1.lastBackup().get();
     assertThat(r2.manifest().version()).isEqualTo(v2);
@@ -110,14 +70,14 @@ class PrimaryBackupsTest {
     Manifest m2 = manifests.read(r2.manifest());
     List<FileEntry> shared = m2.files().values().stream().filter(f -> f.equals(m1.files().get(f.name()))).toList();
     long newBytes = m2.files().values().stream().filter(f -> !shared.contains(f)).mapToLong(FileEntry::length).sum();
-    assertThat(shared).as("seed %d: the old primary's segments are still in the new point", seed).isNotEmpty();
-    assertThat(r2.filesReused()).as("seed %d", seed).isEqualTo(shared.size());
+    assertThat(shared).as("seed %d: the old primary's segments are still in the new point", store.seed()).isNotEmpty();
+    assertThat(r2.filesReused()).as("seed %d", store.seed()).isEqualTo(shared.size());
     assertThat(r2.filesUploaded()).isEqualTo(m2.files().size() - shared.size());
     assertThat(r2.bytesUploaded()).isEqualTo(newBytes);
     assertThat(b1.metrics().snapshot().filesSkipped()).isEqualTo(shared.size());
 
     // The new primary's backup restores to exactly its documents.
-    try (Directory target = FSDirectory.open(tmp.resolve("restored")); Restorer restorer = new Restorer(manifests, LOG)) {
+    try (Directory target = FSDirectory.open(tmp.resolve("restored")); Restorer restorer = new Restorer(manifests, store.log())) {
       restorer.restore(r2.manifest(), target);
       try (DirectoryReader reader = DirectoryReader.open(target)) {
         assertThat(reader.getVersion()).isEqualTo(v2);
@@ -128,19 +88,16 @@ class PrimaryBackupsTest {
 
   @Test
   void everyPointModeBacksUpRefreshesAndAStoppedStoreNeverStopsIndexingOrReplication() throws Exception {
-    ClusterHarness c = new ClusterHarness(tmp.resolve("cluster"), seed, 2);
-    closing.add(c);
-    c.start(0);
-    assertThat(c.awaitPrimary()).isZero();
+    ClusterHarness c = store.clusterWithPrimary(tmp.resolve("cluster"), 2);
     c.start(1);
-    PrimaryBackups b0 = backups(c.node(0), BackupMode.EVERY_POINT);
+    PrimaryBackups b0 = store.backups(c.node(0), BackupMode.EVERY_POINT, "B0");
     ClusterNode p = c.node(0);
 
     c.addDocs(p, 100);
     long v1 = p.refresh();
     assertThat(b0.lastBackup().get(WAIT.toSeconds(), TimeUnit.SECONDS).manifest().version()).isEqualTo(v1);
 
-    server.stop();
+    store.server().stop();
     long v2 = v1;
     for (int i = 0; i < 5; i++) {
       c.addDocs(p, 20);
@@ -149,7 +106,7 @@ class PrimaryBackupsTest {
     p.commit();
     c.awaitAllAt(v2);
     assertThat(ClusterHarness.count(c.node(1))).isEqualTo(200);
-    await("a failed backup reported (seed " + seed + ")").atMost(WAIT)
+    await("a failed backup reported (seed " + store.seed() + ")").atMost(WAIT)
         .until(() -> b0.metrics().snapshot().backupsFailed() > 0 && b0.lastBackup().isDone());
     assertThat(b0.lastBackup()).isCompletedExceptionally();
     try {
@@ -158,11 +115,11 @@ class PrimaryBackupsTest {
       assertThat(e.getCause()).isInstanceOfAny(ObjectStoreUnavailableException.class, BackupAbandonedException.class);
     }
 
-    server.restart();
+    store.server().restart();
     // The same version again (nothing new): retried, since its backup failed.
     p.commit();
     BackupResult r = b0.lastBackup().get(WAIT.toSeconds(), TimeUnit.SECONDS);
-    assertThat(r.manifest().version()).as("seed %d", seed).isEqualTo(v2);
-    assertThat(storeFor().latestId().orElseThrow().version()).isEqualTo(v2);
+    assertThat(r.manifest().version()).as("seed %d", store.seed()).isEqualTo(v2);
+    assertThat(store.manifests().latestId().orElseThrow().version()).isEqualTo(v2);
   }
 }

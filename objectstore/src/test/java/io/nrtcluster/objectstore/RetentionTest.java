@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.nrtcluster.common.NodeLog;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,42 +20,27 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /** Retention against a real S3-compatible server, alone and racing backups. */
 class RetentionTest {
-  private static final NodeLog LOG = new NodeLog(LoggerFactory.getLogger(RetentionTest.class), "P1", () -> 1);
+  @RegisterExtension final StoreFixture fixture = StoreFixture.of(RetentionTest.class, "P1", "");
 
   @TempDir Path tmp;
-  private S3TestServer server;
   private BlobStore store;
   private ManifestStore manifests;
   private BackupService backups;
   private RetentionSweeper sweeper;
-  private long seed;
-  private Random random;
 
   @BeforeEach
   void start() throws Exception {
-    seed = Long.getLong("nrt.test.seed", new Random().nextLong());
-    random = new Random(seed);
-    System.out.println("RetentionTest seed " + seed);
-    server = S3TestServer.start();
-    store = BlobStore.open(server.config().build(), new ObjectStoreMetrics(), LOG);
-    manifests = new ManifestStore(store, StoreLayout.of("", "c1", "docs"));
-    backups = new BackupService(manifests, LOG);
-    sweeper = new RetentionSweeper(manifests, LOG);
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    backups.close();
-    store.close();
-    server.close();
+    manifests = fixture.manifests();
+    store = manifests.blobStore();
+    backups = fixture.backupService(manifests);
+    sweeper = new RetentionSweeper(manifests, fixture.log());
   }
 
   @Test
@@ -64,8 +48,8 @@ class RetentionTest {
     List<TestIndex.Commit> commits = new ArrayList<>();
     try (TestIndex index = new TestIndex(tmp.resolve("primary"), true)) {
       for (int i = 0; i < 5; i++) {
-        index.add(300, random);
-        index.writer.forceMerge(1 + random.nextInt(2)); // old segments go away, so old files become garbage
+        index.add(300, fixture.random());
+        index.writer.forceMerge(1 + fixture.random().nextInt(2)); // old segments go away, so old files become garbage
         TestIndex.Commit c = index.commit(1);
         commits.add(c);
         backups.submit(c.source()).get(60, TimeUnit.SECONDS);
@@ -80,13 +64,13 @@ class RetentionTest {
     for (TestIndex.Commit c : commits.subList(3, 5)) {
       c.point().files().values().forEach(f -> expected.add(manifests.layout().fileKey(f)));
     }
-    assertThat(server.keys(manifests.layout().filesPrefix())).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(fixture.server().keys(manifests.layout().filesPrefix())).containsExactlyInAnyOrderElementsOf(expected);
     assertThat(r.filesDeleted()).isPositive();
-    assertThat(server.keys(manifests.layout().pendingPrefix())).isEmpty();
-    assertThat(server.keys(manifests.layout().sweepsPrefix())).isEmpty();
+    assertThat(fixture.server().keys(manifests.layout().pendingPrefix())).isEmpty();
+    assertThat(fixture.server().keys(manifests.layout().sweepsPrefix())).isEmpty();
     for (TestIndex.Commit c : commits.subList(3, 5)) {
       try (Directory restored = FSDirectory.open(tmp.resolve("restored-" + c.point().version()));
-          Restorer restorer = new Restorer(manifests, LOG)) {
+          Restorer restorer = new Restorer(manifests, fixture.log())) {
         restorer.restoreVersion(c.point().version(), restored);
         assertThat(TestIndex.search(restored)).containsExactly(c.docs(), c.alphaHits());
       }
@@ -97,7 +81,7 @@ class RetentionTest {
   void keepsEverythingNewerThanTheGivenAge() throws Exception {
     try (TestIndex index = new TestIndex(tmp.resolve("primary"), true)) {
       for (int i = 0; i < 3; i++) {
-        index.add(100, random);
+        index.add(100, fixture.random());
         backups.submit(index.commit(1).source()).get(60, TimeUnit.SECONDS);
       }
     }
@@ -110,17 +94,17 @@ class RetentionTest {
   void aKeptManifestThatDoesNotParseStopsTheSweepBeforeItDeletesAnything() throws Exception {
     try (TestIndex index = new TestIndex(tmp.resolve("primary"), true)) {
       for (int i = 0; i < 3; i++) {
-        index.add(100, random);
+        index.add(100, fixture.random());
         index.writer.forceMerge(1);
         backups.submit(index.commit(1).source()).get(60, TimeUnit.SECONDS);
       }
     }
     ManifestId latest = manifests.latestId().orElseThrow();
-    server.write(latest.key(), "garbage".getBytes());
-    List<String> before = server.keys("");
+    fixture.server().write(latest.key(), "garbage".getBytes());
+    List<String> before = fixture.server().keys("");
     assertThatThrownBy(() -> sweeper.sweep(RetentionPolicy.keepLast(1)))
         .isInstanceOfSatisfying(CorruptBackupException.class, e -> assertThat(e.objectKey()).isEqualTo(latest.key()));
-    assertThat(server.keys("")).containsExactlyInAnyOrderElementsOf(before);
+    assertThat(fixture.server().keys("")).containsExactlyInAnyOrderElementsOf(before);
   }
 
   /**
@@ -133,7 +117,7 @@ class RetentionTest {
   @Test
   void aBackupThatStartsWhileASweepRunsReuploadsWhatTheSweepDeletes() throws Exception {
     try (TestIndex index = new TestIndex(tmp.resolve("primary"), false)) {
-      index.add(200, random);
+      index.add(200, fixture.random());
       TestIndex.Commit c = index.commit(1);
       // A failed backup left every file of the point in the store, and no manifest.
       for (FileEntry f : c.point().files().values()) {
@@ -158,13 +142,13 @@ class RetentionTest {
       });
       assertThat(planned.await(60, TimeUnit.SECONDS)).isTrue();
       String sweepsPrefix = manifests.layout().sweepsPrefix();
-      long sweepListings = server.listings(sweepsPrefix);
+      long sweepListings = fixture.server().listings(sweepsPrefix);
       int files = c.point().files().size();
       CompletableFuture<BackupResult> backup = backups.submit(c.source());
       // Let the backup go as far as it will while the sweep is paused: it either waits for the sweep
       // (it lists the sweeps again and again) or, were it not to, reuses every file at once.
       await().atMost(Duration.ofSeconds(30)).until(() ->
-          server.listings(sweepsPrefix) >= sweepListings + 2 || store.metrics().snapshot().filesSkipped() == files);
+          fixture.server().listings(sweepsPrefix) >= sweepListings + 2 || store.metrics().snapshot().filesSkipped() == files);
       proceed.countDown();
       SweepResult swept = sweep.get(60, TimeUnit.SECONDS);
       BackupResult result = backup.get(60, TimeUnit.SECONDS);
@@ -173,7 +157,7 @@ class RetentionTest {
       assertThat(result.filesUploaded()).as("the backup uploaded them again").isEqualTo(files);
       assertEveryListedManifestIsWhole();
       try (Directory restored = FSDirectory.open(tmp.resolve("restored"));
-          Restorer restorer = new Restorer(manifests, LOG)) {
+          Restorer restorer = new Restorer(manifests, fixture.log())) {
         restorer.restoreLatest(restored);
         assertThat(TestIndex.search(restored)).containsExactly(c.docs(), c.alphaHits());
       }
@@ -186,14 +170,14 @@ class RetentionTest {
     Map<Long, Integer> docsByVersion = new HashMap<>();
     AtomicBoolean writing = new AtomicBoolean(true);
     AtomicInteger sweeps = new AtomicInteger();
-    Random sweepRandom = new Random(seed + 7);
+    Random sweepRandom = new Random(fixture.seed() + 7);
     CompletableFuture<Void> sweeping = CompletableFuture.runAsync(() -> {
       try {
         while (writing.get()) {
           SweepResult r = sweeper.sweep(RetentionPolicy.keepLast(1 + sweepRandom.nextInt(2)));
           sweeps.incrementAndGet();
           if (!r.deletedManifests().isEmpty()) {
-            assertThat(r.kept()).as("seed %d", seed).isNotEmpty();
+            assertThat(r.kept()).as("seed %d", fixture.seed()).isNotEmpty();
           }
           assertEveryListedManifestIsWhole();
         }
@@ -204,21 +188,21 @@ class RetentionTest {
     try (TestIndex index = new TestIndex(tmp.resolve("primary"), true)) {
       List<CompletableFuture<BackupResult>> pending = new ArrayList<>();
       for (int i = 0; i < rounds; i++) {
-        index.add(50 + random.nextInt(200), random);
-        if (random.nextInt(3) == 0) {
-          index.writer.forceMerge(1 + random.nextInt(3));
+        index.add(50 + fixture.random().nextInt(200), fixture.random());
+        if (fixture.random().nextInt(3) == 0) {
+          index.writer.forceMerge(1 + fixture.random().nextInt(3));
         }
         TestIndex.Commit c = index.commit(1);
         docsByVersion.put(c.point().version(), c.docs());
         pending.add(backups.submit(c.source()));
-        if (random.nextBoolean()) {
+        if (fixture.random().nextBoolean()) {
           pending.get(pending.size() - 1).handle((r, e) -> null).get(60, TimeUnit.SECONDS);
         }
       }
       for (CompletableFuture<BackupResult> f : pending) {
         f.handle((r, e) -> {
           assertThat(e == null || e.getCause() instanceof BackupAbandonedException || e instanceof BackupAbandonedException)
-              .as("backup failed (seed %d): %s", seed, e).isTrue();
+              .as("backup failed (seed %d): %s", fixture.seed(), e).isTrue();
           return null;
         }).get(60, TimeUnit.SECONDS);
       }
@@ -226,13 +210,13 @@ class RetentionTest {
       writing.set(false);
     }
     sweeping.get(120, TimeUnit.SECONDS);
-    assertThat(sweeps.get()).as("seed %d", seed).isPositive();
+    assertThat(sweeps.get()).as("seed %d", fixture.seed()).isPositive();
     assertEveryListedManifestIsWhole();
-    try (Restorer restorer = new Restorer(manifests, LOG)) {
+    try (Restorer restorer = new Restorer(manifests, fixture.log())) {
       for (ManifestId id : manifests.list()) {
         try (Directory restored = FSDirectory.open(tmp.resolve("restored-" + id.version()))) {
           restorer.restore(id, restored);
-          assertThat(TestIndex.search(restored)[0]).as("version %d (seed %d)", id.version(), seed)
+          assertThat(TestIndex.search(restored)[0]).as("version %d (seed %d)", id.version(), fixture.seed())
               .isEqualTo(docsByVersion.get(id.version()));
         }
       }
@@ -242,7 +226,7 @@ class RetentionTest {
   /** Every manifest in the store names only files that are in the store. */
   private void assertEveryListedManifestIsWhole() throws Exception {
     List<ManifestId> ids = manifests.list();
-    Set<String> present = new HashSet<>(server.keys(manifests.layout().filesPrefix()));
+    Set<String> present = new HashSet<>(fixture.server().keys(manifests.layout().filesPrefix()));
     for (ManifestId id : ids) {
       Manifest m;
       try {
@@ -252,8 +236,8 @@ class RetentionTest {
       }
       for (FileEntry f : m.files().values()) {
         String key = manifests.layout().fileKey(f);
-        assertThat(present.contains(key) || server.read(key) != null)
-            .as("manifest %s names %s, which is not in the store (seed %d)", id.key(), key, seed).isTrue();
+        assertThat(present.contains(key) || fixture.server().read(key) != null)
+            .as("manifest %s names %s, which is not in the store (seed %d)", id.key(), key, fixture.seed()).isTrue();
       }
     }
   }

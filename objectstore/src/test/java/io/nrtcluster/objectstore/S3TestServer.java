@@ -50,6 +50,7 @@ public final class S3TestServer implements AutoCloseable {
   private final AtomicBoolean stopDuringUpload = new AtomicBoolean();
   private final AtomicLong operations = new AtomicLong();
   private final java.util.concurrent.ConcurrentHashMap<String, AtomicLong> listings = new java.util.concurrent.ConcurrentHashMap<>();
+  private final java.util.concurrent.ConcurrentHashMap<String, AtomicLong> rangedGets = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile S3Proxy proxy;
   private int port;
 
@@ -146,6 +147,12 @@ public final class S3TestServer implements AutoCloseable {
   /** Listings served so far of exactly {@code prefix}. */
   public long listings(String prefix) {
     AtomicLong n = listings.get(prefix);
+    return n == null ? 0 : n.get();
+  }
+
+  /** GETs of a range of {@code key} served so far. */
+  public long rangedGets(String key) {
+    AtomicLong n = rangedGets.get(key);
     return n == null ? 0 : n.get();
   }
 
@@ -286,6 +293,9 @@ public final class S3TestServer implements AutoCloseable {
     @Override
     public Blob getBlob(String container, String name, GetOptions options) {
       fault();
+      if (options != null && !options.getRanges().isEmpty()) {
+        rangedGets.computeIfAbsent(name, k -> new AtomicLong()).incrementAndGet();
+      }
       return super.getBlob(container, name, options);
     }
 

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
+import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
 import org.apache.lucene.index.DirectoryReader;
@@ -55,6 +56,30 @@ final class TestIndex implements Closeable {
       }
       doc.add(new TextField("body", body.toString(), Field.Store.NO));
       writer.addDocument(doc);
+    }
+  }
+
+  /** Adds {@code n} documents each storing {@code bytes} random (incompressible) bytes: one big stored-fields file. */
+  void addLarge(int n, int bytes, Random random) throws IOException {
+    for (int i = 0; i < n; i++) {
+      Document doc = new Document();
+      doc.add(new StringField("id", Integer.toString(nextId.getAndIncrement()), Field.Store.YES));
+      byte[] blob = new byte[bytes];
+      random.nextBytes(blob);
+      doc.add(new StoredField("blob", blob));
+      writer.addDocument(doc);
+    }
+  }
+
+  /** Flips bit {@code bit} of byte {@code pos} of {@code file}, as a failing disk would. */
+  static void flip(Path file, long pos, int bit) throws IOException {
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+        java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
+      ch.read(b, pos);
+      b.put(0, (byte) (b.get(0) ^ (1 << bit)));
+      b.rewind();
+      ch.write(b, pos);
     }
   }
 
