@@ -5,6 +5,7 @@ package io.nrtcluster.common;
  * a request refused up front ({@link ErrorCode#REFUSED}), or a promotion that did not complete
  * ({@link ErrorCode#PROMOTION_FAILED}). In every case the cluster is as it was.
  */
+@Stable
 public class AdminException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

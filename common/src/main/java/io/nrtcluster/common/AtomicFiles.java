@@ -13,6 +13,7 @@ import java.nio.file.StandardOpenOption;
  * file. Written to a temp file beside it and renamed over it; when durable, the temp file and then
  * the directory (which holds the rename) are fsynced, so a crash after the call keeps the new contents.
  */
+@Internal
 public final class AtomicFiles {
   private static final boolean WINDOWS = System.getProperty("os.name", "").startsWith("Windows");
 

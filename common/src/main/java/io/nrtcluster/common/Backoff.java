@@ -7,6 +7,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * Exponential backoff with full jitter between a minimum and a maximum delay. Not thread-safe: one
  * instance per retry loop.
  */
+@Internal
 public final class Backoff {
   private final long minMillis;
   private final long maxMillis;

@@ -7,6 +7,7 @@ import java.util.Objects;
  * Bounds checks for configuration builders. Every failure is an {@link IllegalArgumentException}
  * whose message starts with the name of the offending field, so a bad setting is found at once.
  */
+@Internal
 public final class Checks {
   private Checks() {}
 

@@ -1,6 +1,7 @@
 package io.nrtcluster.common;
 
 /** Raised when copied bytes do not match the Lucene checksum or length the primary advertised for a file. The partial file is discarded and the copy retried; it is never installed. */
+@Stable
 public class ChecksumMismatchException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

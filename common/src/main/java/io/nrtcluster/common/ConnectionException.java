@@ -1,6 +1,7 @@
 package io.nrtcluster.common;
 
 /** Raised when the connection to a peer cannot be made, is lost, or stops delivering data within the configured read timeout. */
+@Stable
 public class ConnectionException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

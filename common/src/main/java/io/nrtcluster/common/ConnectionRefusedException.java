@@ -5,6 +5,7 @@ package io.nrtcluster.common;
  * or has not bound its port yet). Unlike a timeout, it says the peer's process cannot be holding an
  * open connection to this node either, which is what a failure detector may rely on.
  */
+@Stable
 public class ConnectionRefusedException extends ConnectionException {
   private static final long serialVersionUID = 1L;
 

@@ -7,6 +7,7 @@ import java.util.List;
  * primary yet ({@link ErrorCode#CORRUPT_LOCAL_FILE}): it must not lead, so it neither ranks in an
  * election nor is promoted by hand without {@code --force}. {@link #files()} names them.
  */
+@Stable
 public class CorruptLocalFileException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

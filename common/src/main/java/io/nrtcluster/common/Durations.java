@@ -3,6 +3,7 @@ package io.nrtcluster.common;
 import java.time.Duration;
 
 /** Durations the way people write them in messages and options: {@code 2m}, {@code 10s}, {@code 500ms}. */
+@Internal
 public final class Durations {
   private Durations() {}
 

@@ -27,6 +27,7 @@ import org.slf4j.LoggerFactory;
  * the next one runs. After {@link #shutdown()} new tasks are refused with {@link
  * RejectedExecutionException} and the queued ones still run.
  */
+@Internal
 public final class ElasticPool implements Executor {
   private static final Logger LOG = LoggerFactory.getLogger(ElasticPool.class);
 

@@ -4,6 +4,7 @@ package io.nrtcluster.common;
  * Every kind of failure nrtcluster reports, with a stable wire code. Codes are never reused; a
  * receiver that does not know a code treats it as {@link #INTERNAL}.
  */
+@Stable
 public enum ErrorCode {
   /** Anything unexpected on the remote side. */
   INTERNAL(1),

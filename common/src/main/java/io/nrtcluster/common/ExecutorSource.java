@@ -16,6 +16,7 @@ import java.util.concurrent.Executors;
  * for election steps, election steps for role switches, role switches for catch-up, scrub and copy
  * tasks to end; never back).
  */
+@Experimental
 public interface ExecutorSource {
   /** The kinds of work, each on its own pool in a host, with what its tasks may wait for. */
   enum Pool {

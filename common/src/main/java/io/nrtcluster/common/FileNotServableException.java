@@ -1,6 +1,7 @@
 package io.nrtcluster.common;
 
 /** Raised when a requested file name is unsafe (path traversal, separators, absolute) or not part of any copy-state or merge pre-copy the primary still holds. Nothing is read from disk for such a request. */
+@Stable
 public class FileNotServableException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

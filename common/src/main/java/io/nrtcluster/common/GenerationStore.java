@@ -21,6 +21,7 @@ import java.util.Properties;
  * error opening the directory is not. A temp file left by a crash is never read and is overwritten
  * by the next update.
  */
+@Internal
 public final class GenerationStore {
   private static final String GEN = "highestPrimaryGen";
   private static final String VERSION = "highestVersion";

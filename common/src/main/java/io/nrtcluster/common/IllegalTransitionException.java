@@ -5,6 +5,7 @@ package io.nrtcluster.common;
  * Always a bug in the caller: the state is left unchanged (never silently overwritten) and the
  * refusal is logged by the state machine that raised it.
  */
+@Stable
 public class IllegalTransitionException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

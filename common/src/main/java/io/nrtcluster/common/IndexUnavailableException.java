@@ -5,6 +5,7 @@ package io.nrtcluster.common;
  * index and opening the resynchronized one, with no earlier searcher left to serve): retry shortly.
  * Unlike {@link NodeClosedException}, the index is open and will serve again by itself.
  */
+@Stable
 public class IndexUnavailableException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

@@ -5,6 +5,7 @@ package io.nrtcluster.common;
  * floor: the write was refused before it reached Lucene (nothing of it is kept), so a flush or merge
  * never runs the disk full. Writes resume by themselves once space returns above the floor.
  */
+@Stable
 public class InsufficientStorageException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

@@ -4,6 +4,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Daemon threads named {@code prefix-N}, so thread dumps show which node and job they serve. */
+@Internal
 public final class NamedThreadFactory implements ThreadFactory {
   private final String prefix;
   private final AtomicInteger counter = new AtomicInteger();

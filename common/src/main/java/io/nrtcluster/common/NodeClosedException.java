@@ -1,6 +1,7 @@
 package io.nrtcluster.common;
 
 /** Raised when an operation reaches a node that is closing or closed. */
+@Stable
 public class NodeClosedException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

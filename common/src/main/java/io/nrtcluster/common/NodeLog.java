@@ -8,6 +8,7 @@ import org.slf4j.Logger;
  * "R2 gen=5: ..."}), so lines from several nodes in one process or one file can be told apart.
  * Arguments stay parameterized; nothing is formatted unless the level is enabled.
  */
+@Stable
 public final class NodeLog {
   private static final String PREFIX = "{} gen={}: ";
 

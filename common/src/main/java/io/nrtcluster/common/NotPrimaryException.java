@@ -5,6 +5,7 @@ package io.nrtcluster.common;
  * the index. {@link #primaryAddress()} names the current primary when it is known, so a service can
  * forward the request there.
  */
+@Stable
 public class NotPrimaryException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

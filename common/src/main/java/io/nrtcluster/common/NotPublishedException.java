@@ -8,6 +8,7 @@ package io.nrtcluster.common;
  * answer. A primary that has lost its epoch raises {@link NotPrimaryException} instead. Code {@link
  * ErrorCode#NOT_PUBLISHED}.
  */
+@Stable
 public class NotPublishedException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

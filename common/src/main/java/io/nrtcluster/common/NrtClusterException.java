@@ -9,6 +9,7 @@ import java.io.IOException;
  * <p>It is an {@link IOException} because Lucene's replication hooks ({@code newCopyJob}, {@code
  * commit}, ...) only let I/O errors through; a failed replication step is an I/O failure to them.
  */
+@Stable
 public class NrtClusterException extends IOException {
   private static final long serialVersionUID = 1L;
 

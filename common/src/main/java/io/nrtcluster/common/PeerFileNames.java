@@ -6,6 +6,7 @@ package io.nrtcluster.common;
  * or an unusual character is refused before it can be joined to a directory. (Lucene's own {@code
  * org.apache.lucene.index.IndexFileNames} builds names; this class only checks names a peer sent.)
  */
+@Internal
 public final class PeerFileNames {
   private static final int MAX_LENGTH = 255;
 

@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
  * run: the interrupt is cleared before the thread goes back to the pool). The pool itself is
  * never shut down from here.
  */
+@Internal
 public final class PoolShare extends AbstractExecutorService {
   private final String name;
   private final Executor pool;

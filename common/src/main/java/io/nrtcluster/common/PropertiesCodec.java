@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Properties;
 
 /** Small records kept in ZooKeeper as UTF-8 {@code key=value} text, readable with any ZooKeeper shell. */
+@Internal
 public final class PropertiesCodec {
   private PropertiesCodec() {}
 

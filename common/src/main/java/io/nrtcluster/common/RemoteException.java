@@ -1,6 +1,7 @@
 package io.nrtcluster.common;
 
 /** An error reported by a remote node whose code has no more specific local type. */
+@Stable
 public class RemoteException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

@@ -6,6 +6,7 @@ package io.nrtcluster.common;
  * primary reports the position of the last point-in-time it holds, and the application replays its
  * own source from there.
  */
+@Internal
 public final class ReplayPositions {
   /** User-data key of the replay position in a point-in-time's {@code SegmentInfos}. */
   public static final String KEY = "nrtcluster.replayPosition";

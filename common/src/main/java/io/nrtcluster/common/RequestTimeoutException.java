@@ -6,6 +6,7 @@ package io.nrtcluster.common;
  * code is {@link ErrorCode#TIMEOUT}. Named apart from {@link java.util.concurrent.TimeoutException},
  * which is a checked wait on a future and not part of this hierarchy.
  */
+@Stable
 public class RequestTimeoutException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

@@ -44,6 +44,7 @@ import org.slf4j.LoggerFactory;
  * ZooKeeper, the disk or another executor) holds one pool thread while it waits; the pool must be
  * sized for as many such waits at once as the host allows, or the waits moved out of the task.
  */
+@Internal
 public final class SerialExecutor extends AbstractExecutorService implements ScheduledExecutorService {
   /** Tasks run in a row before the executor lets other components have the pool thread. */
   static final int BATCH = 32;

@@ -19,6 +19,7 @@ import org.slf4j.Logger;
  * is named after the index whose task it runs), and Lucene's message just before a stack trace
  * names the node.
  */
+@Internal
 public final class Slf4jPrintStream extends PrintStream {
   private static final Slf4jPrintStream SHARED = new Slf4jPrintStream(
       new NodeLog(org.slf4j.LoggerFactory.getLogger("io.nrtcluster.lucene"), "lucene", () -> -1), true);

@@ -1,6 +1,7 @@
 package io.nrtcluster.common;
 
 /** Raised when a message carries a primary generation older than the highest this node has seen: a fenced-off (zombie) primary must never be followed. */
+@Stable
 public class StalePrimaryGenerationException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,7 @@
 package io.nrtcluster.common;
 
 /** Raised when local storage fails while copying (disk full, I/O error); the copy is abandoned, its temp files removed, and the last good searcher keeps serving. */
+@Stable
 public class StorageException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

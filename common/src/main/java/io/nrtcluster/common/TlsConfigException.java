@@ -5,6 +5,7 @@ package io.nrtcluster.common;
  * certificate chain, private key or trusted-certificate file that is missing, unreadable, has a
  * wrong password or does not parse. The message names the file.
  */
+@Stable
 public class TlsConfigException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

@@ -7,6 +7,7 @@ package io.nrtcluster.common;
  * ConnectionException}, so whatever retries a lost connection retries this too; it is reported
  * loudly because it does not heal until the certificates are fixed.
  */
+@Stable
 public class TlsHandshakeException extends ConnectionException {
   private static final long serialVersionUID = 1L;
 

@@ -14,6 +14,7 @@ import java.util.Set;
  * <p>Guarantees: immutable once built; {@link #check} never changes anything, it only refuses with
  * {@link IllegalTransitionException} naming the machine, the state and the refused target.
  */
+@Internal
 public final class TransitionTable<S extends Enum<S>> {
   private final String machine;
   private final Map<S, Set<S>> next;

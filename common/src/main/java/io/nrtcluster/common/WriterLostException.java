@@ -7,6 +7,7 @@ package io.nrtcluster.common;
  * {@link #getCause()} is Lucene's tragic exception when raised locally. Retry against the next
  * primary (a write refused here was never acknowledged).
  */
+@Stable
 public class WriterLostException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

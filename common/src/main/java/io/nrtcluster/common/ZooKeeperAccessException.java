@@ -7,6 +7,7 @@ package io.nrtcluster.common;
  * and writable by anyone ({@link ErrorCode#ZOOKEEPER_OPEN_ACL}). Raised before anything is changed,
  * so retrying cannot help: the credentials or the ACLs must be fixed.
  */
+@Stable
 public class ZooKeeperAccessException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,6 @@
 package io.nrtcluster.election;
 
+import io.nrtcluster.common.Internal;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
 import java.time.Duration;
@@ -15,6 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Read-only access to an index's state in ZooKeeper, for the election and for operator tools. */
+@Internal
 public final class ClusterView {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterView.class);
 

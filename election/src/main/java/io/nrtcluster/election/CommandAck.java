@@ -1,6 +1,7 @@
 package io.nrtcluster.election;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Experimental;
 import io.nrtcluster.common.PropertiesCodec;
 import io.nrtcluster.common.ProtocolException;
 import java.util.Properties;
@@ -13,6 +14,7 @@ import java.util.Properties;
  * @param commitVersion the node's commit version after a commit, or -1
  * @param message why it failed, or empty
  */
+@Experimental
 public record CommandAck(Status status, long commitVersion, String message) {
   /** Outcome of a command on one node. */
   public enum Status {

@@ -1,6 +1,7 @@
 package io.nrtcluster.election;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Internal;
 import java.time.Duration;
 import java.util.Map;
 
@@ -29,6 +30,7 @@ import java.util.Map;
  * @param memberMetadata the application metadata this node's member record starts with ({@link
  *     MemberInfo#metadata()}; bounds in {@link MemberMetadata}); empty by default
  */
+@Internal
 public record ElectionConfig(
     ZkLayout layout, int nodeId, String address, Duration settleTime, Duration retryInterval, Duration zkTimeout,
     boolean automatic, Duration suspicionDelay, Map<String, String> memberMetadata) {

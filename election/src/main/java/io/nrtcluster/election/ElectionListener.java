@@ -1,11 +1,14 @@
 package io.nrtcluster.election;
 
+import io.nrtcluster.common.Internal;
+
 /**
  * What the election tells the node that runs an index. Called on the election's serial executor
  * (its own thread, or a thread of a host's election pool; never a ZooKeeper event thread), one
  * call at a time, except {@link #fenced()}, which is called at once from the connection-state
  * thread so writes stop without delay.
  */
+@Internal
 public interface ElectionListener {
   /**
    * This node won epoch {@code primaryGen}. Open the primary with that generation, forcing its

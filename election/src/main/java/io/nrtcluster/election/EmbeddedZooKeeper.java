@@ -1,6 +1,7 @@
 package io.nrtcluster.election;
 
 import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.Internal;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -16,6 +17,7 @@ import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
  * point of failure: production uses a ZooKeeper ensemble and passes its connect string instead.
  * It listens on the loopback address only.
  */
+@Internal
 public final class EmbeddedZooKeeper implements Closeable {
   private final ZooKeeperServerEmbedded server;
   private final String connectString;

@@ -1,5 +1,6 @@
 package io.nrtcluster.election;
 
+import io.nrtcluster.common.Internal;
 import io.nrtcluster.common.PropertiesCodec;
 import io.nrtcluster.common.ProtocolException;
 import java.util.Properties;
@@ -15,6 +16,7 @@ import java.util.Properties;
  * @param finalVersion the last version the old primary published (the target must search it), or -1
  * @param message why it failed, or empty
  */
+@Internal
 public record Handoff(String requestId, int target, long timeoutMillis, Status status, long finalVersion, String message) {
   /** Progress of a hand-off. */
   public enum Status {

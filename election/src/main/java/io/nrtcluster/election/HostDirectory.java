@@ -2,6 +2,7 @@ package io.nrtcluster.election;
 
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.Durations;
+import io.nrtcluster.common.Internal;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
@@ -36,6 +37,7 @@ import org.apache.zookeeper.KeeperException;
  * other hosts' entries what the cache last saw; listeners run only when the snapshot changed, on the
  * cache's thread or the thread calling {@link #lead}. Malformed records are skipped.
  */
+@Internal
 public final class HostDirectory implements PlacementSource, Closeable {
   private final CuratorFramework client;
   private final ZooKeeperAuth auth;

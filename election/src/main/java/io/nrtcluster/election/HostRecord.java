@@ -1,6 +1,7 @@
 package io.nrtcluster.election;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Internal;
 import io.nrtcluster.common.PropertiesCodec;
 import io.nrtcluster.common.ProtocolException;
 import java.util.Arrays;
@@ -26,6 +27,7 @@ import java.util.TreeSet;
  * @param primaries the indexes it leads (or is about to, from the moment it won their epoch),
  *     sorted; never null, unmodifiable
  */
+@Internal
 public record HostRecord(int nodeId, SortedSet<String> primaries) {
   /** The format this code writes. */
   public static final int FORMAT = 1;

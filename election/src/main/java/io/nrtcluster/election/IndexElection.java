@@ -3,6 +3,7 @@ package io.nrtcluster.election;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.ExecutorSource;
+import io.nrtcluster.common.Internal;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NotPrimaryException;
 import io.nrtcluster.common.NotPublishedException;
@@ -44,6 +45,7 @@ import org.slf4j.LoggerFactory;
  * session; the cache re-syncs after reconnect and triggers a re-evaluation; the primary znode is
  * deliberately not a recipe node, so it is never recreated behind the election's back.
  */
+@Internal
 public final class IndexElection implements Closeable {
   private final CuratorFramework client;
   private final ElectionConfig config;

@@ -1,5 +1,6 @@
 package io.nrtcluster.election;
 
+import io.nrtcluster.common.Experimental;
 import io.nrtcluster.common.PropertiesCodec;
 import io.nrtcluster.common.ProtocolException;
 import java.util.HashMap;
@@ -36,6 +37,7 @@ import java.util.Properties;
  *     epoch up ({@link IndexElection#giveUp}); records written before this field existed decode as true
  * @param lastStepDown the last time the node gave its epoch up by itself, or null if it never did
  */
+@Experimental
 public record MemberInfo(
     int nodeId,
     String address,

@@ -1,5 +1,6 @@
 package io.nrtcluster.election;
 
+import io.nrtcluster.common.Experimental;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -24,6 +25,7 @@ import java.util.Properties;
  * @param corruptFilesByScrub corrupt files found by the background scrub
  * @param quarantinedFiles files moved aside into the quarantine folder
  */
+@Experimental
 public record MemberIntegrity(boolean eligible, List<String> corruptFiles, long corruptFilesAtStart, long corruptFilesByScrub,
     long quarantinedFiles) {
   /** Nothing found, eligible: also what a record without these fields means. */

@@ -1,5 +1,6 @@
 package io.nrtcluster.election;
 
+import io.nrtcluster.common.Internal;
 import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
@@ -12,6 +13,7 @@ import java.util.TreeMap;
  * at most {@value #MAX_TOTAL_LENGTH} characters. Small, because every member record is read by every
  * node of the index at each election and by every status request.
  */
+@Internal
 public final class MemberMetadata {
   public static final int MAX_ENTRIES = 16;
   public static final int MAX_KEY_LENGTH = 64;

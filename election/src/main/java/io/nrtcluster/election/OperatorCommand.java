@@ -1,6 +1,7 @@
 package io.nrtcluster.election;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Internal;
 import io.nrtcluster.common.PropertiesCodec;
 import io.nrtcluster.common.ProtocolException;
 import java.util.Properties;
@@ -13,6 +14,7 @@ import java.util.Properties;
  * @param kind what to do
  * @param target node id that should act, or {@link #ALL_NODES}
  */
+@Internal
 public record OperatorCommand(Kind kind, int target) {
   /** The {@link #target} addressing every live member. */
   public static final int ALL_NODES = -1;

@@ -1,10 +1,13 @@
 package io.nrtcluster.election;
 
+import io.nrtcluster.common.Internal;
+
 /**
  * What a node does with the operator requests an {@link OperatorRequestWatch} hands it: the
  * acting part, without ZooKeeper. Every method but {@link #acceptsHandoff} runs on the watch's own
  * worker thread, one request at a time, and may take long.
  */
+@Internal
 public interface OperatorHandler {
   /**
    * Whether this node should run the hand-off {@code request} now (it is the writable primary).

@@ -2,6 +2,7 @@ package io.nrtcluster.election;
 
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.ExecutorSource;
+import io.nrtcluster.common.Internal;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
@@ -31,6 +32,7 @@ import org.apache.zookeeper.KeeperException;
  *
  * <p>The cache calls its listeners on one thread, so the checks made there need no lock.
  */
+@Internal
 public final class OperatorRequestWatch implements Closeable {
   static final String COMMAND_PREFIX = "cmd-";
   static final String ACK_PREFIX = "ack-";

@@ -3,6 +3,7 @@ package io.nrtcluster.election;
 import io.nrtcluster.common.AdminException;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.ErrorCode;
+import io.nrtcluster.common.Internal;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +28,7 @@ import org.apache.zookeeper.KeeperException;
  * NrtClusterException}: {@link io.nrtcluster.common.ZooKeeperAccessException} when ZooKeeper denies
  * the session's credentials, {@link ConnectionException} when it cannot be reached.
  */
+@Internal
 public final class OperatorRequests {
   private final CuratorFramework client;
   private final ZooKeeperAuth auth;

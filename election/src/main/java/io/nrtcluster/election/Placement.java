@@ -1,5 +1,6 @@
 package io.nrtcluster.election;
 
+import io.nrtcluster.common.Experimental;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -20,6 +21,7 @@ import java.util.TreeSet;
  * up-to-date member win ({@link ElectionDecision#choose}), and the rebalancing moves nothing while a
  * host's record disagrees with an index's primary.
  */
+@Experimental
 public final class Placement {
   /** No host known: every count is 0. */
   public static final Placement EMPTY = new Placement(Map.of());

@@ -1,5 +1,7 @@
 package io.nrtcluster.election;
 
+import io.nrtcluster.common.Internal;
+
 /**
  * Where an election reads who leads how many indexes ({@link Placement}) and hears that it changed:
  * one per host ({@link HostDirectory}), shared by all the host's elections, so an election step reads
@@ -8,6 +10,7 @@ package io.nrtcluster.election;
  * <p>Implementations answer {@link #current()} at once and call listeners on one thread, quickly;
  * a listener must not block.
  */
+@Internal
 public interface PlacementSource {
   /** None: elections rank as without placement (the best-ranked member wins, as before placement existed). */
   PlacementSource NONE = new PlacementSource() {

@@ -1,5 +1,6 @@
 package io.nrtcluster.election;
 
+import io.nrtcluster.common.Internal;
 import io.nrtcluster.common.ProtocolException;
 import java.nio.charset.StandardCharsets;
 
@@ -10,6 +11,7 @@ import java.nio.charset.StandardCharsets;
  * @param address {@code host:port} replicas connect to
  * @param primaryGen the fencing epoch it won
  */
+@Internal
 public record PrimaryInfo(int nodeId, String address, long primaryGen) {
   byte[] encode() {
     return (nodeId + "\n" + address + "\n" + primaryGen).getBytes(StandardCharsets.UTF_8);

@@ -1,6 +1,7 @@
 package io.nrtcluster.election;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Experimental;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -34,6 +35,7 @@ import java.util.TreeMap;
  * indexes (ties to the lower node id, indexes in name order). A host that hosts few indexes may
  * stay below the others: no move can reach it.
  */
+@Experimental
 public final class RebalancePlan {
   /** How far behind the primary's version a target may be and still count as caught up. */
   public static final long CAUGHT_UP_VERSIONS = 5;

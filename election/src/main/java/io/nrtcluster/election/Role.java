@@ -1,5 +1,6 @@
 package io.nrtcluster.election;
 
+import io.nrtcluster.common.Stable;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -7,6 +8,7 @@ import java.util.Set;
  * What a node is for one index. Transitions are checked: anything not listed in {@link #next()} is a
  * bug and raises {@link IllegalStateException}.
  */
+@Stable
 public enum Role {
   /** Registered, serving its local index, not yet following anyone. */
   JOINING,

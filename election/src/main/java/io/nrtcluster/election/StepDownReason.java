@@ -1,6 +1,9 @@
 package io.nrtcluster.election;
 
+import io.nrtcluster.common.Experimental;
+
 /** Why a primary gave its epoch up by itself (not because it lost it or handed it off). */
+@Experimental
 public enum StepDownReason {
   /** Its Lucene writer found a corrupt index file (a {@code CorruptIndexException}), e.g. in a merge. */
   CORRUPT_INDEX,

@@ -1,6 +1,7 @@
 package io.nrtcluster.election;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Internal;
 import org.apache.curator.utils.ZKPaths;
 
 /**
@@ -23,6 +24,7 @@ import org.apache.curator.utils.ZKPaths;
  * ({@link Checks#safeName}), so no index can be named like it, and an index named {@code hosts}
  * lives beside it. Listings of a cluster's indexes leave it out ({@link #isIndexName}).
  */
+@Internal
 public record ZkLayout(String root, String cluster, String index) {
   /** The znode under which every cluster lives, one child per cluster; shared by all clusters of an ensemble. */
   public static final String ROOT = "/nrtcluster";

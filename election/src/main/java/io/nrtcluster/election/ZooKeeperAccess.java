@@ -4,6 +4,7 @@ import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.ClusterMismatchException;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.ErrorCode;
+import io.nrtcluster.common.Internal;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ZooKeeperAccessException;
 import java.util.ArrayDeque;
@@ -29,6 +30,7 @@ import org.apache.zookeeper.data.Stat;
  * is refused instead of being used as if it were protected. {@link #secure} is the migration of
  * such a tree.
  */
+@Internal
 public final class ZooKeeperAccess {
   private static final Id ANYONE = ZooDefs.Ids.ANYONE_ID_UNSAFE;
   private static final int LISTED = 5;

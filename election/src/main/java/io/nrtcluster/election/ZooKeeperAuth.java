@@ -1,6 +1,8 @@
 package io.nrtcluster.election;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Internal;
+import io.nrtcluster.common.Stable;
 import java.nio.charset.StandardCharsets;
 import java.security.NoSuchAlgorithmException;
 import java.util.Collections;
@@ -28,10 +30,13 @@ import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
  * @param user digest user name: 1-128 of {@code [A-Za-z0-9_.-]}
  * @param password the password, 1-1024 characters without line breaks
  */
+@Stable
 public record ZooKeeperAuth(String user, String password) {
   /** The ZooKeeper authentication scheme used. */
   public static final String SCHEME = "digest";
 
+  /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
+  @Internal
   public ZooKeeperAuth {
     Checks.safeName("zooKeeperAuth.user", user);
     if (password == null || password.isEmpty()) {

@@ -3,6 +3,7 @@ package io.nrtcluster.election;
 import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.Durations;
+import io.nrtcluster.common.Internal;
 import java.io.Closeable;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +24,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * it to the election's classes ({@link IndexElection}, {@link OperatorRequests}, {@link
  * ClusterView}, {@link ZooKeeperAccess}).
  */
+@Internal
 public final class ZooKeeperSession implements Closeable {
   private final CuratorFramework client;
   private final ZooKeeperAuth auth;

@@ -8,6 +8,7 @@ import io.nrtcluster.common.CorruptLocalFileException;
 import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.common.Stable;
 import io.nrtcluster.common.ZooKeeperAccessException;
 import io.nrtcluster.election.ClusterView;
 import io.nrtcluster.election.CommandAck;
@@ -48,6 +49,7 @@ import java.util.UUID;
  * Waiting for the outcome of a request (a promotion, a commit, a new primary) is a ZooKeeper watch on
  * the znodes concerned, bounded by the request's timeout, never a poll.
  */
+@Stable
 public final class ClusterAdmin implements Closeable {
   private final ZooKeeperSession zk;
   private final String connectString;

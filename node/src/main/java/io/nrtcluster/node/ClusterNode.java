@@ -2,6 +2,7 @@ package io.nrtcluster.node;
 
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NotPrimaryException;
+import io.nrtcluster.common.Stable;
 import io.nrtcluster.election.ElectionConfig;
 import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.MemberInfo;
@@ -36,6 +37,7 @@ import org.slf4j.LoggerFactory;
  * rejoins as a replica; the application's replay position travels with each refresh so that after a
  * failover {@link #replayPosition()} on the new primary says where to replay from.
  */
+@Stable
 public final class ClusterNode implements Closeable {
   private final NrtHost host;
   private final IndexSettings settings;

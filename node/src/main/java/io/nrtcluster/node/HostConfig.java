@@ -1,6 +1,8 @@
 package io.nrtcluster.node;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Internal;
+import io.nrtcluster.common.Stable;
 import io.nrtcluster.election.ElectionConfig;
 import io.nrtcluster.election.MemberMetadata;
 import io.nrtcluster.election.ZooKeeperAuth;
@@ -74,6 +76,7 @@ import java.util.Map;
  *     runs on ({@link HostThreads#defaults()} by default: a few threads when idle, whatever the
  *     number of indexes)
  */
+@Stable
 public record HostConfig(
     int nodeId,
     String cluster,
@@ -108,6 +111,8 @@ public record HostConfig(
   /** Default {@link #minFreeDiskBytes}: 128 MiB. */
   public static final long DEFAULT_MIN_FREE_DISK_BYTES = 128L << 20;
 
+  /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
+  @Internal
   public HostConfig {
     Checks.inRange("nodeId", nodeId, 0, 65535);
     Checks.safeName("cluster", cluster);

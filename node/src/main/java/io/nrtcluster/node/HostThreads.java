@@ -2,6 +2,8 @@ package io.nrtcluster.node;
 
 import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.ExecutorSource;
+import io.nrtcluster.common.Internal;
+import io.nrtcluster.common.Stable;
 import java.time.Duration;
 
 /**
@@ -29,10 +31,13 @@ import java.time.Duration;
  *     file data from the network); default 32
  * @param idleTimeout how long a pool thread stays idle before it ends; 100 ms to 1 h, default 10 s
  */
+@Stable
 public record HostThreads(int tick, int election, int events, int operator, int work, int copy, Duration idleTimeout) {
   /** The largest accepted maximum of any pool. */
   public static final int MAX = 1024;
 
+  /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
+  @Internal
   public HostThreads {
     Checks.inRange("tick", tick, 1, MAX);
     Checks.inRange("election", election, 1, MAX);

@@ -1,6 +1,7 @@
 package io.nrtcluster.node;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Stable;
 import java.util.function.Supplier;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.index.IndexWriterConfig;
@@ -12,6 +13,7 @@ import org.apache.lucene.index.IndexWriterConfig;
  * @param name index (shard) name
  * @param writerConfig supplies the analyzer and writer settings of the primary
  */
+@Stable
 public record IndexSettings(String name, Supplier<IndexWriterConfig> writerConfig) {
   public IndexSettings {
     Checks.safeName("index", name);

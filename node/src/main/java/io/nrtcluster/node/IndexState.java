@@ -1,5 +1,6 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.common.Stable;
 import io.nrtcluster.common.TransitionTable;
 import io.nrtcluster.election.Role;
 
@@ -22,6 +23,7 @@ import io.nrtcluster.election.Role;
  *   <tr><td>CLOSING, CLOSED</td><td>no</td><td>no</td><td>no</td><td>no</td></tr>
  * </table>
  */
+@Stable
 public enum IndexState {
   /** Opening the local index as a replica; not yet in the election. */
   STARTING,

@@ -1,5 +1,6 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.common.Experimental;
 import java.util.List;
 
 /**
@@ -11,4 +12,5 @@ import java.util.List;
  * @param primaryGen the current primary's generation, or -1
  * @param members every live member, by node id
  */
+@Experimental
 public record IndexStatus(String cluster, String index, int primaryNodeId, long primaryGen, List<MemberStatus> members) {}

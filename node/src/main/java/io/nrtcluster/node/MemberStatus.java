@@ -1,5 +1,6 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.common.Experimental;
 import io.nrtcluster.election.MemberIntegrity;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.election.StepDown;
@@ -26,6 +27,7 @@ import io.nrtcluster.election.StepDown;
  * @param lastStepDown the last time it gave its epoch up by itself (a lost index writer) and why,
  *     or null if it never did
  */
+@Experimental
 public record MemberStatus(
     int nodeId,
     String address,

@@ -1,5 +1,6 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.common.Experimental;
 import io.nrtcluster.election.MemberIntegrity;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.election.StepDown;
@@ -26,6 +27,7 @@ import io.nrtcluster.election.StepDown;
  * @param belowDiskFloor whether its data directory is below the free-space floor now (a primary
  *     then refuses writes)
  */
+@Experimental
 public record NodeStatus(
     int nodeId,
     String index,

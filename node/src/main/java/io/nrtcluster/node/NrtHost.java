@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.common.Stable;
 import io.nrtcluster.election.EmbeddedZooKeeper;
 import io.nrtcluster.election.HostDirectory;
 import io.nrtcluster.election.IndexElection;
@@ -44,6 +45,7 @@ import org.slf4j.LoggerFactory;
  * wins); its {@link Rebalancer} hands its own primaries off to hosts holding fewer ({@link
  * HostConfig#rebalance}).
  */
+@Stable
 public final class NrtHost implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(NrtHost.class);
 

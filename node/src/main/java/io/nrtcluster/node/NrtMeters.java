@@ -1,5 +1,7 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.common.Experimental;
+
 /**
  * Names of the meters an {@link NrtHost} started with a Micrometer {@code MeterRegistry} registers,
  * one set per open index, tagged {@value #TAG_INDEX} (the index name) and {@value #TAG_NODE} (the
@@ -11,6 +13,7 @@ package io.nrtcluster.node;
  * {@code _total}, timers and time gauges are exported in seconds ({@code _seconds},
  * {@code _seconds_count}, {@code _seconds_sum}, {@code _seconds_max}).
  */
+@Experimental
 public final class NrtMeters {
   /** Tag: the index (shard) name. */
   public static final String TAG_INDEX = "index";

@@ -1,5 +1,6 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.common.Experimental;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.util.Collections;
@@ -17,6 +18,7 @@ import java.util.regex.Pattern;
  *     {@code nrt-copy-N2-17} counts as {@code nrt-copy-N#-#}), sorted by name
  * @param heapBytes heap in use: after a collection when measured by {@link #afterGc()}
  */
+@Experimental
 public record ProcessFootprint(int threads, Map<String, Integer> threadsByKind, long heapBytes) {
   private static final Pattern DIGITS = Pattern.compile("[0-9]+");
 

@@ -1,5 +1,6 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.common.Experimental;
 import io.nrtcluster.election.RebalancePlan;
 import java.util.List;
 
@@ -10,6 +11,7 @@ import java.util.List;
  * @param plan the plan as read before the first move
  * @param outcomes one per move of the plan; never null, unmodifiable
  */
+@Experimental
 public record RebalanceResult(RebalancePlan plan, List<MoveOutcome> outcomes) {
   public RebalanceResult {
     outcomes = List.copyOf(outcomes);

@@ -1,6 +1,8 @@
 package io.nrtcluster.node;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Internal;
+import io.nrtcluster.common.Stable;
 import io.nrtcluster.replica.ReplicaConfig;
 import io.nrtcluster.replica.ScrubConfig;
 import java.time.Duration;
@@ -18,9 +20,12 @@ import java.time.Duration;
  * @param copyResumeWindow how long a copy whose connection dropped waits to resume where it stopped
  *     (zero: it always starts over)
  */
+@Stable
 public record ReplicaTuning(ScrubConfig scrub, int corruptFileReportAfter, Duration badFileBackoffMin,
     Duration badFileBackoffMax, Duration copyResumeWindow) {
 
+  /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
+  @Internal
   public ReplicaTuning {
     Checks.notNull("scrub", scrub);
     Checks.inRange("corruptFileReportAfter", corruptFileReportAfter, 1, 1000);

@@ -1,5 +1,6 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.common.Experimental;
 import io.nrtcluster.election.Role;
 import java.time.Duration;
 import java.util.List;
@@ -19,6 +20,7 @@ import java.util.function.Supplier;
  * (nodes stop and start meanwhile) and answers -1 when the time is up: the caller words the
  * failure (a test's assertion, a command line's one-line error).
  */
+@Experimental
 public final class WritablePrimary {
   private WritablePrimary() {}
 

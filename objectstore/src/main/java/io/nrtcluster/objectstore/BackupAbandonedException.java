@@ -2,12 +2,14 @@ package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.common.Stable;
 
 /**
  * A backup gave up before writing its manifest ({@link ErrorCode#BACKUP_ABANDONED}): it outlived its
  * lease (see {@link RetentionSweeper} for why a lease exists), a newer point replaced it while it
  * waited, or the service closed. No manifest names what it uploaded; retention removes those files.
  */
+@Stable
 public class BackupAbandonedException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,7 @@
 package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Experimental;
 import java.io.IOException;
 import java.util.Map;
 import java.util.SortedMap;
@@ -23,6 +24,7 @@ import org.apache.lucene.store.IndexInput;
  * {@code CopyState} is incRef'd, a commit is held by a snapshot deletion policy) and releases them in
  * {@link BackupSource#close()}.
  */
+@Experimental
 public record BackupPoint(
     long version, long primaryGen, long infosGeneration, byte[] infosBytes, SortedMap<String, FileEntry> files,
     Map<String, String> userData) {

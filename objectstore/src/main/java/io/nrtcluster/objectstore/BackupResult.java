@@ -1,5 +1,6 @@
 package io.nrtcluster.objectstore;
 
+import io.nrtcluster.common.Experimental;
 import java.time.Duration;
 
 /**
@@ -11,4 +12,5 @@ import java.time.Duration;
  * @param filesReused files the store already held (from earlier backups)
  * @param took from the start of the backup to its manifest
  */
+@Experimental
 public record BackupResult(ManifestId manifest, int filesUploaded, long bytesUploaded, int filesReused, Duration took) {}

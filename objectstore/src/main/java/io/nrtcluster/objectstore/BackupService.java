@@ -1,5 +1,6 @@
 package io.nrtcluster.objectstore;
 
+import io.nrtcluster.common.Experimental;
 import io.nrtcluster.common.NamedThreadFactory;
 import io.nrtcluster.common.NodeLog;
 import java.io.Closeable;
@@ -50,6 +51,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * PrimaryBackups} feeds it a cluster's primary (every commit or every NRT point); a new primary after
  * failover uses its own service on the same layout and finds the files already there.
  */
+@Experimental
 public final class BackupService implements Closeable {
   private static final Duration SWEEP_POLL = Duration.ofMillis(100);
 

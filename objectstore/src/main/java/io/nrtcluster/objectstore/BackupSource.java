@@ -1,5 +1,6 @@
 package io.nrtcluster.objectstore;
 
+import io.nrtcluster.common.Experimental;
 import java.io.IOException;
 import org.apache.lucene.store.Directory;
 
@@ -9,6 +10,7 @@ import org.apache.lucene.store.Directory;
  * replaced by a newer point, so the caller may hold the files (incRef a {@code CopyState}, keep a
  * commit snapshot) until then and no longer.
  */
+@Experimental
 public interface BackupSource extends AutoCloseable {
   /** The directory holding the point's files. */
   Directory directory();

@@ -4,6 +4,7 @@ import io.nrtcluster.common.Backoff;
 import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.CorruptLocalFileException;
 import io.nrtcluster.common.ErrorCode;
+import io.nrtcluster.common.Experimental;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import java.io.Closeable;
@@ -68,6 +69,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *   <li>An interrupt ends a call with {@link InterruptedIOException} and the interrupt flag set.
  * </ul>
  */
+@Experimental
 public final class BlobStore implements Closeable {
   /** Where a download's bytes go; each attempt starts over from a fresh stream. */
   @FunctionalInterface

@@ -1,5 +1,7 @@
 package io.nrtcluster.objectstore;
 
+import io.nrtcluster.common.Stable;
+
 /**
  * What {@link NodeRestore#bootstrap} did.
  *
@@ -8,6 +10,7 @@ package io.nrtcluster.objectstore;
  * @param manifest the manifest restored ({@link Outcome#RESTORED}) or refused ({@link Outcome#FELL_BACK}); null otherwise
  * @param error why the store was not used ({@link Outcome#FELL_BACK}): typed, naming the object; null otherwise
  */
+@Stable
 public record BootstrapResult(Outcome outcome, long localVersion, ManifestId manifest, Exception error) {
   /** The outcomes of a bootstrap. */
   public enum Outcome {

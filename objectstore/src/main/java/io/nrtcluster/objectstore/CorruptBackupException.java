@@ -2,6 +2,7 @@ package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.common.Stable;
 
 /**
  * A backup object failed verification ({@link ErrorCode#BACKUP_CORRUPT}): a manifest that does not
@@ -10,6 +11,7 @@ import io.nrtcluster.common.NrtClusterException;
  * was installed; retrying reads the same bytes, so a caller falls back to another manifest or to a
  * primary.
  */
+@Stable
 public class CorruptBackupException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,7 @@
 package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Experimental;
 
 /**
  * One index file of a backed-up point: its name in the index directory, its length and its Lucene
@@ -8,6 +9,7 @@ import io.nrtcluster.common.Checks;
  * store ({@link StoreLayout#fileKey}), so a name that a later primary reuses for other bytes is stored
  * under another key and can never be confused with the first.
  */
+@Experimental
 public record FileEntry(String name, long length, long checksum) {
   public FileEntry {
     Checks.notBlank("name", name);

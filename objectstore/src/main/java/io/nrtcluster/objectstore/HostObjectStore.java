@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.common.Stable;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.IndexSettings;
@@ -49,6 +50,7 @@ import org.slf4j.LoggerFactory;
  * <p>Close this before the host: backups stop (one under way writes no manifest) and the connections
  * close; the indexes themselves stay the host's.
  */
+@Stable
 public final class HostObjectStore implements Closeable {
   private final NrtHost host;
   private final HostStoreConfig config;

@@ -1,6 +1,8 @@
 package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Internal;
+import io.nrtcluster.common.Stable;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -18,6 +20,7 @@ import java.util.Optional;
  * @param retention the sweep's policy, empty for none (backups are then kept forever)
  * @param retentionInterval how often the primary of an index sweeps, at most
  */
+@Stable
 public record HostStoreConfig(
     ObjectStoreConfig store,
     boolean backups,
@@ -26,6 +29,8 @@ public record HostStoreConfig(
     Optional<RetentionPolicy> retention,
     Duration retentionInterval) {
 
+  /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
+  @Internal
   public HostStoreConfig {
     Checks.notNull("store", store);
     Checks.notNull("mode", mode);

@@ -1,6 +1,7 @@
 package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Experimental;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -16,6 +17,7 @@ import java.util.TreeMap;
  * @param userData the node's own facts about the point (for example its replay position); not Lucene's commit data, which is in the infos
  * @param createdEpochMillis when the backup was made, by the writer's clock (retention's "newer than")
  */
+@Experimental
 public record Manifest(
     long version,
     long primaryGen,

@@ -1,5 +1,6 @@
 package io.nrtcluster.objectstore;
 
+import io.nrtcluster.common.Internal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
@@ -23,6 +24,7 @@ import org.apache.lucene.store.ChecksumIndexInput;
  * refuses a manifest whose footer does not match, that is cut short, that has bytes past its footer or
  * whose format is newer than it knows, with a {@link CorruptBackupException} naming the object.
  */
+@Internal
 public final class ManifestCodec {
   static final String CODEC = "nrtcluster-backup-manifest";
   /** The first format. */

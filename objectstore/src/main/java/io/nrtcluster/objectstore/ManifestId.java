@@ -1,5 +1,6 @@
 package io.nrtcluster.objectstore;
 
+import io.nrtcluster.common.Experimental;
 import java.time.Instant;
 import java.util.Comparator;
 
@@ -13,6 +14,7 @@ import java.util.Comparator;
  * @param key its store key
  * @param stored when the store wrote it, by the store's clock (from a listing; null when not known)
  */
+@Experimental
 public record ManifestId(long version, long primaryGen, String key, Instant stored) implements Comparable<ManifestId> {
   private static final Comparator<ManifestId> ORDER =
       Comparator.comparingLong(ManifestId::version).thenComparingLong(ManifestId::primaryGen);

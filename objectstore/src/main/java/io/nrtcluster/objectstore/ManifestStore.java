@@ -1,5 +1,6 @@
 package io.nrtcluster.objectstore;
 
+import io.nrtcluster.common.Experimental;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -12,6 +13,7 @@ import java.util.Optional;
  * point can be restored unless the store itself lost or damaged an object, which a restore detects.
  * Stateless apart from its {@link BlobStore}; safe from many threads.
  */
+@Experimental
 public final class ManifestStore {
   private final BlobStore store;
   private final StoreLayout layout;

@@ -1,5 +1,6 @@
 package io.nrtcluster.objectstore;
 
+import io.nrtcluster.common.Experimental;
 import java.time.Instant;
 
 /**
@@ -11,4 +12,5 @@ import java.time.Instant;
  * @param created when the backup was made, by the writer's clock
  * @param stored when the store wrote the manifest, by the store's clock
  */
+@Experimental
 public record ManifestSummary(ManifestId id, int files, long bytes, Instant created, Instant stored) {}

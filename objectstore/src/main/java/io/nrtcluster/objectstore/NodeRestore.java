@@ -4,6 +4,7 @@ import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.GenerationStore;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.common.Stable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -46,6 +47,7 @@ import org.apache.lucene.util.IOUtils;
  * was backed up: the cluster it joins already leads above it. Never run either on a directory an
  * open index uses.
  */
+@Stable
 public final class NodeRestore {
   /** The Lucene index's sub-directory ({@code PrimaryConfig.indexPath}, {@code ReplicaConfig.indexPath}). */
   static final String INDEX_DIR = "index";

@@ -1,5 +1,6 @@
 package io.nrtcluster.objectstore;
 
+import io.nrtcluster.common.Experimental;
 import java.time.Instant;
 
 /**
@@ -9,4 +10,5 @@ import java.time.Instant;
  * @param size its length in bytes
  * @param lastModified when the store finished writing it, by the store's clock
  */
+@Experimental
 public record ObjectInfo(String key, long size, Instant lastModified) {}

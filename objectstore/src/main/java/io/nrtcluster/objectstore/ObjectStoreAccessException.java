@@ -2,6 +2,7 @@ package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.common.Stable;
 
 /**
  * The object store refused this identity for the bucket (wrong or missing credentials, no
@@ -9,6 +10,7 @@ import io.nrtcluster.common.NrtClusterException;
  * first such answer, never retried: retrying with the same credentials cannot help. {@link #bucket()}
  * names the bucket.
  */
+@Stable
 public class ObjectStoreAccessException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,8 @@
 package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Internal;
+import io.nrtcluster.common.Stable;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
@@ -40,6 +42,7 @@ import java.util.Optional;
  * @param clockMargin allowance for request latency and clock rates between machines in the lease
  *     arguments (30 s by default; less than both leases)
  */
+@Stable
 public record ObjectStoreConfig(
     String bucket,
     String prefix,
@@ -67,6 +70,8 @@ public record ObjectStoreConfig(
 
   private static final Duration MAX_DURATION = Duration.ofDays(1);
 
+  /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
+  @Internal
   public ObjectStoreConfig {
     Checks.notBlank("bucket", bucket);
     if (bucket.length() < 3 || bucket.length() > 63 || !bucket.matches("[a-z0-9][a-z0-9.-]*[a-z0-9]")) {

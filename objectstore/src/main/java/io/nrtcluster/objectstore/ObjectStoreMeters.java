@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.nrtcluster.common.Internal;
 import java.io.Closeable;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +18,7 @@ import java.util.function.ToLongFunction;
  * Names follow {@code io.nrtcluster.node.NrtMeters}' conventions; the tags are the caller's (for
  * example {@code index} and {@code node}).
  */
+@Internal
 public final class ObjectStoreMeters implements Closeable {
   /** Counter (bytes): bytes sent to the store (files, manifests, markers). */
   public static final String BYTES_UPLOADED = "nrt.objectstore.bytes.uploaded";

@@ -1,5 +1,6 @@
 package io.nrtcluster.objectstore;
 
+import io.nrtcluster.common.Experimental;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -8,6 +9,7 @@ import java.util.concurrent.atomic.LongAdder;
  * (Micrometer lives in node, not here). Thread-safe; every counter only grows except the "last"
  * gauges. Read them through {@link #snapshot()}, an immutable copy.
  */
+@Experimental
 public final class ObjectStoreMetrics {
   private final LongAdder bytesUploaded = new LongAdder();
   private final LongAdder bytesDownloaded = new LongAdder();

@@ -2,6 +2,7 @@ package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.ErrorCode;
+import io.nrtcluster.common.Stable;
 
 /**
  * The object store could not be reached, or kept failing (5xx answers, throttling, dropped or timed
@@ -10,6 +11,7 @@ import io.nrtcluster.common.ErrorCode;
  * Nothing the failed call was writing became visible (a single PUT is atomic in S3 and an unfinished
  * multipart upload is aborted or never completed).
  */
+@Stable
 public class ObjectStoreUnavailableException extends ConnectionException {
   private static final long serialVersionUID = 1L;
 

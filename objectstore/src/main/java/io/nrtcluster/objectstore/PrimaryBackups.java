@@ -1,5 +1,6 @@
 package io.nrtcluster.objectstore;
 
+import io.nrtcluster.common.Experimental;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.node.ClusterNode;
@@ -29,6 +30,7 @@ import org.slf4j.LoggerFactory;
  * same layout, continues there: files are keyed by name, length and checksum, so what the old primary
  * uploaded is found and not sent again.
  */
+@Experimental
 public final class PrimaryBackups implements RoleListener, Closeable {
   private final ManifestStore manifests;
   private final BackupMode mode;

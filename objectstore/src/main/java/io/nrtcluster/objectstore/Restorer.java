@@ -1,6 +1,7 @@
 package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.ErrorCode;
+import io.nrtcluster.common.Experimental;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import java.io.Closeable;
@@ -51,6 +52,7 @@ import org.apache.lucene.util.IOUtils;
  * bootstrap, fall back to the primary. The lead builds {@code bin/nrt restore} and replica bootstrap
  * on this class.
  */
+@Experimental
 public final class Restorer implements Closeable {
   private final ManifestStore manifests;
   private final BlobStore store;

@@ -1,6 +1,7 @@
 package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Stable;
 import java.time.Duration;
 
 /**
@@ -8,6 +9,7 @@ import java.time.Duration;
  * never removed), and every manifest the store wrote less than {@code keepNewerThan} ago (zero: none
  * by age). Files are kept exactly as long as a kept manifest (or a backup under way) names them.
  */
+@Stable
 public record RetentionPolicy(int keepLast, Duration keepNewerThan) {
   public RetentionPolicy {
     Checks.inRange("keepLast", keepLast, 1, 1_000_000);

@@ -1,5 +1,6 @@
 package io.nrtcluster.objectstore;
 
+import io.nrtcluster.common.Experimental;
 import io.nrtcluster.common.NodeLog;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -54,6 +55,7 @@ import java.util.UUID;
  * <p>A restore that reads a manifest a sweep is dropping at that moment may find files missing; it
  * fails with {@link CorruptBackupException} and the caller retries with the newest manifest.
  */
+@Experimental
 public final class RetentionSweeper {
   private final ManifestStore manifests;
   private final BlobStore store;

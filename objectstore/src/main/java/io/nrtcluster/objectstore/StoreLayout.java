@@ -1,6 +1,7 @@
 package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Experimental;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -19,6 +20,7 @@ import java.util.Optional;
  *
  * See {@link RetentionSweeper} for why the last two exist.
  */
+@Experimental
 public final class StoreLayout {
   private final String root;
 

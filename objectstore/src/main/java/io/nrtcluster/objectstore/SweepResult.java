@@ -1,5 +1,6 @@
 package io.nrtcluster.objectstore;
 
+import io.nrtcluster.common.Experimental;
 import java.util.List;
 
 /**
@@ -12,6 +13,7 @@ import java.util.List;
  * @param staleMarkersDeleted markers of backups and sweeps that died (past their lease)
  * @param complete false when the sweep stopped at its lease before deleting everything it could; the next sweep goes on
  */
+@Experimental
 public record SweepResult(
     List<ManifestId> kept,
     List<ManifestId> deletedManifests,

@@ -1,5 +1,7 @@
 package io.nrtcluster.primary;
 
+import io.nrtcluster.common.Experimental;
+
 /**
  * What a primary's copy-state leases did so far (see {@link PrimaryConfig#copyStateLease()}). A
  * lease starts when a replica's connection drops in the middle of a copy; it ends when the replica
@@ -15,4 +17,5 @@ package io.nrtcluster.primary;
  * @param expired leases that ran out before their replica came back
  * @param evicted leases released early to stay within the bounds
  */
+@Experimental
 public record CopyStateLeaseCounts(int held, long started, long resumed, long expired, long evicted) {}

@@ -1,5 +1,6 @@
 package io.nrtcluster.primary;
 
+import io.nrtcluster.common.Experimental;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.replicator.nrt.CopyState;
@@ -10,6 +11,7 @@ import org.apache.lucene.store.Directory;
  * {@code CopyState}, incRef'd in its writer's deleter). Closing is idempotent and safe after the
  * primary closed (its files are then no longer held: a reader of them must expect them gone).
  */
+@Experimental
 public final class HeldPoint implements AutoCloseable {
   private final CopyState state;
   private final Directory directory;

@@ -1,5 +1,7 @@
 package io.nrtcluster.primary;
 
+import io.nrtcluster.common.Experimental;
+
 /**
  * Hears each point-in-time a primary made durable (every commit) and, when it asks to, each NRT
  * point it published, with the point's files held for it: for example to copy them elsewhere (the
@@ -12,6 +14,7 @@ package io.nrtcluster.primary;
  * of its own), must not throw, and must {@link HeldPoint#close() close} the point exactly once, when
  * done with its files; until then they stay on disk (merges and commits go on around them).
  */
+@Experimental
 public interface PointListener {
   /** True to hear every published NRT point as well; false (the default) for commits only. */
   default boolean everyRefresh() {

@@ -1,5 +1,6 @@
 package io.nrtcluster.primary;
 
+import io.nrtcluster.common.Experimental;
 import java.util.List;
 import java.util.Objects;
 
@@ -17,6 +18,7 @@ import java.util.Objects;
  * @param startedAtNanos {@link System#nanoTime()} when it started (0 when not known), so its window
  *     can be lined up with other measurements of this host
  */
+@Experimental
 public record PreCopyResult(String segment, long bytes, int files, int replicas, int succeeded, long nanos,
     List<ReplicaOutcome> outcomes, long startedAtNanos) {
 

@@ -7,6 +7,7 @@ import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NotPrimaryException;
 import io.nrtcluster.common.NotPublishedException;
 import io.nrtcluster.common.ReplayPositions;
+import io.nrtcluster.common.Stable;
 import io.nrtcluster.transport.NodeAddress;
 import io.nrtcluster.transport.Transport;
 import io.nrtcluster.transport.TransportServer;
@@ -47,6 +48,7 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  */
+@Stable
 public final class Primary implements Closeable {
   private final PrimaryConfig config;
   private final NodeLog log;

@@ -1,6 +1,8 @@
 package io.nrtcluster.primary;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Internal;
+import io.nrtcluster.common.Stable;
 import io.nrtcluster.transport.TransportConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,6 +39,7 @@ import java.time.Duration;
  *     the primary's current point no longer uses, measured when a lease starts (4 GiB by default); past
  *     it the oldest leases are released
  */
+@Stable
 public record PrimaryConfig(
     int nodeId,
     String cluster,
@@ -55,6 +58,8 @@ public record PrimaryConfig(
     int maxCopyStateLeases,
     long maxLeasedBytes) {
 
+  /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
+  @Internal
   public PrimaryConfig {
     Checks.inRange("nodeId", nodeId, 0, 65535);
     Checks.safeName("cluster", cluster);

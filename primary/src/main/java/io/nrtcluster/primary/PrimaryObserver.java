@@ -1,11 +1,14 @@
 package io.nrtcluster.primary;
 
+import io.nrtcluster.common.Experimental;
+
 /**
  * Hears a primary's events as they happen, for metrics. Methods run on the thread doing the work
  * (the refreshing thread for publications, a merge thread for pre-copies, a network or timer thread
  * for copy-state leases): implementations must be quick, thread-safe and must not throw.
  * The defaults do nothing.
  */
+@Experimental
 public interface PrimaryObserver {
   /** Observes nothing. */
   PrimaryObserver NONE = new PrimaryObserver() {};

@@ -1,12 +1,14 @@
 package io.nrtcluster.replica;
 
 import io.nrtcluster.common.ErrorCode;
+import io.nrtcluster.common.Experimental;
 import io.nrtcluster.common.NrtClusterException;
 import java.net.SocketException;
 import java.nio.channels.ClosedChannelException;
 import org.apache.lucene.replicator.nrt.NodeCommunicationException;
 
 /** Why a copy failed, as counted in {@link ReplicaStats#copyFailures(CopyFailureReason)}. */
+@Experimental
 public enum CopyFailureReason {
   /** A file's bytes did not match the primary's checksum or length (in transit or before install). */
   CHECKSUM_MISMATCH,

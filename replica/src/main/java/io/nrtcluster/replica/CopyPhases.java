@@ -1,5 +1,7 @@
 package io.nrtcluster.replica;
 
+import io.nrtcluster.common.Experimental;
+
 /**
  * When each step of copying one NRT point happened on a replica, as {@code System.nanoTime()} of
  * this process (on Linux one clock for every process of a machine, so a benchmark can set them
@@ -14,5 +16,6 @@ package io.nrtcluster.replica;
  * @param searcherNanos when the replica's searcher switched to the version (searches see it from then on)
  * @param reportedNanos when the replica told its listeners (after recording the new files as verified)
  */
+@Experimental
 public record CopyPhases(long version, long pointNanos, long copyStateNanos, long filesNanos, long searcherNanos,
     long reportedNanos) {}

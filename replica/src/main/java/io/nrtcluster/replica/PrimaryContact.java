@@ -1,5 +1,7 @@
 package io.nrtcluster.replica;
 
+import io.nrtcluster.common.Experimental;
+
 /**
  * The last time a replica heard from its primary: the primary's connection handshake or its answer
  * to a heartbeat ({@link Replica#startHeartbeat}). What a failure detector compares with the primary
@@ -9,4 +11,5 @@ package io.nrtcluster.replica;
  * @param primaryGen the primary generation its handshake announced
  * @param atNanos {@link System#nanoTime()} of the contact
  */
+@Experimental
 public record PrimaryContact(int nodeId, long primaryGen, long atNanos) {}

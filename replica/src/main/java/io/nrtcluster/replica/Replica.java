@@ -6,6 +6,7 @@ import io.nrtcluster.common.IllegalTransitionException;
 import io.nrtcluster.common.IndexUnavailableException;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.Stable;
 import io.nrtcluster.common.StalePrimaryGenerationException;
 import io.nrtcluster.common.TransitionTable;
 import io.nrtcluster.transport.Connection;
@@ -61,6 +62,7 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  */
+@Stable
 public final class Replica implements Closeable {
   /**
    * Lifecycle of a replica: {@link #TRANSITIONS} lists every allowed move (forward only, except

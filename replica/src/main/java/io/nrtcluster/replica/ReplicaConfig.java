@@ -1,6 +1,8 @@
 package io.nrtcluster.replica;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Internal;
+import io.nrtcluster.common.Stable;
 import io.nrtcluster.transport.NodeAddress;
 import io.nrtcluster.transport.TransportConfig;
 import java.nio.file.Path;
@@ -45,6 +47,7 @@ import java.time.Duration;
  *     the copy finishes and the newest point is copied next, so a long link never has every copy
  *     cut short. 1 s by default; zero supersedes at once, as Lucene does
  */
+@Stable
 public record ReplicaConfig(
     int nodeId,
     String cluster,
@@ -67,6 +70,8 @@ public record ReplicaConfig(
     Duration copyResumeWindow,
     Duration supersedeAfter) {
 
+  /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
+  @Internal
   public ReplicaConfig {
     Checks.inRange("nodeId", nodeId, 0, 65535);
     Checks.safeName("cluster", cluster);

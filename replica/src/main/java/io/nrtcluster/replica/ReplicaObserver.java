@@ -1,5 +1,7 @@
 package io.nrtcluster.replica;
 
+import io.nrtcluster.common.Experimental;
+
 /**
  * Hears one replica's copy events as they happen, for metrics. Every method runs on a copy or
  * network thread in the middle of the work it reports: implementations must be quick, thread-safe
@@ -9,6 +11,7 @@ package io.nrtcluster.replica;
  * can outlive the replica (a cluster node reopens its replica on every role change and passes the
  * same observer each time).
  */
+@Experimental
 public interface ReplicaObserver {
   /** Observes nothing. */
   ReplicaObserver NONE = new ReplicaObserver() {};

@@ -1,5 +1,6 @@
 package io.nrtcluster.replica;
 
+import io.nrtcluster.common.Experimental;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -9,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * so a restart that copies only missing files shows it here. Each event also goes to the replica's
  * {@link ReplicaObserver}.
  */
+@Experimental
 public final class ReplicaStats {
   private final ReplicaObserver observer;
   private final AtomicLong bytesCopied = new AtomicLong();

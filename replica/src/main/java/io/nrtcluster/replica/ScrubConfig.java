@@ -1,6 +1,8 @@
 package io.nrtcluster.replica;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Internal;
+import io.nrtcluster.common.Stable;
 import java.time.Duration;
 
 /**
@@ -14,10 +16,13 @@ import java.time.Duration;
  * @param interval time from the start of one pass to the start of the next (a pass that takes longer
  *     is followed by the next one at once). Default 1 hour
  */
+@Stable
 public record ScrubConfig(long bytesPerSecond, Duration interval) {
   /** Largest accepted pace (1 TiB/s), far above any disk: effectively unlimited. */
   public static final long MAX_BYTES_PER_SECOND = 1L << 40;
 
+  /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
+  @Internal
   public ScrubConfig {
     Checks.inRange("bytesPerSecond", bytesPerSecond, 0, MAX_BYTES_PER_SECOND);
     Checks.positive("interval", interval);

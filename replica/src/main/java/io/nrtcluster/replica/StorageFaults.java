@@ -1,6 +1,7 @@
 package io.nrtcluster.replica;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Experimental;
 import java.nio.file.FileSystemException;
 
 /**
@@ -19,6 +20,7 @@ import java.nio.file.FileSystemException;
  * still full. The disk model is free space: writes use it up (a write that does not fit writes
  * what fits, then fails) and deleting a file gives its bytes back. Thread-safe.
  */
+@Experimental
 public final class StorageFaults {
   /** No faults and no fault point; cannot be switched. */
   public static final StorageFaults NONE = new StorageFaults(false);

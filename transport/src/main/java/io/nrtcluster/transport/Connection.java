@@ -5,6 +5,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.Durations;
+import io.nrtcluster.common.Internal;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.RequestTimeoutException;
 import io.nrtcluster.common.TlsHandshakeException;
@@ -26,6 +27,7 @@ import java.util.function.LongFunction;
  *
  * <p>Netty types never leave this class: callers see messages, futures and streams.
  */
+@Internal
 public final class Connection {
   private final Channel channel;
   private final Transport transport;

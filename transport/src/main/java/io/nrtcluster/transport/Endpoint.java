@@ -1,10 +1,13 @@
 package io.nrtcluster.transport;
 
+import io.nrtcluster.common.Internal;
+
 /**
  * A node's server-side presence for one index: answers handshakes for that index and handles the
  * requests of connections that chose it. Several endpoints (shards) share one {@link
  * TransportServer}.
  */
+@Internal
 public interface Endpoint extends RequestHandler {
   int nodeId();
 

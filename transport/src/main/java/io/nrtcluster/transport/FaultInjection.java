@@ -1,6 +1,7 @@
 package io.nrtcluster.transport;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Experimental;
 
 /**
  * Faults injected into the real pipeline of every connection this transport makes or accepts. Off by
@@ -25,6 +26,7 @@ import io.nrtcluster.common.Checks;
  *     written, in the order written, as over a long link; set on both ends it is added each way (25
  *     on both: a 50 ms round trip). 0 (the default) adds nothing
  */
+@Experimental
 public record FaultInjection(double bitFlipProbability, long throttleBytesPerSecond, long seed, boolean switchable,
     long dropAfterFileBytes, int maxDrops, long linkDelayMillis) {
 

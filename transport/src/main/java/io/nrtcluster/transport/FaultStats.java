@@ -1,6 +1,7 @@
 package io.nrtcluster.transport;
 
 import io.netty.handler.traffic.ChannelTrafficShapingHandler;
+import io.nrtcluster.common.Experimental;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code injected == detected + discarded + undetected + pending}. Pending flips that stay pending
  * once nothing is copied any more are flips some path lost track of.
  */
+@Experimental
 public final class FaultStats {
   /** What became of flipped bytes a file-stream reader took. */
   public enum FlipOutcome {

@@ -2,6 +2,7 @@ package io.nrtcluster.transport;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.DefaultByteBufHolder;
+import io.nrtcluster.common.Internal;
 
 /**
  * One frame of file data of a {@link Message.FetchFile} stream, starting at {@code offset} in the
@@ -12,6 +13,7 @@ import io.netty.buffer.DefaultByteBufHolder;
  * transport's {@link FaultStats}: handed to a reader ({@link #takeFlip}) or released unread, which
  * counts it as discarded.
  */
+@Internal
 public final class FileChunk extends DefaultByteBufHolder implements Message {
   private final long requestId;
   private final long offset;

@@ -1,5 +1,6 @@
 package io.nrtcluster.transport;
 
+import io.nrtcluster.common.Internal;
 import java.util.Arrays;
 
 /**
@@ -7,6 +8,7 @@ import java.util.Arrays;
  * segment id), its footer (holds the checksum), its length and its checksum. Two files with equal
  * metadata are the same file. A transport-level twin of Lucene's {@code FileMetaData}.
  */
+@Internal
 public record FileMeta(byte[] header, byte[] footer, long length, long checksum) {
   public FileMeta {
     header = header.clone();

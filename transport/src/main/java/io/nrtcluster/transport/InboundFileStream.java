@@ -2,6 +2,7 @@ package io.nrtcluster.transport;
 
 import io.netty.buffer.ByteBuf;
 import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.Internal;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
 import java.io.IOException;
@@ -19,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * sender that overruns the window, skips or repeats bytes, or sends past the file's end is a
  * protocol violation and fails the stream.
  */
+@Internal
 public final class InboundFileStream implements AutoCloseable {
   private static final Object END = new Object();
 

@@ -1,6 +1,7 @@
 package io.nrtcluster.transport;
 
 import io.nrtcluster.common.ErrorCode;
+import io.nrtcluster.common.Internal;
 import java.util.Map;
 import java.util.Set;
 
@@ -9,6 +10,7 @@ import java.util.Set;
  * by their sender; replies, file data and progress carry the id of the request they answer, so many
  * requests share one connection. See {@code docs/protocol.md} for the byte layout.
  */
+@Internal
 public sealed interface Message
     permits Message.Hello,
         Message.HelloOk,

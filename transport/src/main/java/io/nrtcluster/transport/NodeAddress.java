@@ -1,8 +1,10 @@
 package io.nrtcluster.transport;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Stable;
 
 /** A node's replication endpoint: host name or IP literal and TCP port. */
+@Stable
 public record NodeAddress(String host, int port) {
   public NodeAddress {
     Checks.notBlank("address.host", host);

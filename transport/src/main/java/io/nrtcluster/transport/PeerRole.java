@@ -1,8 +1,10 @@
 package io.nrtcluster.transport;
 
+import io.nrtcluster.common.Internal;
 import io.nrtcluster.common.ProtocolException;
 
 /** What a connecting peer says it is during the handshake. */
+@Internal
 public enum PeerRole {
   PRIMARY(1),
   REPLICA(2),

@@ -1,5 +1,7 @@
 package io.nrtcluster.transport;
 
+import io.nrtcluster.common.Internal;
+
 /**
  * Application side of a connection: handles requests the peer starts. Called on the transport's
  * request threads, never on an event loop, so it may block briefly (take a lock, read metadata).
@@ -8,6 +10,7 @@ package io.nrtcluster.transport;
  * <p>An exception thrown from {@link #onRequest} becomes a typed error reply to that request: an
  * {@link io.nrtcluster.common.NrtClusterException} keeps its code, anything else is {@code INTERNAL}.
  */
+@Internal
 public interface RequestHandler {
   void onRequest(Connection connection, Message request) throws Exception;
 

@@ -1,6 +1,8 @@
 package io.nrtcluster.transport;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Internal;
+import io.nrtcluster.common.Stable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -37,6 +39,7 @@ import java.util.Set;
  *     it connected to; no default, it must be chosen
  * @param protocols TLS protocol versions allowed, default TLSv1.3 only
  */
+@Stable
 public record TlsConfig(
     Path keyStore,
     String keyStorePassword,
@@ -60,6 +63,8 @@ public record TlsConfig(
     PEM
   }
 
+  /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
+  @Internal
   public TlsConfig {
     boolean stores = keyStore != null || trustStore != null;
     boolean pem = certChain != null || privateKey != null || trustedCerts != null;

@@ -15,6 +15,7 @@ import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.ConnectionRefusedException;
 import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.ElasticPool;
+import io.nrtcluster.common.Experimental;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
@@ -35,6 +36,7 @@ import org.slf4j.LoggerFactory;
  * instances, and at most one {@link TransportServer}. Every index (shard) of a process shares one
  * transport. Thread-safe; close it last.
  */
+@Experimental
 public final class Transport implements Closeable {
   static final Logger LOG = LoggerFactory.getLogger(Transport.class);
   static final ChannelFutureListener CLOSE_ON_WRITE_FAILURE = f -> {

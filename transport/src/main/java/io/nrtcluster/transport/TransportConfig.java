@@ -1,6 +1,8 @@
 package io.nrtcluster.transport;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.common.Internal;
+import io.nrtcluster.common.Stable;
 import java.time.Duration;
 
 /**
@@ -37,6 +39,7 @@ import java.time.Duration;
  * @param faults fault injection, {@link FaultInjection#NONE} in production
  * @param tls TLS for every connection, or null for plaintext
  */
+@Stable
 public record TransportConfig(
     int maxFrameBytes,
     int chunkBytes,
@@ -59,6 +62,8 @@ public record TransportConfig(
   /** Room for a frame's own header fields beyond its payload. */
   static final int FRAME_OVERHEAD = 64;
 
+  /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
+  @Internal
   public TransportConfig {
     Checks.inRange("transport.maxFrameBytes", maxFrameBytes, 64 * 1024, 256 * 1024 * 1024);
     Checks.inRange("transport.chunkBytes", chunkBytes, 1024, maxFrameBytes - FRAME_OVERHEAD);

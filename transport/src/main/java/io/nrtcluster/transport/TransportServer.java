@@ -10,6 +10,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.Internal;
 import io.nrtcluster.common.NrtClusterException;
 import java.net.InetSocketAddress;
 import java.util.Map;
@@ -20,6 +21,7 @@ import java.util.concurrent.TimeUnit;
  * The listening side of a {@link Transport}: accepts connections for one cluster and routes each,
  * by the index named in its handshake, to that index's {@link Endpoint}.
  */
+@Internal
 public final class TransportServer {
   private final Transport transport;
   private final String cluster;
