@@ -51,6 +51,7 @@ public record CommandAck(Status status, long commitVersion, String message) {
 
   byte[] encode() {
     Properties p = new Properties();
+    RecordFormat.stamp(p);
     p.setProperty("status", status.name());
     p.setProperty("commitVersion", Long.toString(commitVersion));
     p.setProperty("message", message);
@@ -60,6 +61,7 @@ public record CommandAck(Status status, long commitVersion, String message) {
   static CommandAck decode(byte[] data) throws ProtocolException {
     Properties p = PropertiesCodec.decode(data);
     try {
+      RecordFormat.of(p);
       return new CommandAck(Status.valueOf(p.getProperty("status")), Long.parseLong(p.getProperty("commitVersion", "-1")),
           p.getProperty("message", ""));
     } catch (RuntimeException e) {

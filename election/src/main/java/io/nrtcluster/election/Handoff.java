@@ -37,6 +37,7 @@ public record Handoff(String requestId, int target, long timeoutMillis, Status s
 
   byte[] encode() {
     Properties p = new Properties();
+    RecordFormat.stamp(p);
     p.setProperty("requestId", requestId);
     p.setProperty("target", Integer.toString(target));
     p.setProperty("timeoutMillis", Long.toString(timeoutMillis));
@@ -49,6 +50,7 @@ public record Handoff(String requestId, int target, long timeoutMillis, Status s
   static Handoff decode(byte[] data) throws ProtocolException {
     Properties p = PropertiesCodec.decode(data);
     try {
+      RecordFormat.of(p);
       return new Handoff(p.getProperty("requestId"), Integer.parseInt(p.getProperty("target")),
           Long.parseLong(p.getProperty("timeoutMillis")), Status.valueOf(p.getProperty("status")),
           Long.parseLong(p.getProperty("finalVersion", "-1")), p.getProperty("message", ""));

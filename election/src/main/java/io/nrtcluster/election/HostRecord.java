@@ -30,7 +30,7 @@ import java.util.TreeSet;
 @Internal
 public record HostRecord(int nodeId, SortedSet<String> primaries) {
   /** The format this code writes. */
-  public static final int FORMAT = 1;
+  public static final int FORMAT = RecordFormat.CURRENT;
 
   public HostRecord {
     Checks.inRange("nodeId", nodeId, 0, 65535);
@@ -48,7 +48,7 @@ public record HostRecord(int nodeId, SortedSet<String> primaries) {
 
   byte[] encode() {
     Properties p = new Properties();
-    p.setProperty("format", Integer.toString(FORMAT));
+    RecordFormat.stamp(p);
     p.setProperty("nodeId", Integer.toString(nodeId));
     p.setProperty("primaries", String.join(",", primaries));
     return PropertiesCodec.encode(p);
@@ -57,10 +57,7 @@ public record HostRecord(int nodeId, SortedSet<String> primaries) {
   static HostRecord decode(byte[] data) throws ProtocolException {
     Properties p = PropertiesCodec.decode(data);
     try {
-      if (p.getProperty("format") == null) {
-        throw new IllegalArgumentException("no format");
-      }
-      Integer.parseInt(p.getProperty("format"));
+      RecordFormat.required(p);
       String list = p.getProperty("primaries", "");
       return new HostRecord(Integer.parseInt(p.getProperty("nodeId")),
           new TreeSet<>(list.isEmpty() ? List.of() : Arrays.asList(list.split(","))));

@@ -139,6 +139,7 @@ public record MemberInfo(
 
   byte[] encode() {
     Properties p = new Properties();
+    RecordFormat.stamp(p);
     p.setProperty("nodeId", Integer.toString(nodeId));
     p.setProperty("address", address);
     p.setProperty("role", role.name());
@@ -162,6 +163,7 @@ public record MemberInfo(
   static MemberInfo decode(byte[] data) throws ProtocolException {
     Properties p = PropertiesCodec.decode(data);
     try {
+      RecordFormat.of(p);
       String reason = p.getProperty("stepDown.reason");
       StepDown stepDown = reason == null ? null : new StepDown(reason(reason), p.getProperty("stepDown.message"),
           Long.parseLong(p.getProperty("stepDown.millis", "0")));

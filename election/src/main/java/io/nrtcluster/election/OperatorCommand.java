@@ -49,6 +49,7 @@ public record OperatorCommand(Kind kind, int target) {
 
   byte[] encode() {
     Properties p = new Properties();
+    RecordFormat.stamp(p);
     p.setProperty("kind", kind.name());
     p.setProperty("target", target == ALL_NODES ? "all" : Integer.toString(target));
     return PropertiesCodec.encode(p);
@@ -57,6 +58,7 @@ public record OperatorCommand(Kind kind, int target) {
   static OperatorCommand decode(byte[] data) throws ProtocolException {
     Properties p = PropertiesCodec.decode(data);
     try {
+      RecordFormat.of(p);
       String target = p.getProperty("target");
       return new OperatorCommand(Kind.valueOf(p.getProperty("kind")), "all".equals(target) ? ALL_NODES : Integer.parseInt(target));
     } catch (RuntimeException e) {
