@@ -11,10 +11,12 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.nrtcluster.common.ClusterMismatchException;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.ConnectionRefusedException;
 import io.nrtcluster.common.Durations;
 import io.nrtcluster.common.ElasticPool;
+import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.Experimental;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NrtClusterException;
@@ -189,10 +191,18 @@ public final class Transport implements Closeable {
    * ConnectionException} when unreachable within the connect timeout, with {@link RequestTimeoutException}
    * when the handshake (TLS and then the application's) does not complete within the handshake
    * timeout, with {@link TlsHandshakeException} when either side refuses the other's TLS session, or
-   * with the peer's typed refusal (for example {@link io.nrtcluster.common.ClusterMismatchException}).
+   * with the peer's typed refusal: {@link ClusterMismatchException} with code {@code WRONG_CLUSTER},
+   * {@code UNKNOWN_INDEX} or {@code PROTOCOL_VERSION}, the last naming the version this node announced
+   * and the versions each side speaks.
    */
   public CompletableFuture<Connection> connect(
       NodeAddress address, String cluster, String index, int nodeId, PeerRole role, RequestHandler handler) {
+    return connect(address, cluster, index, nodeId, role, handler, WireFormat.PROTOCOL_VERSION);
+  }
+
+  /** As {@link #connect(NodeAddress, String, String, int, PeerRole, RequestHandler)}, announcing {@code protocolVersion} (tests: a node of another release). */
+  CompletableFuture<Connection> connect(NodeAddress address, String cluster, String index, int nodeId, PeerRole role,
+      RequestHandler handler, int protocolVersion) {
     CompletableFuture<Connection> result = new CompletableFuture<>();
     if (closed.get()) {
       result.completeExceptionally(new NodeClosedException("transport " + name + " is closed"));
@@ -218,13 +228,13 @@ public final class Transport implements Closeable {
       long deadline = System.nanoTime() + config.handshakeTimeout().toNanos();
       SslHandler ssl = ch.pipeline().get(SslHandler.class);
       if (ssl == null) {
-        hello(ch, address, cluster, index, nodeId, role, deadline, result);
+        hello(ch, address, cluster, index, nodeId, role, protocolVersion, deadline, result);
         return;
       }
       // The application handshake starts only on an established TLS session, in what is left of the deadline.
       ssl.handshakeFuture().addListener(hf -> {
         if (hf.isSuccess()) {
-          hello(ch, address, cluster, index, nodeId, role, deadline, result);
+          hello(ch, address, cluster, index, nodeId, role, protocolVersion, deadline, result);
         } else {
           ch.close();
           result.completeExceptionally(hf.cause() instanceof SslHandshakeTimeoutException
@@ -237,14 +247,20 @@ public final class Transport implements Closeable {
     return result;
   }
 
-  private void hello(Channel ch, NodeAddress address, String cluster, String index, int nodeId, PeerRole role,
+  private void hello(Channel ch, NodeAddress address, String cluster, String index, int nodeId, PeerRole role, int protocolVersion,
       long deadline, CompletableFuture<Connection> result) {
     Connection connection = ((ConnectionHandler) ch.pipeline().get(TransportPipeline.CONNECTION)).connection();
     Duration left = Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
     connection
-        .request(id -> new Message.Hello(id, WireFormat.PROTOCOL_VERSION, cluster, index, nodeId, role), left)
+        .request(id -> new Message.Hello(id, protocolVersion, cluster, index, nodeId, role), left)
         .whenComplete((reply, err) -> {
-          if (err != null) {
+          if (err instanceof ClusterMismatchException refused && refused.code() == ErrorCode.PROTOCOL_VERSION) {
+            ch.close();
+            // The peer's text names the versions it speaks; this side adds its own and the address.
+            result.completeExceptionally(new ClusterMismatchException(ErrorCode.PROTOCOL_VERSION, address + " refused protocol version "
+                + protocolVersion + " (this node speaks " + WireFormat.MIN_PROTOCOL_VERSION + " to " + WireFormat.PROTOCOL_VERSION
+                + "): " + refused.getMessage()));
+          } else if (err != null) {
             ch.close();
             result.completeExceptionally(err);
           } else if (reply instanceof Message.HelloOk ok) {

@@ -344,6 +344,28 @@ class TransportLoopbackTest {
     assertThat(closedByPeer(s.getInputStream())).isTrue();
   }
 
+  /**
+   * A node of a release whose protocol is out of this server's range (one newer than it speaks, one
+   * older than it still accepts) gets a typed refusal naming the version it announced and the range
+   * each side speaks; the server keeps serving nodes of its own version.
+   */
+  @ParameterizedTest(name = "announcing {0}")
+  @ValueSource(ints = {WireFormat.PROTOCOL_VERSION + 1, WireFormat.MIN_PROTOCOL_VERSION - 1})
+  void aPeerOfAnIncompatibleProtocolVersionGetsATypedRefusalNamingBothVersions(int announced) throws Exception {
+    TransportServer server = server();
+    Transport client = client(config().build());
+    Throwable t = failure(client.connect(server.localAddress(), CLUSTER, INDEX, CLIENT_NODE, PeerRole.REPLICA, clientHandler, announced));
+    assertThat(t).isInstanceOf(ClusterMismatchException.class);
+    assertThat(((ClusterMismatchException) t).code()).isEqualTo(ErrorCode.PROTOCOL_VERSION);
+    assertThat(t.getMessage())
+        .contains("refused protocol version " + announced)
+        .contains("protocol version " + announced + " is not supported")
+        .contains("speaks " + WireFormat.MIN_PROTOCOL_VERSION + " to " + WireFormat.PROTOCOL_VERSION)
+        .contains(server.localAddress().toString());
+    assertThat(endpoint.connected).as("the refused peer never reaches the endpoint").isEmpty();
+    assertThat(connect(client, server).isOpen()).as("a peer of this version still connects").isTrue();
+  }
+
   @Test
   void connectToAClosedPortFailsWithConnectionException() throws Exception {
     int port;
