@@ -39,7 +39,10 @@ public final class Connection {
   private volatile PeerRole peerRole;
   private volatile long peerPrimaryGen = -1;
   private volatile String peerIndex;
-  /** What the peer announced in HELLO (the server's side); a client assumes its own version. */
+  /**
+   * The protocol version the handshake settled on: what the peer announced (server side), or what
+   * this side announced last and the peer accepted (client side).
+   */
   private volatile int peerProtocolVersion = WireFormat.PROTOCOL_VERSION;
   private volatile Object attachment;
   private final AtomicLong ignoredReplies = new AtomicLong();
@@ -79,6 +82,10 @@ public final class Connection {
 
   void setPeerProtocolVersion(int version) {
     this.peerProtocolVersion = version;
+  }
+
+  int peerProtocolVersion() {
+    return peerProtocolVersion;
   }
 
   /**

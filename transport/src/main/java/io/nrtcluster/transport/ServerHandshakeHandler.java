@@ -67,10 +67,10 @@ final class ServerHandshakeHandler extends ChannelInboundHandlerAdapter {
     ErrorCode refusal = null;
     String why = null;
     Endpoint endpoint = null;
-    if (hello.protocolVersion() < WireFormat.MIN_PROTOCOL_VERSION || hello.protocolVersion() > WireFormat.PROTOCOL_VERSION) {
+    if (hello.protocolVersion() < server.minProtocolVersion() || hello.protocolVersion() > server.maxProtocolVersion()) {
       refusal = ErrorCode.PROTOCOL_VERSION;
       why = "protocol version " + hello.protocolVersion() + " is not supported (this node speaks "
-          + WireFormat.MIN_PROTOCOL_VERSION + " to " + WireFormat.PROTOCOL_VERSION + ")";
+          + server.minProtocolVersion() + " to " + server.maxProtocolVersion() + ")";
     } else if (!server.cluster().equals(hello.cluster())) {
       refusal = ErrorCode.WRONG_CLUSTER;
       why = "this node belongs to cluster '" + server.cluster() + "', not '" + hello.cluster() + "'";

@@ -197,7 +197,24 @@ public final class Transport implements Closeable {
    */
   public CompletableFuture<Connection> connect(
       NodeAddress address, String cluster, String index, int nodeId, PeerRole role, RequestHandler handler) {
-    return connect(address, cluster, index, nodeId, role, handler, WireFormat.PROTOCOL_VERSION);
+    return connectFrom(address, cluster, index, nodeId, role, handler, WireFormat.PROTOCOL_VERSION);
+  }
+
+  /**
+   * Announces {@code version} and, refused for it by a peer of an older release, the versions below
+   * it down to {@link WireFormat#MIN_PROTOCOL_VERSION} (a new connection each): a node of release N
+   * reaches a primary of release N-1 in a rolling upgrade and then speaks that release's protocol.
+   */
+  private CompletableFuture<Connection> connectFrom(NodeAddress address, String cluster, String index, int nodeId,
+      PeerRole role, RequestHandler handler, int version) {
+    return connect(address, cluster, index, nodeId, role, handler, version).exceptionallyCompose(err -> {
+      if (version > WireFormat.MIN_PROTOCOL_VERSION && err instanceof ClusterMismatchException refused
+          && refused.code() == ErrorCode.PROTOCOL_VERSION && !closed.get()) {
+        LOG.info("{} refused protocol version {}; trying {}", address, version, version - 1);
+        return connectFrom(address, cluster, index, nodeId, role, handler, version - 1);
+      }
+      return CompletableFuture.failedFuture(err);
+    });
   }
 
   /** As {@link #connect(NodeAddress, String, String, int, PeerRole, RequestHandler)}, announcing {@code protocolVersion} (tests: a node of another release). */
@@ -265,6 +282,7 @@ public final class Transport implements Closeable {
             result.completeExceptionally(err);
           } else if (reply instanceof Message.HelloOk ok) {
             connection.setPeer(ok.nodeId(), ok.role(), ok.primaryGen(), index);
+            connection.setPeerProtocolVersion(protocolVersion);
             ch.eventLoop().execute(() -> {
               if (ch.isActive()) {
                 TransportPipeline.addIdleTimeout(ch.pipeline(), config);

@@ -58,6 +58,24 @@ public final class TransportServer {
     return transport;
   }
 
+  /** The protocol versions this server accepts in HELLO: {@link WireFormat}'s unless a test narrows them. */
+  private volatile int minProtocolVersion = WireFormat.MIN_PROTOCOL_VERSION;
+  private volatile int maxProtocolVersion = WireFormat.PROTOCOL_VERSION;
+
+  /** Tests: accept only {@code min} to {@code max}, as a server of another release would. */
+  void acceptProtocolVersions(int min, int max) {
+    minProtocolVersion = min;
+    maxProtocolVersion = max;
+  }
+
+  int minProtocolVersion() {
+    return minProtocolVersion;
+  }
+
+  int maxProtocolVersion() {
+    return maxProtocolVersion;
+  }
+
   public String cluster() {
     return cluster;
   }

@@ -366,6 +366,36 @@ class TransportLoopbackTest {
     assertThat(connect(client, server).isOpen()).as("a peer of this version still connects").isTrue();
   }
 
+  /** Rolling upgrade: a node of this release reaches a primary of the previous one in that one's protocol. */
+  @Test
+  void aPeerOfThePreviousReleaseIsReachedInItsProtocolVersion() throws Exception {
+    int previous = WireFormat.PROTOCOL_VERSION - 1;
+    TransportServer server = server();
+    server.acceptProtocolVersions(WireFormat.MIN_PROTOCOL_VERSION, previous);
+    Connection c = connect(client(config().build()), server);
+    assertThat(c.peerProtocolVersion()).isEqualTo(previous);
+    waiting().until(() -> endpoint.connected.size() == 1);
+    assertThat(endpoint.connected.get(0).peerProtocolVersion()).as("what the server saw announced").isEqualTo(previous);
+    assertThat(endpoint.connected.get(0).peerTakesPushedCopyStates()).isFalse();
+  }
+
+  /** A peer that accepts none of this node's versions (a release two protocols ahead) is a typed refusal, after trying each. */
+  @Test
+  void aPeerThatAcceptsNoneOfOurVersionsIsATypedRefusal() throws Exception {
+    TransportServer server = server();
+    server.acceptProtocolVersions(WireFormat.PROTOCOL_VERSION + 1, WireFormat.PROTOCOL_VERSION + 1);
+    Throwable t = failure(client(config().build())
+        .connect(server.localAddress(), CLUSTER, INDEX, CLIENT_NODE, PeerRole.REPLICA, clientHandler));
+    assertThat(t).isInstanceOf(ClusterMismatchException.class);
+    assertThat(((ClusterMismatchException) t).code()).isEqualTo(ErrorCode.PROTOCOL_VERSION);
+    int next = WireFormat.PROTOCOL_VERSION + 1;
+    assertThat(t.getMessage())
+        .contains("refused protocol version " + WireFormat.MIN_PROTOCOL_VERSION + " (this node speaks "
+            + WireFormat.MIN_PROTOCOL_VERSION + " to " + WireFormat.PROTOCOL_VERSION + ")")
+        .contains("(this node speaks " + next + " to " + next + ")");
+    assertThat(endpoint.connected).isEmpty();
+  }
+
   @Test
   void connectToAClosedPortFailsWithConnectionException() throws Exception {
     int port;
