@@ -321,8 +321,8 @@ final class FaultRunner {
     AgentApi.Status status = status(r);
     rebuilds.add(new ChaosReport.Rebuild(at, r.id(), outcome, ready == null ? -1 : ready.bootstrapVersion(), took,
         status == null ? -1 : status.bytesCopied()));
-    LOG.info("N{} rebuilt: bootstrap {} (backup version {}), caught up in {} ms", r.id(), outcome,
-        ready == null ? -1 : ready.bootstrapVersion(), took);
+    LOG.info("N{} rebuilt: bootstrap {} (backup version {}), caught up in {} ms, {} bytes copied from the primary",
+        r.id(), outcome, ready == null ? -1 : ready.bootstrapVersion(), took, status == null ? -1 : status.bytesCopied());
   }
 
   /** Deletes everything under {@code dir}, keeping {@code dir}; returns the files deleted. */
