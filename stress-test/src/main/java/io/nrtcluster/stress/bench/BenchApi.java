@@ -78,8 +78,8 @@ public final class BenchApi {
   /**
    * A node's object store and copying: the last version its backups completed (-1: none, or no store),
    * bytes up to and down from the store, how its bootstrap ended (null: no store or none ran), file
-   * bytes it copied from the primary as a replica, the version it searches, and (on the primary) the
-   * index's bytes on disk (-1 elsewhere).
+   * bytes it copied from the primary as a replica, the version it searches, and the bytes of that
+   * version's files (its segments).
    */
   public record StoreReply(long lastBackedUpVersion, long bytesUploaded, long bytesDownloaded, String bootstrapOutcome,
       long bytesFromPrimary, long version, long indexBytes) {}

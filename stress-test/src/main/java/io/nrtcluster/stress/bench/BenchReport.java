@@ -73,7 +73,7 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
   /**
    * One bootstrap of two new replicas with empty directories, timed from the start of their JVMs.
    *
-   * @param indexBytes the primary's index on disk when the replicas started
+   * @param indexBytes the bytes of the files of the version the primary searched when the replicas started
    * @param targetVersion the version the primary searched then: each replica is searching once it
    *     searches this version or a newer one
    * @param toSearchingMs the start of the replica JVMs to both searching

@@ -16,6 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.SegmentCommitInfo;
+import org.apache.lucene.index.StandardDirectoryReader;
+import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.store.Directory;
 
 /**
@@ -133,7 +136,23 @@ final class BootstrapEndpoints implements AutoCloseable {
     long fromPrimary = node.replica() == null ? 0 : node.replica().stats().bytesCopied();
     JsonHttp.reply(ex, 200, new BenchApi.StoreReply(s == null ? -1 : s.lastBackedUpVersion(),
         s == null ? 0 : s.bytesUploaded(), s == null ? 0 : s.bytesDownloaded(), outcome, fromPrimary,
-        node.searchingVersion(), node.primary() == null ? -1 : sizeOnDisk(node.primary().writer().getDirectory())));
+        node.searchingVersion(), pointBytes()));
+  }
+
+  /** The bytes of the files of the version this node searches: what a new replica must end up with. */
+  private long pointBytes() throws IOException {
+    IndexSearcher s = node.acquireSearcher();
+    try {
+      long sum = 0;
+      if (s.getIndexReader() instanceof StandardDirectoryReader r) {
+        for (SegmentCommitInfo info : r.getSegmentInfos()) {
+          sum += info.sizeInBytes();
+        }
+      }
+      return sum;
+    } finally {
+      node.releaseSearcher(s);
+    }
   }
 
   @Override

