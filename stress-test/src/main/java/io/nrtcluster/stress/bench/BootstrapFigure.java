@@ -154,7 +154,12 @@ final class BootstrapFigure {
       BenchClient c = BenchNodes.client(r);
       long deadline = System.nanoTime() + DEADLINE.toNanos();
       while (true) {
-        long v = c.status().version();
+        long v;
+        try {
+          v = c.status().version();
+        } catch (AgentException e) {
+          v = -1; // a replica busy restoring may answer late: asked again until the deadline
+        }
         long now = System.nanoTime();
         if (v >= version) {
           return now;
