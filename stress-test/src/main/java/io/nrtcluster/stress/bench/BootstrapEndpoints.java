@@ -63,6 +63,11 @@ final class BootstrapEndpoints implements AutoCloseable {
    */
   private void build(HttpExchange ex) throws Exception {
     long bytes = JsonHttp.number(ex, "bytes", 64L << 20);
+    // Elected is not yet leading: the role comes before the writer is open.
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    while (node.primary() == null && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+    }
     IndexWriter writer = BenchIndex.of(node).writer();
     AtomicLong docs = new AtomicLong();
     AtomicBoolean done = new AtomicBoolean();
