@@ -3,6 +3,7 @@ package io.nrtcluster.cli;
 import io.nrtcluster.stress.bench.BenchConfig;
 import io.nrtcluster.stress.bench.BenchFigure;
 import io.nrtcluster.stress.bench.BenchRun;
+import io.nrtcluster.stress.bench.BootstrapConfig;
 import io.nrtcluster.stress.bench.ScaleConfig;
 import java.nio.file.Path;
 import java.util.EnumSet;
@@ -34,6 +35,10 @@ import picocli.CommandLine.TypeConversionException;
           + "searching, threads "
           + "and heap per index, primaries per node, ZooKeeper writes at a refresh per second per index, kill -9 of a "
           + "node to every index writable, and the rebalance after its return; against the same nodes with one index.",
+      "The bootstrap figure (bootstrap): a primary with an index of --bootstrap-index-mb (1024) backed up to an "
+          + "S3-compatible store (S3Proxy in this JVM, in memory: give it the heap) while two new replicas bootstrap it "
+          + "at 1,000 docs/s of indexing, from the primary and from the store: the primary's bytes sent and CPU, time to "
+          + "searching, indexing rate; target: from the store the primary sends at most 5% of the index's bytes.",
       "Writes a table to stdout and DIR/bench.json plus lag plots (DIR/lag-*.png). About twenty minutes; --quick about four."
     })
 public final class BenchCommand implements Callable<Integer> {
@@ -53,7 +58,7 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--figures", split = ",", paramLabel = "FIGURE",
       description = "Measure only these, comma-separated: grid (figures 1, 2, 4), search (5), copy (3), failover (6), "
-          + "delay (8), scale (9). "
+          + "delay (8), scale (9), bootstrap (10). "
           + "Default: all.",
       converter = FigureConverter.class)
   Set<BenchFigure> figures = EnumSet.allOf(BenchFigure.class);
@@ -77,6 +82,10 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--nodes", paramLabel = "N", description = "The scale figure's node processes (default 3).")
   Integer nodes;
 
+  @Option(names = "--bootstrap-index-mb", paramLabel = "MIB",
+      description = "The bootstrap figure's index size in MiB (default 1024; with --quick 128).")
+  Long bootstrapIndexMb;
+
   @Override
   public Integer call() throws Exception {
     OutputDirectory.requireEmpty(spec, "--out", out);
@@ -93,6 +102,13 @@ public final class BenchCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
     }
     config = config.scale(scale);
+    if (bootstrapIndexMb != null) {
+      try {
+        config = config.bootstrap(config.bootstrap().withIndexMb(bootstrapIndexMb));
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(spec.commandLine(), "--bootstrap-index-mb: " + e.getMessage());
+      }
+    }
     BenchRun.run(profile ? config.profiled() : config, console::println);
     return 0;
   }
@@ -106,7 +122,7 @@ public final class BenchCommand implements Callable<Integer> {
           return f;
         }
       }
-      throw new TypeConversionException("unknown figure '" + value + "' (grid, search, copy, failover, delay, scale)");
+      throw new TypeConversionException("unknown figure '" + value + "' (grid, search, copy, failover, delay, scale, bootstrap)");
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.nrtcluster.cli;
 
+import io.nrtcluster.objectstore.BackupMode;
 import io.nrtcluster.stress.ChaosConfig;
 import io.nrtcluster.stress.ChaosReport;
 import io.nrtcluster.stress.ChaosRun;
@@ -39,6 +40,11 @@ import picocli.CommandLine.Spec;
       "With --storage tmpfs (root only) each node's index lives on a size-limited tmpfs the harness mounts, "
           + "fills from outside (a real `No space left on device`) and frees again (diskFull), and unmounts at the end "
           + "after keeping a copy of each index beside the mount point.",
+      "With --object-store the harness runs an S3-compatible store (S3Proxy, in its own JVM) and every node opens "
+          + "its index through it: bootstrap from the newest backup, backups while it leads, retention sweeps; the "
+          + "schedule also wipes and rebuilds replicas (replicaRebuild: they must restore from the store and catch up "
+          + "from the primary) and stops and restarts the store (storeRestart: indexing and replication go on, backups "
+          + "resume), and the final check restores the newest backup, every byte verified, and compares it with the log.",
       "After each failover the harness replays its log from the new primary's replay position. At the end it "
           + "checks that no acknowledged document was lost, that nodes at the same version always agreed, that no "
           + "refresh was acknowledged with a version ZooKeeper never recorded for that primary, that no old primary "
@@ -70,7 +76,8 @@ public final class ChaosCommand implements Callable<Integer> {
       description = "Fault kinds to inject (default: all the network mode allows): primaryKill, replicaKill, "
           + "jvmCrash, pause, wire, zkServerRestart, fullClusterRestart, promotion, primaryPause; with namespaces "
           + "also partitionPrimaryZooKeeper, partitionPrimaryReplicas, partitionHalves, partitionBridge, "
-          + "partitionOneWay, slowLink; with tmpfs storage also diskFull.")
+          + "partitionOneWay, slowLink; with tmpfs storage also diskFull; with --object-store also replicaRebuild, "
+          + "storeRestart.")
   List<String> faults;
 
   @Option(names = "--network", paramLabel = "MODE", defaultValue = "loopback",
@@ -86,6 +93,15 @@ public final class ChaosCommand implements Callable<Integer> {
   @Option(names = "--disk-mb", paramLabel = "MB", defaultValue = "1024",
       description = "Size of each node's tmpfs with --storage tmpfs (default: ${DEFAULT-VALUE}).")
   int diskMb;
+
+  @Option(names = "--object-store",
+      description = "Run an S3-compatible store in the harness's JVM and open every node's index through it "
+          + "(adds replicaRebuild and storeRestart).")
+  boolean objectStore;
+
+  @Option(names = "--store-backups", paramLabel = "WHICH", defaultValue = "commit",
+      description = "With --object-store: back up every commit (default) or every published point.")
+  String storeBackups;
 
   @Option(names = "--writes-per-second", paramLabel = "N", defaultValue = "300",
       description = "Bound on the write rate, all indexer threads together (default: ${DEFAULT-VALUE}).")
@@ -107,7 +123,12 @@ public final class ChaosCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--network: " + e.getMessage());
     }
-    Set<FaultKind> kinds = FaultKind.available(mode, storage);
+    BackupMode backups = switch (storeBackups.strip().toLowerCase(java.util.Locale.ROOT)) {
+      case "commit" -> BackupMode.EVERY_COMMIT;
+      case "point" -> BackupMode.EVERY_POINT;
+      default -> throw new ParameterException(spec.commandLine(), "--store-backups: commit or point, got '" + storeBackups + "'");
+    };
+    Set<FaultKind> kinds = FaultKind.available(mode, storage, objectStore);
     if (faults != null) {
       kinds = EnumSet.noneOf(FaultKind.class);
       for (String f : faults) {
@@ -123,7 +144,7 @@ public final class ChaosCommand implements Callable<Integer> {
     try {
       config = ChaosConfig.builder().nodes(nodes).duration(duration).seed(seed).reportDir(report.toAbsolutePath())
           .faults(kinds).writesPerSecond(writesPerSecond).sessionTimeout(sessionTimeout).nodeHeapMb(nodeHeapMb).network(mode)
-          .storage(storage).diskMb(diskMb).build();
+          .storage(storage).diskMb(diskMb).objectStore(objectStore).backupMode(backups).build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -32,8 +32,16 @@ class ChaosCommandTest {
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("not empty");
 
+    r = NrtRun.nrt("chaos", "--faults", "replicaRebuild", "--report", report);
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("replicaRebuild", "--object-store").doesNotContain("Exception");
+
+    r = NrtRun.nrt("chaos", "--object-store", "--store-backups", "sometimes", "--report", report);
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("--store-backups", "commit or point");
+
     r = NrtRun.nrt("chaos", "--help");
     assertThat(r.exit()).isZero();
-    assertThat(r.out()).contains("--seed", "--faults", "chaos-report.json");
+    assertThat(r.out()).contains("--seed", "--faults", "chaos-report.json", "--object-store", "replicaRebuild", "storeRestart");
   }
 }

@@ -30,7 +30,7 @@ import org.jclouds.http.HttpResponseException;
 import org.jclouds.io.Payload;
 
 /**
- * A real S3-compatible server for tests: S3Proxy in this JVM on loopback, over jclouds' in-memory
+ * A real S3-compatible server for tests: S3Proxy in this JVM on loopback (or a given address), over jclouds' in-memory
  * backend (objects survive {@link #stop()}/{@link #restart()}). Requests are
  * signed and checked (AWS v2/v4) with {@link #ACCESS_KEY}/{@link #SECRET_KEY}.
  *
@@ -51,11 +51,13 @@ public final class S3TestServer implements AutoCloseable {
   private final AtomicLong operations = new AtomicLong();
   private final java.util.concurrent.ConcurrentHashMap<String, AtomicLong> listings = new java.util.concurrent.ConcurrentHashMap<>();
   private final java.util.concurrent.ConcurrentHashMap<String, AtomicLong> rangedGets = new java.util.concurrent.ConcurrentHashMap<>();
+  private final String host;
   private volatile S3Proxy proxy;
   private int port;
 
-  private S3TestServer(BlobStoreContext context) {
+  private S3TestServer(BlobStoreContext context, String host) {
     this.context = context;
+    this.host = host;
     this.blobs = new FaultyBlobStore(context.getBlobStore());
   }
 
@@ -65,9 +67,17 @@ public final class S3TestServer implements AutoCloseable {
    * filesystem one, because the latter lists the directories it makes for keys with slashes as objects.
    */
   public static S3TestServer start() throws Exception {
+    return start("127.0.0.1");
+  }
+
+  /**
+   * {@link #start()}, listening on {@code host} (an address of this machine) instead of loopback: for
+   * processes in other network namespaces, which reach the harness on its bridge address.
+   */
+  public static S3TestServer start(String host) throws Exception {
     BlobStoreContext context = ContextBuilder.newBuilder(new org.jclouds.blobstore.TransientApiMetadata())
         .buildView(BlobStoreContext.class);
-    S3TestServer server = new S3TestServer(context);
+    S3TestServer server = new S3TestServer(context, host);
     server.blobs.createContainerInLocation(null, BUCKET);
     server.startProxy(0);
     return server;
@@ -76,7 +86,7 @@ public final class S3TestServer implements AutoCloseable {
   private synchronized void startProxy(int wantedPort) throws Exception {
     S3Proxy p = S3Proxy.builder()
         .blobStore(blobs)
-        .endpoint(URI.create("http://127.0.0.1:" + wantedPort))
+        .endpoint(URI.create("http://" + host + ":" + wantedPort))
         .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
         .jettyMaxThreads(16)
         .build();
@@ -89,7 +99,7 @@ public final class S3TestServer implements AutoCloseable {
   }
 
   public URI endpoint() {
-    return URI.create("http://127.0.0.1:" + port);
+    return URI.create("http://" + host + ":" + port);
   }
 
   /** Settings for this server: endpoint, path style, the test credentials, quick retries. */

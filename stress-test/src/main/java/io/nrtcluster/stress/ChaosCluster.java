@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The system under test: a three-server ZooKeeper ensemble and the node processes of one index (a
  * {@link ProcessCluster}, which finds the primary as ZooKeeper names it), plus an operator's
- * {@link ClusterAdmin} for asking ZooKeeper who leads and for promotions.
+ * {@link ClusterAdmin} for asking ZooKeeper who leads and for promotions; with the object store on,
+ * the {@link ChaosStore} every node opens its index through.
  */
 final class ChaosCluster implements Closeable {
   static final String CLUSTER = "chaos";
@@ -29,10 +30,13 @@ final class ChaosCluster implements Closeable {
   private final Links links;
   private final Closeable network;
   private final Disks disks;
+  /** Null without the object store. */
+  private final ChaosStore store;
 
   private ChaosCluster(ZooKeeperServers zk, List<NodeProcess> nodes, ClusterAdmin admin, Links links, Closeable network,
-      Disks disks) {
+      Disks disks, ChaosStore store) {
     this.zk = zk;
+    this.store = store;
     this.admin = admin;
     this.links = links;
     this.network = network;
@@ -46,7 +50,7 @@ final class ChaosCluster implements Closeable {
       return NamespaceHosts.start(config, dir);
     }
     return start(config, new ZkEnsemble(dir.resolve("zookeeper"), 3), dir, id -> "127.0.0.1", (id, command) -> command,
-        LOOPBACK_LINKS, () -> {});
+        LOOPBACK_LINKS, () -> {}, "127.0.0.1");
   }
 
   /** Loopback has no links of its own to cut: the configuration refuses link faults before this is reached. */
@@ -63,28 +67,36 @@ final class ChaosCluster implements Closeable {
 
   /**
    * Starts the nodes (ids 1..n, each in {@code dir/node-<id>}, listening on {@code address(id)},
-   * their command lines passed through {@code wrap}) against the running ensemble {@code zk}; on
-   * failure kills what it started and closes {@code zk} and {@code network}, which is otherwise
-   * closed last by {@link #close()}.
+   * their command lines passed through {@code wrap}) against the running ensemble {@code zk}, with
+   * the object store (if the configuration has one) listening on {@code storeHost}, an address of
+   * this machine every node reaches; on failure kills what it started and closes {@code zk} and
+   * {@code network}, which is otherwise closed last by {@link #close()}.
    */
   static ChaosCluster start(ChaosConfig config, ZooKeeperServers zk, Path dir, java.util.function.IntFunction<String> address,
-      java.util.function.BiFunction<Integer, List<String>, List<String>> wrap, Links links, Closeable network)
-      throws Exception {
+      java.util.function.BiFunction<Integer, List<String>, List<String>> wrap, Links links, Closeable network,
+      String storeHost) throws Exception {
     List<NodeProcess> nodes = new ArrayList<>();
     ClusterAdmin admin = null;
     Disks disks = Disks.PLAIN;
+    ChaosStore store = null;
     try {
       if (config.storage() == StorageMode.TMPFS) {
         disks = Disks.tmpfs(dir, INDEX, config.nodes(), (long) config.diskMb() << 20);
       }
+      if (config.objectStore()) {
+        store = ChaosStore.start(storeHost, config.backupMode());
+      }
+      List<String> storeArgs = store == null ? List.of() : store.nodeArgs();
       admin = ClusterAdmin.connect(zk.connectString(), Duration.ofSeconds(30));
       for (int id = 1; id <= config.nodes(); id++) {
         Path nodeDir = dir.resolve("node-" + id);
-        nodes.add(new NodeProcess(id, nodeDir, wrap.apply(id, NodeProcess.command(id, nodeDir, zk.connectString(), CLUSTER,
+        List<String> command = new ArrayList<>(NodeProcess.command(id, nodeDir, zk.connectString(), CLUSTER,
             INDEX, config.sessionTimeout().toMillis(), config.seed() * 31 + id, config.nodeHeapMb(),
-            config.dropEveryNthWrite(), config.ackUnpublishedEvery(), address.apply(id)))));
+            config.dropEveryNthWrite(), config.ackUnpublishedEvery(), address.apply(id)));
+        command.addAll(storeArgs);
+        nodes.add(new NodeProcess(id, nodeDir, wrap.apply(id, command)));
       }
-      ChaosCluster cluster = new ChaosCluster(zk, List.copyOf(nodes), admin, links, network, disks);
+      ChaosCluster cluster = new ChaosCluster(zk, List.copyOf(nodes), admin, links, network, disks, store);
       // The first node alone, so it is the first primary; the rest together.
       cluster.processes.startWithFirstAsPrimary();
       return cluster;
@@ -96,6 +108,9 @@ final class ChaosCluster implements Closeable {
         admin.close();
       }
       try {
+        if (store != null) {
+          store.close();
+        }
         zk.close();
       } finally {
         try {
@@ -139,6 +154,11 @@ final class ChaosCluster implements Closeable {
     return admin;
   }
 
+  /** The object store the nodes back up to and bootstrap from; null when the run has none. */
+  ChaosStore store() {
+    return store;
+  }
+
   /** Starts every node that is down, in parallel. */
   void startAll() throws IOException {
     processes.startAll();
@@ -178,6 +198,9 @@ final class ChaosCluster implements Closeable {
     }
     try {
       admin.close();
+      if (store != null) {
+        store.close();
+      }
       zk.close();
     } finally {
       try {

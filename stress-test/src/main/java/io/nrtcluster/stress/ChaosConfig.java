@@ -1,6 +1,7 @@
 package io.nrtcluster.stress;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.objectstore.BackupMode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
@@ -29,6 +30,9 @@ import java.util.Set;
  *     above the one they published (0 = never); proves the unpublished-acknowledgement check can fail
  * @param storage where nodes keep their index: plain, or a size-limited tmpfs each (root only)
  * @param diskMb size of each node's tmpfs disk (with tmpfs storage)
+ * @param objectStore whether the harness runs an S3-compatible store and every node opens its index
+ *     through it (backups while it leads, bootstrap from the newest backup, retention sweeps)
+ * @param backupMode which points the primary backs up (with {@code objectStore})
  */
 public record ChaosConfig(
     int nodes,
@@ -48,7 +52,9 @@ public record ChaosConfig(
     NetworkMode network,
     int ackUnpublishedEvery,
     StorageMode storage,
-    int diskMb) {
+    int diskMb,
+    boolean objectStore,
+    BackupMode backupMode) {
 
   public ChaosConfig {
     Checks.inRange("nodes", nodes, 3, 9);
@@ -74,6 +80,7 @@ public record ChaosConfig(
     Checks.inRange("ackUnpublishedEvery", ackUnpublishedEvery, 0, Integer.MAX_VALUE);
     Checks.notNull("storage", storage);
     Checks.inRange("diskMb", diskMb, 64, 65_536);
+    Checks.notNull("backupMode", backupMode);
     for (FaultKind k : faults) {
       if (k.needsNamespaces() && network != NetworkMode.NAMESPACES) {
         throw new IllegalArgumentException("faults: " + k.key() + " cuts or slows links, which needs network "
@@ -82,6 +89,9 @@ public record ChaosConfig(
       if (k.needsTmpfs() && storage != StorageMode.TMPFS) {
         throw new IllegalArgumentException("faults: " + k.key() + " fills disks, which needs tmpfs storage "
             + "(--storage tmpfs)");
+      }
+      if (k.needsObjectStore() && !objectStore) {
+        throw new IllegalArgumentException("faults: " + k.key() + " needs the object store (--object-store)");
       }
     }
   }
@@ -111,6 +121,8 @@ public record ChaosConfig(
     private StorageMode storage = StorageMode.PLAIN;
     private int diskMb = 1024;
     private int ackUnpublishedEvery;
+    private boolean objectStore;
+    private BackupMode backupMode = BackupMode.EVERY_COMMIT;
 
     public Builder nodes(int v) {
       nodes = v;
@@ -207,12 +219,24 @@ public record ChaosConfig(
       return this;
     }
 
+    /** Whether the run has an object store; the default fault set follows it (see {@link FaultKind#available}). */
+    public Builder objectStore(boolean v) {
+      objectStore = v;
+      return this;
+    }
+
+    /** Which points the primary backs up, with the object store (default: every commit). */
+    public Builder backupMode(BackupMode v) {
+      backupMode = v;
+      return this;
+    }
+
     public ChaosConfig build() {
       Set<FaultKind> kinds = faults != null ? faults
-          : network == null || storage == null ? null : FaultKind.available(network, storage);
+          : network == null || storage == null ? null : FaultKind.available(network, storage, objectStore);
       return new ChaosConfig(nodes, duration, seed, reportDir, kinds, writesPerSecond, indexers, searchers,
           refreshInterval, commitInterval, sessionTimeout, recoveryTimeout, nodeHeapMb, dropEveryNthWrite, network,
-          ackUnpublishedEvery, storage, diskMb);
+          ackUnpublishedEvery, storage, diskMb, objectStore, backupMode);
     }
   }
 }

@@ -8,7 +8,8 @@ import java.util.List;
  * passed CheckIndex with no unreferenced files, the cluster converged at the end and after every
  * healed network fault, every file whose bit was flipped on a node's disk was quarantined by it,
  * every {@link Safety} rule held, and every bit flip on the wire was detected or discarded
- * ({@link Faults}).
+ * ({@link Faults}); with the object store, also every rebuilt replica caught up, backups resumed after
+ * every store outage, and the newest backup restored, verified and agreed with the log ({@link StoreCheck}).
  */
 public record ChaosReport(
     long seed,
@@ -34,6 +35,9 @@ public record ChaosReport(
     List<NetworkFault> networkFaults,
     List<DiskFault> diskFaults,
     List<DiskFlip> diskFlips,
+    List<Rebuild> rebuilds,
+    List<StoreOutage> storeOutages,
+    StoreCheck store,
     List<String> problems,
     List<FaultPlan.Planned> schedule,
     List<Timeline.Event> events) {
@@ -57,6 +61,9 @@ public record ChaosReport(
    * @param bitFlipsDiscarded flips released unread, read into unfinished files that were thrown
    *     away, or pending in a process that ended
    * @param checksumMismatches files whose received bytes failed their checksum (one may hold several flips)
+   * @param rebuildsRestored replica rebuilds whose bootstrap restored the newest backup from the store
+   * @param rebuildsFellBack replica rebuilds that did not (no backup yet, the store refused or did not
+   *     answer, or the node's outcome is unknown): the replica copied everything from the primary
    */
   public record Faults(
       int primaryKill,
@@ -84,6 +91,10 @@ public record ChaosReport(
       int diskFull,
       int diskBitFlip,
       int copyDrop,
+      int replicaRebuild,
+      int rebuildsRestored,
+      int rebuildsFellBack,
+      int storeRestart,
       int killsDuringCopy,
       int killsDuringPreCopy,
       int planned,
@@ -113,6 +124,51 @@ public record ChaosReport(
    */
   public record DiskFlip(long atMillis, int node, boolean primary, String file, long length, long bit,
       long quarantinedAfterMillis) {}
+
+  /**
+   * One replica wiped and rebuilt: how its bootstrap ended ({@code BootstrapResult.Outcome} name, or
+   * UNKNOWN), the backup's version it restored (or refused; -1: none), how long after its restart every
+   * live node searched a version refreshed after it (-1: not within the recovery timeout, a problem),
+   * and the bytes it then copied from the primary (-1: unknown).
+   */
+  public record Rebuild(long atMillis, int node, String bootstrap, long backupVersion, long catchUpMillis,
+      long bytesFromPrimary) {
+    public boolean restored() {
+      return "RESTORED".equals(bootstrap);
+    }
+  }
+
+  /**
+   * One object store outage: how long it was down, how long the nodes took, while it was still down,
+   * to search a refreshed version (-1: they did not, a problem), the newest backup's version when it
+   * came back and the newest seen after, and how long after it came back a newer backup appeared (-1:
+   * none within the recovery timeout, a problem).
+   */
+  public record StoreOutage(long atMillis, long downMillis, long convergedWhileDownMillis, long backupAtRestart,
+      long backupAfter, long backupsResumedAfterMillis) {}
+
+  /**
+   * The final check of the object store: the newest backup restored into an empty directory, every
+   * byte verified, and compared with the harness's log.
+   *
+   * @param backups manifests in the store at the end
+   * @param version the newest backup's version (-1: none)
+   * @param primaryGen the generation that wrote it
+   * @param files its files
+   * @param bytes their bytes
+   * @param restored whether it restored (every byte verified) and opened
+   * @param numDocs its live documents
+   * @param replayPosition the log position it covers (-1: none recorded)
+   * @param inconsistencies documents that disagree with the log at that position (a write it covers
+   *     missing or older, or a revision the log never wrote for that document)
+   * @param problems what failed (none in a valid run)
+   */
+  public record StoreCheck(int backups, long version, long primaryGen, int files, long bytes, boolean restored,
+      long numDocs, long replayPosition, long inconsistencies, List<String> problems) {
+    public StoreCheck {
+      problems = List.copyOf(problems);
+    }
+  }
 
   /**
    * The safety rules beyond lost documents.

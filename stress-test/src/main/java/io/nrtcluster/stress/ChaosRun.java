@@ -102,6 +102,30 @@ public final class ChaosRun {
             + " of it was flipped on its disk at " + d.atMillis() + " ms");
       }
     }
+    List<ChaosReport.Rebuild> rebuilds = faults.rebuilds();
+    List<ChaosReport.StoreOutage> outages = faults.storeOutages();
+    for (ChaosReport.Rebuild r : rebuilds) {
+      if (r.catchUpMillis() < 0) {
+        problems.add("N" + r.node() + ", rebuilt at " + r.atMillis() + " ms (bootstrap " + r.bootstrap()
+            + "), did not catch up within the recovery timeout");
+      }
+    }
+    for (ChaosReport.StoreOutage o : outages) {
+      if (o.convergedWhileDownMillis() < 0) {
+        problems.add("while the object store was down at " + o.atMillis() + " ms, no refresh reached every node in time");
+      }
+      if (o.backupsResumedAfterMillis() < 0) {
+        problems.add("after the object store came back at " + (o.atMillis() + o.downMillis())
+            + " ms, no newer backup than version " + o.backupAtRestart() + " appeared within the recovery timeout");
+      }
+    }
+    ChaosReport.StoreCheck store = outcome.store();
+    if (store != null) {
+      problems.addAll(store.problems());
+    }
+    boolean storeClean = rebuilds.stream().allMatch(r -> r.catchUpMillis() >= 0)
+        && outages.stream().allMatch(o -> o.convergedWhileDownMillis() >= 0 && o.backupsResumedAfterMillis() >= 0)
+        && (store == null || store.problems().isEmpty());
     if (faults.notConverged() > 0) {
       problems.add(faults.notConverged() + " healed network or disk faults after which the nodes did not converge in time");
     }
@@ -140,11 +164,13 @@ public final class ChaosRun {
         timeline.count(FaultKind.PARTITION_BRIDGE), timeline.count(FaultKind.PARTITION_ONE_WAY),
         timeline.count(FaultKind.SLOW_LINK), timeline.count(FaultKind.DISK_FULL),
         timeline.count(FaultKind.DISK_BIT_FLIP), timeline.count(FaultKind.COPY_DROP),
+        timeline.count(FaultKind.REPLICA_REBUILD), (int) rebuilds.stream().filter(ChaosReport.Rebuild::restored).count(),
+        (int) rebuilds.stream().filter(r -> !r.restored()).count(), timeline.count(FaultKind.STORE_RESTART),
         faults.killsDuringCopy(), faults.killsDuringPreCopy(), plan.faults().size(), faults.skipped(),
         faults.recoveryTimeouts());
     boolean valid = outcome.lost().isEmpty() && outcome.unexpected().isEmpty() && ledger.mismatches() == 0
         && checkIndexFailures == 0 && unreferenced == 0 && outcome.converged() && safety.clean() && flips.clean()
-        && faults.diskFlips().stream().allMatch(d -> d.quarantinedAfterMillis() >= 0);
+        && faults.diskFlips().stream().allMatch(d -> d.quarantinedAfterMillis() >= 0) && storeClean;
     return new ChaosReport(config.seed(), config.duration().toSeconds(), config.nodes(), config.network(), config.storage(),
         new ChaosReport.Ops(log.attempted(), log.acknowledged(), outcome.lost().size(), outcome.unexpected().size(),
             path.replayed()),
@@ -152,7 +178,7 @@ public final class ChaosRun {
         new ChaosReport.Lag(Percentiles.of(lags, 50), Percentiles.of(lags, 99), Percentiles.max(lags), lags.size()),
         ledger.mismatches(), ledger.checks(), checkIndexFailures, unreferenced, workload.searches(),
         workload.searchFailures(),
-        outcome.finalVersion(), outcome.converged(), valid, safety, faults.networkOutcomes(), faults.diskOutcomes(), faults.diskFlips(), List.copyOf(problems),
+        outcome.finalVersion(), outcome.converged(), valid, safety, faults.networkOutcomes(), faults.diskOutcomes(), faults.diskFlips(), rebuilds, outages, store, List.copyOf(problems),
         plan.faults(), timeline.events());
   }
 
@@ -186,6 +212,20 @@ public final class ChaosRun {
         s.versionsReused(), s.searchesJudged(), s.searchesBackInTime(), s.statusAnswers(), s.statusOverBound(),
         s.statusBoundMs(), s.statusMaxMs(), s.networkFaultsHealed(), s.notConvergedAfterHeal(),
         s.convergeAfterHealMs().max())
+        + storeSummary(r)
         + (r.problems().isEmpty() ? "" : "\n  problems:\n    " + String.join("\n    ", r.problems()));
+  }
+
+  private static String storeSummary(ChaosReport r) {
+    ChaosReport.StoreCheck c = r.store();
+    if (c == null) {
+      return "";
+    }
+    ChaosReport.Faults f = r.faults();
+    return String.format(Locale.ROOT, "%n  object store: replicaRebuild=%d (%d restored from the store, %d fell back to the "
+        + "primary) storeRestart=%d (%d with backups resumed); %d backups at the end, the newest (version %d, %d documents) "
+        + "%s, %d documents disagree with the log", f.replicaRebuild(), f.rebuildsRestored(), f.rebuildsFellBack(),
+        f.storeRestart(), r.storeOutages().stream().filter(o -> o.backupsResumedAfterMillis() >= 0).count(), c.backups(),
+        c.version(), c.numDocs(), c.restored() ? "restored and verified" : "NOT restored", c.inconsistencies());
   }
 }

@@ -49,11 +49,23 @@ public enum FaultKind {
    * Every node's replication connections dropped after each has received a few hundred KiB to a few
    * MiB of file data, for a few seconds: copies must resume (or start over) and converge.
    */
-  COPY_DROP("copyDrop");
+  COPY_DROP("copyDrop"),
+  /**
+   * SIGKILL of a replica, its index's directory wiped, and a restart: it bootstraps from the newest
+   * backup in the object store and catches up from the primary (or, when the store cannot be used,
+   * copies everything from the primary). Needs the object store.
+   */
+  REPLICA_REBUILD("replicaRebuild", false, false, true),
+  /**
+   * The object store stopped for a while (sometimes longer than several commits) and started again:
+   * indexing and replication go on meanwhile, backups resume once it is back. Needs the object store.
+   */
+  STORE_RESTART("storeRestart", false, false, true);
 
   private final String key;
   private final boolean needsNamespaces;
   private final boolean needsTmpfs;
+  private final boolean needsObjectStore;
 
   FaultKind(String key) {
     this(key, false);
@@ -64,9 +76,19 @@ public enum FaultKind {
   }
 
   FaultKind(String key, boolean needsNamespaces, boolean needsTmpfs) {
+    this(key, needsNamespaces, needsTmpfs, false);
+  }
+
+  FaultKind(String key, boolean needsNamespaces, boolean needsTmpfs, boolean needsObjectStore) {
     this.key = key;
     this.needsNamespaces = needsNamespaces;
     this.needsTmpfs = needsTmpfs;
+    this.needsObjectStore = needsObjectStore;
+  }
+
+  /** Whether it rebuilds from or stops the object store, which only a run with one has. */
+  public boolean needsObjectStore() {
+    return needsObjectStore;
   }
 
   /** Whether it fills disks, which only tmpfs storage has. */
@@ -89,17 +111,28 @@ public enum FaultKind {
     return needsNamespaces;
   }
 
-  /** The kinds a run on {@code network} with plain storage can inject. */
+  /** The kinds a run on {@code network} with plain storage and no object store can inject. */
   public static Set<FaultKind> available(NetworkMode network) {
     return available(network, StorageMode.PLAIN);
   }
 
   /**
-   * The kinds a run on {@code network} and {@code storage} can inject: link faults need namespaces,
-   * disk faults tmpfs storage.
+   * The kinds a run on {@code network} and {@code storage} without an object store can inject: link
+   * faults need namespaces, disk faults tmpfs storage.
    */
   public static Set<FaultKind> available(NetworkMode network, StorageMode storage) {
+    return available(network, storage, false);
+  }
+
+  /**
+   * The kinds a run on {@code network} and {@code storage}, with or without an object store, can
+   * inject: link faults need namespaces, disk faults tmpfs storage, store faults the store.
+   */
+  public static Set<FaultKind> available(NetworkMode network, StorageMode storage, boolean objectStore) {
     EnumSet<FaultKind> kinds = EnumSet.allOf(FaultKind.class);
+    if (!objectStore) {
+      kinds.removeIf(FaultKind::needsObjectStore);
+    }
     if (network != NetworkMode.NAMESPACES) {
       kinds.removeIf(FaultKind::needsNamespaces);
     }

@@ -22,7 +22,7 @@ record FaultPlan(List<Planned> faults) {
    * @param kind what
    * @param pick picks the target among candidates
    * @param holdMillis how long the fault lasts (pause, wire faults, ZooKeeper server down, restart delay,
-   *     partition or slow link until healed)
+   *     partition or slow link until healed, object store down)
    * @param variant kind-specific choice: JVM crash by SIGSEGV (true) or halt; pause of the primary (true)
    *     or a replica; a kill aimed at a copy in progress (true) or at any moment
    */
@@ -66,6 +66,9 @@ record FaultPlan(List<Planned> faults) {
         case SLOW_LINK -> 3_000 + random.nextInt(5_000);
         case DISK_FULL -> 3_000 + random.nextInt(7_000);
         case COPY_DROP -> 3_000 + random.nextInt(5_000);
+        // Half the time a short outage, half the time several commits' worth, so backups fail and resume.
+        case STORE_RESTART -> random.nextBoolean() ? 1_000 + random.nextInt(3_000)
+            : Math.min(30_000, config.commitInterval().toMillis() * (3 + random.nextInt(3)));
         default -> 500 + random.nextInt(2_500);
       };
       plan.add(new Planned(at, kind, random.nextInt(1 << 20), hold, random.nextBoolean()));

@@ -1,6 +1,7 @@
 package io.nrtcluster.stress;
 
 import io.nrtcluster.common.NrtClusterException;
+import io.nrtcluster.objectstore.ManifestId;
 import io.nrtcluster.stress.FaultPlan.Planned;
 import io.nrtcluster.stress.agent.AgentApi;
 import java.io.IOException;
@@ -42,6 +43,8 @@ final class FaultRunner {
   private final AtomicInteger notConverged = new AtomicInteger();
   private final List<ChaosReport.DiskFault> diskOutcomes = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final List<ChaosReport.DiskFlip> diskFlips = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<ChaosReport.Rebuild> rebuilds = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<ChaosReport.StoreOutage> storeOutages = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   FaultRunner(ChaosConfig config, ChaosCluster cluster, WritePath path, Timeline timeline) {
     this.config = config;
@@ -158,6 +161,8 @@ final class FaultRunner {
           PARTITION_ONE_WAY, SLOW_LINK -> network(f);
       case DISK_FULL -> diskFull(f);
       case DISK_BIT_FLIP -> diskBitFlip(f);
+      case REPLICA_REBUILD -> replicaRebuild(f);
+      case STORE_RESTART -> storeRestart(f);
       case COPY_DROP -> {
         // Slow the wire too, so copies last long enough to be cut in the middle.
         long drop = (256L * 1024) << (f.pick() % 5);
@@ -287,6 +292,128 @@ final class FaultRunner {
       LOG.warn("N{} did not quarantine {} (bit {} flipped on disk) within {}", n.id(), flip.file(), flip.bit(),
           config.recoveryTimeout());
     }
+  }
+
+  /**
+   * Kills a replica, wipes its index's directory (its contents: with tmpfs storage it is a mount
+   * point), and starts it again after the plan's delay: it bootstraps from the newest backup and
+   * catches up from the primary. Records how its bootstrap ended (from its ready file), how long it
+   * took to search a version refreshed after its restart, and the bytes it then copied from the primary.
+   */
+  private void replicaRebuild(Planned f) throws IOException, InterruptedException {
+    ChaosStore store = cluster.store();
+    // A rebuild is meant to find a backup: the first one may still be on its way early in a run.
+    long deadline = System.nanoTime() + config.recoveryTimeout().toNanos();
+    while (store.newest().isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+    }
+    NodeProcess r = pickReplica(f.pick(), false);
+    r.kill();
+    long at = timeline.now();
+    long wiped = wipeContents(r.dir().resolve(ChaosCluster.INDEX));
+    long newest = store.newest().map(ManifestId::version).orElse(-1L);
+    timeline.fault(f.kind(), "N" + r.id(), "SIGKILL, index directory wiped (" + wiped + " files), restart after "
+        + f.holdMillis() + " ms; newest backup " + (newest < 0 ? "none" : "at version " + newest));
+    restartAfter(r, f.holdMillis());
+    AgentApi.Ready ready = r.ready();
+    String outcome = ready == null || ready.bootstrap() == null ? "UNKNOWN" : ready.bootstrap();
+    long took = converge();
+    AgentApi.Status status = status(r);
+    rebuilds.add(new ChaosReport.Rebuild(at, r.id(), outcome, ready == null ? -1 : ready.bootstrapVersion(), took,
+        status == null ? -1 : status.bytesCopied()));
+    LOG.info("N{} rebuilt: bootstrap {} (backup version {}), caught up in {} ms, {} bytes copied from the primary",
+        r.id(), outcome, ready == null ? -1 : ready.bootstrapVersion(), took, status == null ? -1 : status.bytesCopied());
+  }
+
+  /** Deletes everything under {@code dir}, keeping {@code dir}; returns the files deleted. */
+  private static long wipeContents(Path dir) throws IOException {
+    if (!java.nio.file.Files.isDirectory(dir)) {
+      return 0;
+    }
+    long files = 0;
+    List<Path> all;
+    try (java.util.stream.Stream<Path> walk = java.nio.file.Files.walk(dir)) {
+      all = walk.filter(p -> !p.equals(dir)).sorted(java.util.Comparator.reverseOrder()).toList();
+    }
+    for (Path p : all) {
+      if (!java.nio.file.Files.isDirectory(p)) {
+        files++;
+      }
+      java.nio.file.Files.deleteIfExists(p);
+    }
+    return files;
+  }
+
+  /**
+   * Stops the object store for the plan's hold, checks while it is still down that indexing and
+   * replication go on (a refresh reaches every live node), starts it again, and waits (bounded by the
+   * recovery timeout) for a backup newer than the newest one the store held when it came back.
+   */
+  private void storeRestart(Planned f) throws IOException, InterruptedException {
+    ChaosStore store = cluster.store();
+    long at = timeline.now();
+    int band;
+    try {
+      store.stop();
+    } catch (IOException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IOException("stopping the object store: " + e, e);
+    } finally {
+      band = timeline.lasting(f.kind(), "store", "object store down for " + f.holdMillis() + " ms");
+    }
+    long convergedDown;
+    try {
+      Thread.sleep(f.holdMillis());
+      convergedDown = converge();
+    } finally {
+      try {
+        store.restart();
+      } catch (IOException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IOException("restarting the object store: " + e, e);
+      } finally {
+        timeline.healed(band);
+      }
+    }
+    long down = timeline.now() - at;
+    long back = System.nanoTime();
+    long deadline = back + config.recoveryTimeout().toNanos();
+    boolean known = false;
+    long baseline = -1;
+    long resumed = -1;
+    long newest = -1;
+    while (System.nanoTime() < deadline) {
+      try {
+        newest = store.newestVersion();
+        if (!known) {
+          known = true;
+          baseline = newest; // no backup can have been written while it was down
+        } else if (newest > baseline) {
+          resumed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - back);
+          break;
+        }
+      } catch (IOException e) {
+        LOG.debug("object store not answering yet: {}", e.toString());
+      }
+      Thread.sleep(200);
+    }
+    storeOutages.add(new ChaosReport.StoreOutage(at, down, convergedDown, baseline, newest, resumed));
+    if (resumed < 0) {
+      LOG.warn("no backup newer than version {} within {} after the object store came back", baseline,
+          config.recoveryTimeout());
+    }
+  }
+
+  /** What each replica rebuild did. */
+  List<ChaosReport.Rebuild> rebuilds() {
+    return List.copyOf(rebuilds);
+  }
+
+  /** What each object store outage did. */
+  List<ChaosReport.StoreOutage> storeOutages() {
+    return List.copyOf(storeOutages);
   }
 
   /** What each disk bit flip did. */

@@ -17,7 +17,8 @@ import java.util.concurrent.locks.LockSupport;
  * path resync (replaying the log from the primary's replay position, as an application would), makes
  * one last refresh covering the whole log, waits until every node searches it, and compares every
  * node's documents with what the log says must exist. Then commits, stops every node gracefully and
- * audits each index directory.
+ * audits each index directory; with the object store, restores and checks its newest backup
+ * ({@link BackupCheck}).
  */
 final class FinalCheck {
   private static final long CONVERGE_MS = 120_000;
@@ -28,14 +29,23 @@ final class FinalCheck {
   /**
    * @param lost ids whose final write is missing or has another revision on some node
    * @param unexpected ids present on some node that the log leaves deleted
+   * @param store the object store's final check; null without a store
    */
   record Outcome(boolean converged, long finalVersion, Set<String> lost, Set<String> unexpected,
-      List<IndexAudit.Result> audits, List<String> problems) {}
+      List<IndexAudit.Result> audits, List<String> problems, ChaosReport.StoreCheck store) {}
 
   static Outcome run(ChaosConfig config, ChaosCluster cluster, WritePath path, TxLog log, Ledger ledger,
       Observer observer, Consumer<String> out) throws InterruptedException {
     List<String> problems = new ArrayList<>();
     out.accept("final check: bringing every node back, replaying, one last refresh");
+    ChaosStore store = cluster.store();
+    if (store != null && !store.running()) {
+      try {
+        store.restart();
+      } catch (Exception e) {
+        problems.add("object store: could not be started again: " + e);
+      }
+    }
     for (NodeProcess n : cluster.nodes()) {
       n.resume();
     }
@@ -63,7 +73,9 @@ final class FinalCheck {
     if (finalVersion < 0) {
       problems.add("no primary accepted the final replay and refresh within " + config.recoveryTimeout());
       observer.close();
-      return new Outcome(false, -1, Set.of(), Set.of(), stopAndAudit(cluster, problems), problems);
+      List<IndexAudit.Result> audits = stopAndAudit(cluster, problems);
+      return new Outcome(false, -1, Set.of(), Set.of(), audits, problems,
+          checkStore(config, store, log, ledger, -1, path, out));
     }
     boolean converged = awaitVersion(cluster, finalVersion, problems);
     observer.settleFlips(FLIPS_SETTLE_MS);
@@ -101,7 +113,21 @@ final class FinalCheck {
         finalVersion, expected.size(), lost.size(), unexpected.size()));
     path.commitAll();
     observer.close();
-    return new Outcome(converged, finalVersion, lost, unexpected, stopAndAudit(cluster, problems), problems);
+    List<IndexAudit.Result> audits = stopAndAudit(cluster, problems);
+    return new Outcome(converged, finalVersion, lost, unexpected, audits, problems,
+        checkStore(config, store, log, ledger, finalVersion, path, out));
+  }
+
+  private static ChaosReport.StoreCheck checkStore(ChaosConfig config, ChaosStore store, TxLog log, Ledger ledger,
+      long finalVersion, WritePath path, Consumer<String> out) throws InterruptedException {
+    if (store == null) {
+      return null;
+    }
+    ChaosReport.StoreCheck c = BackupCheck.run(store, config.reportDir(), log, ledger, finalVersion, path.commits());
+    out.accept(String.format(Locale.ROOT, "final check: object store holds %d backups; the newest (version %d, %d documents, "
+        + "replay position %d) %s, %d documents disagree with the log", c.backups(), c.version(), c.numDocs(),
+        c.replayPosition(), c.restored() ? "restored, every byte verified" : "did NOT restore", c.inconsistencies()));
+    return c;
   }
 
   private static boolean awaitVersion(ChaosCluster cluster, long version, List<String> problems) {

@@ -15,7 +15,7 @@ import java.util.List;
  * ({@code N<i>}) and per ZooKeeper server ({@code zk<j>}), the ensemble as server processes in
  * theirs ({@link ZkProcessEnsemble}), each node JVM in its own and listening on its address. The
  * links between hosts are cut and slowed through the lab; the harness, on the bridge, always
- * reaches every host. Closing the cluster closes the lab, which kills whatever still runs in it and
+ * reaches every host, and every host reaches the harness's object store on the bridge's address. Closing the cluster closes the lab, which kills whatever still runs in it and
  * removes every namespace, veth and the bridge.
  */
 final class NamespaceHosts implements Links {
@@ -47,7 +47,7 @@ final class NamespaceHosts implements Links {
     }
     NamespaceHosts links = new NamespaceHosts(lab);
     return ChaosCluster.start(config, new Servers(ensemble), dir, id -> lab.host("N" + id).address(),
-        (id, command) -> lab.host("N" + id).wrap(command), links, lab::close);
+        (id, command) -> lab.host("N" + id).wrap(command), links, lab::close, lab.bridgeAddress());
   }
 
   @Override

@@ -38,6 +38,7 @@ public final class NodeProcess {
   private final java.util.concurrent.atomic.AtomicInteger settled = new java.util.concurrent.atomic.AtomicInteger();
   private volatile int httpPort;
   private volatile String httpHost = "127.0.0.1";
+  private volatile AgentApi.Ready ready;
 
   public NodeProcess(int id, Path dir, List<String> command) {
     this.id = id;
@@ -110,6 +111,11 @@ public final class NodeProcess {
     return httpHost;
   }
 
+  /** What the process wrote once it served, last time it started (null before the first start). */
+  public AgentApi.Ready ready() {
+    return ready;
+  }
+
   /** Port of the process's control endpoint (valid while it is up). */
   public int httpPort() {
     return httpPort;
@@ -153,6 +159,7 @@ public final class NodeProcess {
         }
       }
       AgentApi.Ready r = JsonHttp.JSON.readValue(ready.toFile(), AgentApi.Ready.class);
+      this.ready = r;
       httpPort = r.httpPort();
       httpHost = r.httpHost();
       client = new AgentClient(id, r.httpHost(), r.httpPort());

@@ -106,6 +106,58 @@ final class TxLog {
     return last;
   }
 
+  /**
+   * How the documents of a point whose replay position is {@code position} ({@code revisions}: id ->
+   * revision of each live document) disagree with the log. The point must hold every write up to the
+   * position: a document's revision at least the last write of it up there, and a document the log
+   * has alive there gone only if a later write deleted it. Writes after the position may be in or
+   * not. Every revision must be an upsert of that very document in the log. Returns how many
+   * documents disagree and up to {@code max} of them described.
+   */
+  synchronized Disagreement inconsistencies(Map<String, Long> revisions, long position, int max) {
+    int upTo = (int) Math.min(Math.max(position, 0), size);
+    Map<String, Integer> last = new HashMap<>();
+    for (int i = 0; i < upTo; i++) {
+      last.put(docId(ids[i]), i);
+    }
+    java.util.Set<String> deletedLater = new java.util.HashSet<>();
+    for (int i = deletes.nextSetBit(upTo); i >= 0 && i < size; i = deletes.nextSetBit(i + 1)) {
+      deletedLater.add(docId(ids[i]));
+    }
+    List<String> out = new ArrayList<>();
+    long count = 0;
+    for (Map.Entry<String, Long> e : revisions.entrySet()) {
+      long rev = e.getValue();
+      String problem = null;
+      if (rev < 1 || rev > size || !docId(ids[(int) rev - 1]).equals(e.getKey()) || deletes.get((int) rev - 1)) {
+        problem = e.getKey() + " at revision " + rev + ", which the log never wrote for it";
+      } else {
+        Integer covered = last.get(e.getKey());
+        if (covered != null && rev < covered + 1) {
+          problem = e.getKey() + " at revision " + rev + ", older than write " + (covered + 1) + " the position covers";
+        }
+      }
+      if (problem != null) {
+        count++;
+        if (out.size() < max) {
+          out.add(problem);
+        }
+      }
+    }
+    for (Map.Entry<String, Integer> e : last.entrySet()) {
+      if (!revisions.containsKey(e.getKey()) && !deletes.get(e.getValue()) && !deletedLater.contains(e.getKey())) {
+        count++;
+        if (out.size() < max) {
+          out.add(e.getKey() + " missing, although write " + (e.getValue() + 1) + " the position covers upserted it");
+        }
+      }
+    }
+    return new Disagreement(count, List.copyOf(out));
+  }
+
+  /** Documents of a point that disagree with the log: how many, and the first ones described. */
+  record Disagreement(long count, List<String> examples) {}
+
   static String docId(int id) {
     return "d" + id;
   }

@@ -48,6 +48,17 @@ class FaultPlanTest {
     assertThat(FaultPlan.generate(config(7).faults(Set.of()).build()).faults()).isEmpty();
   }
 
+  /** Store outages are sometimes short and sometimes last several commits, so backups fail and must resume. */
+  @Test
+  void storeOutagesSometimesOutlastSeveralCommits() {
+    ChaosConfig cfg = config(5).objectStore(true).faults(EnumSet.of(FaultKind.STORE_RESTART))
+        .commitInterval(Duration.ofSeconds(2)).build();
+    FaultPlan plan = FaultPlan.generate(cfg);
+    assertThat(plan.faults()).isNotEmpty().allSatisfy(p -> assertThat(p.kind()).isEqualTo(FaultKind.STORE_RESTART));
+    assertThat(plan.faults()).anySatisfy(p -> assertThat(p.holdMillis()).isGreaterThanOrEqualTo(6_000));
+    assertThat(plan.faults()).anySatisfy(p -> assertThat(p.holdMillis()).isLessThan(4_000));
+  }
+
   @Test
   void configurationNamesTheBadField() {
     assertThatThrownBy(() -> config(1).nodes(2).build()).hasMessageContaining("nodes");
@@ -60,9 +71,15 @@ class FaultPlanTest {
     assertThatThrownBy(() -> config(1).faults(EnumSet.of(FaultKind.PARTITION_HALVES)).build())
         .hasMessageContaining("faults").hasMessageContaining("partitionHalves").hasMessageContaining("namespaces");
     assertThat(config(1).network(NetworkMode.NAMESPACES).build().faults())
-        .isEqualTo(EnumSet.complementOf(EnumSet.of(FaultKind.DISK_FULL)));
+        .isEqualTo(EnumSet.complementOf(EnumSet.of(FaultKind.DISK_FULL, FaultKind.REPLICA_REBUILD, FaultKind.STORE_RESTART)));
     assertThat(config(1).network(NetworkMode.NAMESPACES).storage(StorageMode.TMPFS).build().faults())
+        .isEqualTo(EnumSet.complementOf(EnumSet.of(FaultKind.REPLICA_REBUILD, FaultKind.STORE_RESTART)));
+    assertThat(config(1).network(NetworkMode.NAMESPACES).storage(StorageMode.TMPFS).objectStore(true).build().faults())
         .isEqualTo(EnumSet.allOf(FaultKind.class));
+    assertThat(config(1).objectStore(true).build().faults()).contains(FaultKind.REPLICA_REBUILD, FaultKind.STORE_RESTART)
+        .doesNotContain(FaultKind.SLOW_LINK, FaultKind.DISK_FULL);
+    assertThatThrownBy(() -> config(1).faults(EnumSet.of(FaultKind.STORE_RESTART)).build())
+        .hasMessageContaining("faults").hasMessageContaining("storeRestart").hasMessageContaining("object store");
     assertThat(config(1).storage(StorageMode.TMPFS).build().faults()).contains(FaultKind.DISK_FULL)
         .doesNotContain(FaultKind.SLOW_LINK);
     assertThatThrownBy(() -> config(1).faults(EnumSet.of(FaultKind.DISK_FULL)).build())
@@ -74,7 +91,7 @@ class FaultPlanTest {
 
   @Test
   void networkKindsHoldLongEnoughToMatterAndEveryKindComesInAShortNamespaceRun() {
-    ChaosConfig cfg = config(3).network(NetworkMode.NAMESPACES).storage(StorageMode.TMPFS)
+    ChaosConfig cfg = config(3).network(NetworkMode.NAMESPACES).storage(StorageMode.TMPFS).objectStore(true)
         .duration(Duration.ofSeconds(150)).sessionTimeout(Duration.ofSeconds(4)).build();
     FaultPlan plan = FaultPlan.generate(cfg);
     assertThat(plan.faults().stream().map(FaultPlan.Planned::kind).collect(Collectors.toSet()))

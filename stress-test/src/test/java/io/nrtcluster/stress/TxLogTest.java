@@ -29,6 +29,42 @@ class TxLogTest {
     assertThat(log.isAcknowledged(a3.seq())).isFalse();
   }
 
+  /** A backed-up point must hold every write up to its replay position, and only revisions the log wrote. */
+  @Test
+  void aPointDisagreesWithTheLogWhenAWriteItCoversIsMissingOlderOrInvented() {
+    TxLog log = new TxLog(1);
+    log.append(Kind.UPSERT, 1); // 1
+    log.append(Kind.UPSERT, 2); // 2
+    log.append(Kind.UPSERT, 1); // 3
+    log.append(Kind.DELETE, 2); // 4
+    log.append(Kind.UPSERT, 3); // 5: after the position below
+    log.append(Kind.DELETE, 1); // 6: after it too
+    // At position 4: d1 at 3, d2 deleted; d3 may or may not be there; d1 may already be deleted (6).
+    assertThat(log.inconsistencies(Map.of("d1", 3L), 4, 10).count()).isZero();
+    assertThat(log.inconsistencies(Map.of("d1", 3L, "d3", 5L), 4, 10).count()).isZero();
+    assertThat(log.inconsistencies(Map.of(), 4, 10).count()).isZero();
+    assertThat(log.inconsistencies(Map.of(), 0, 10).count()).isZero();
+    // d1 at an older revision than the position covers; d2 still there after its covered delete.
+    TxLog.Disagreement older = log.inconsistencies(Map.of("d1", 1L, "d2", 2L), 4, 10);
+    assertThat(older.count()).isEqualTo(2);
+    assertThat(older.examples()).anySatisfy(e -> assertThat(e).contains("d1", "older than write 3"));
+    // A revision the log never wrote for that document (5 is d3's), or a delete's sequence number.
+    assertThat(log.inconsistencies(Map.of("d1", 5L), 4, 10).examples()).singleElement()
+        .satisfies(e -> assertThat(e).contains("never wrote"));
+    assertThat(log.inconsistencies(Map.of("d2", 4L), 4, 10).count()).isEqualTo(1);
+    assertThat(log.inconsistencies(Map.of("d1", 99L), 4, 10).count()).isEqualTo(1);
+    // At position 3, d2's delete (4) comes after: d2 may be gone already.
+    assertThat(log.inconsistencies(Map.of("d1", 3L), 3, 10).count()).isZero();
+    // With no later delete, a covered upsert must be there.
+    TxLog fresh = new TxLog(1);
+    fresh.append(Kind.UPSERT, 1);
+    fresh.append(Kind.UPSERT, 2);
+    TxLog.Disagreement missing = fresh.inconsistencies(Map.of("d1", 1L), 2, 10);
+    assertThat(missing.count()).isEqualTo(1);
+    assertThat(missing.examples()).singleElement().satisfies(e -> assertThat(e).contains("d2 missing"));
+    assertThat(fresh.inconsistencies(Map.of("d1", 1L, "d2", 2L), 2, 1).count()).isZero();
+  }
+
   @Test
   void theLedgerFlagsDisagreementAtTheSameVersionOnly() {
     Ledger ledger = new Ledger();

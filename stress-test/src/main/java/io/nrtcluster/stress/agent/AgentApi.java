@@ -69,10 +69,21 @@ public final class AgentApi {
       List<long[]> versionTimes,
       boolean writable) {}
 
-  /** Written to the node's directory once the node serves: how to reach it ({@code httpHost}: the address its endpoint listens on). */
-  public record Ready(long pid, String httpHost, int httpPort, String replicationAddress) {
+  /**
+   * Written to the node's directory once the node serves: how to reach it ({@code httpHost}: the
+   * address its endpoint listens on), and, with an object store, how the index's bootstrap from it
+   * ended before the index opened ({@code bootstrap}: a {@code BootstrapResult.Outcome} name, null
+   * without a store; {@code bootstrapVersion}: the backup's version it restored or refused, else -1).
+   */
+  public record Ready(long pid, String httpHost, int httpPort, String replicationAddress, String bootstrap,
+      long bootstrapVersion) {
     /** Name of the file in the node's directory. */
     public static final String FILE = "ready.json";
+
+    /** A node without an object store. */
+    public Ready(long pid, String httpHost, int httpPort, String replicationAddress) {
+      this(pid, httpHost, httpPort, replicationAddress, null, -1);
+    }
 
     /** Writes it to {@code dir} atomically, so the harness never reads half a file. */
     public void writeTo(Path dir) throws IOException {

@@ -94,6 +94,13 @@ public final class ChaosDocs {
     return new Fingerprint(version(searcher), (int) digestAndCount[1], digestAndCount[0]);
   }
 
+  /** Every live document's id and revision ({@code ?} for a document without an id). */
+  public static java.util.Map<String, Long> revisions(IndexSearcher searcher) throws IOException {
+    java.util.Map<String, Long> out = new java.util.HashMap<>();
+    forEachLive(searcher, (id, rev) -> out.put(id.length == 0 ? "?" : id.utf8ToString(), rev));
+    return out;
+  }
+
   /** Writes one {@code id rev} line per live document ({@code ?} for a document without an id). */
   public static void dump(IndexSearcher searcher, Writer out) throws IOException {
     forEachLive(searcher, (id, rev) -> {

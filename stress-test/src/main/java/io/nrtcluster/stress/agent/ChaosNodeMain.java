@@ -5,8 +5,15 @@ import io.nrtcluster.node.HostConfig;
 import io.nrtcluster.node.IndexSettings;
 import io.nrtcluster.node.ReplicaTuning;
 import io.nrtcluster.node.NrtHost;
+import io.nrtcluster.objectstore.BackupMode;
+import io.nrtcluster.objectstore.BootstrapResult;
+import io.nrtcluster.objectstore.HostObjectStore;
+import io.nrtcluster.objectstore.HostStoreConfig;
+import io.nrtcluster.objectstore.ObjectStoreConfig;
+import io.nrtcluster.objectstore.RetentionPolicy;
 import io.nrtcluster.transport.FaultInjection;
 import io.nrtcluster.transport.TransportConfig;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,7 +30,10 @@ import picocli.CommandLine.Option;
  * One chaos node process: the real embeddable node ({@link NrtHost} and one {@link ClusterNode})
  * with its transport's fault-injection point switchable, and the {@link AgentServer} the harness
  * drives it through. Writes {@code ready.json} into its directory once it serves; leaves gracefully
- * (commit, resign) on SIGTERM or {@code POST /shutdown}; dies however the harness kills it.
+ * (commit, resign) on SIGTERM or {@code POST /shutdown}; dies however the harness kills it. With
+ * {@code --store-endpoint} the index opens through a {@link HostObjectStore}: bootstrapped from the
+ * newest backup first (the outcome goes into {@code ready.json}), backed up while this node leads,
+ * old backups swept.
  */
 @Command(name = "chaos-node", mixinStandardHelpOptions = true, description = "A node process of the chaos test.")
 public final class ChaosNodeMain implements Callable<Integer> {
@@ -67,6 +77,27 @@ public final class ChaosNodeMain implements Callable<Integer> {
       description = "Address the replication transport and the control endpoint listen on (and advertise).")
   String bindHost;
 
+  @Option(names = "--store-endpoint", description = "The object store's endpoint (http://host:port); none: no store.")
+  URI storeEndpoint;
+
+  @Option(names = "--store-bucket", defaultValue = "nrt-backups")
+  String storeBucket;
+
+  @Option(names = "--store-access-key")
+  String storeAccessKey;
+
+  @Option(names = "--store-secret-key")
+  String storeSecretKey;
+
+  @Option(names = "--store-backups", defaultValue = "EVERY_COMMIT", description = "EVERY_COMMIT or EVERY_POINT.")
+  BackupMode storeBackups;
+
+  @Option(names = "--store-keep-last", defaultValue = "3", description = "Retention: the newest backups kept.")
+  int storeKeepLast;
+
+  @Option(names = "--store-sweep-ms", defaultValue = "5000", description = "Retention: how often the primary sweeps.")
+  long storeSweepMs;
+
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicBoolean stopping = new AtomicBoolean();
 
@@ -88,13 +119,17 @@ public final class ChaosNodeMain implements Callable<Integer> {
         .replicaTuning(ReplicaTuning.builder().badFileBackoff(Duration.ofMillis(200), Duration.ofSeconds(5)).build())
         .build();
     NrtHost host = NrtHost.start(config);
-    ClusterNode node = host.openIndex(IndexSettings.standard(index));
+    HostObjectStore store = storeEndpoint == null ? null : HostObjectStore.open(host, storeConfig());
+    ClusterNode node = store == null ? host.openIndex(IndexSettings.standard(index))
+        : store.openIndex(IndexSettings.standard(index));
+    BootstrapResult boot = store == null ? null : store.bootstrapResult(index).orElse(null);
     VersionClock clock = new VersionClock(node::searchingVersion, 5);
     AgentServer agent = new AgentServer(host, node, clock, bindHost, httpPort, dropEveryNthWrite, ackUnpublishedEvery,
-        () -> stop(host));
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(host), "chaos-node-sigterm"));
+        () -> stop(host, store));
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(host, store), "chaos-node-sigterm"));
     AgentApi.Ready ready = new AgentApi.Ready(ProcessHandle.current().pid(), bindHost, agent.port(),
-        host.address().toString());
+        host.address().toString(), boot == null ? null : boot.outcome().name(),
+        boot == null || boot.manifest() == null ? -1 : boot.manifest().version());
     ready.writeTo(data);
     LOG.info("N{}: chaos node serving: {}", id, ready);
     stopped.await();
@@ -103,8 +138,22 @@ public final class ChaosNodeMain implements Callable<Integer> {
     return 0;
   }
 
-  /** Leaves gracefully: the index commits and resigns, the host closes. Runs once. */
-  private void stop(NrtHost host) {
+  /** The store as the harness gave it: quick retries and timeouts, so an outage is seen within seconds. */
+  private HostStoreConfig storeConfig() {
+    ObjectStoreConfig.Builder store = ObjectStoreConfig.builder().bucket(storeBucket).endpoint(storeEndpoint)
+        .pathStyle(true).maxAttempts(3).backoff(Duration.ofMillis(50), Duration.ofMillis(500))
+        .connectTimeout(Duration.ofSeconds(1)).socketTimeout(Duration.ofSeconds(10))
+        .partSize(ObjectStoreConfig.MIN_PART_SIZE).multipartThreshold(ObjectStoreConfig.MIN_PART_SIZE)
+        .backupLease(Duration.ofSeconds(60)).sweepLease(Duration.ofSeconds(10)).clockMargin(Duration.ofSeconds(2));
+    if (storeAccessKey != null) {
+      store.credentials(storeAccessKey, storeSecretKey);
+    }
+    return HostStoreConfig.builder().store(store.build()).backups(true).mode(storeBackups).bootstrap(true)
+        .retention(RetentionPolicy.keepLast(storeKeepLast)).retentionInterval(Duration.ofMillis(storeSweepMs)).build();
+  }
+
+  /** Leaves gracefully: backups stop, the index commits and resigns, the host closes. Runs once. */
+  private void stop(NrtHost host, HostObjectStore store) {
     if (!stopping.compareAndSet(false, true)) {
       try {
         stopped.await();
@@ -115,6 +164,9 @@ public final class ChaosNodeMain implements Callable<Integer> {
     }
     try {
       LOG.info("N{}: leaving gracefully", id);
+      if (store != null) {
+        store.close(); // before the host, as HostObjectStore asks
+      }
       host.close();
     } catch (Exception e) {
       LOG.warn("N{}: graceful close failed", id, e);

@@ -132,6 +132,11 @@ final class BenchAgent implements AutoCloseable {
     return http.port();
   }
 
+  /** Adds an endpoint (a figure's own, such as {@link BootstrapEndpoints}). */
+  void route(String path, JsonHttp.Handler handler) {
+    http.route(path, handler);
+  }
+
   private void load(HttpExchange ex) throws Exception {
     String mode = JsonHttp.query(ex, "mode");
     BenchApi.LoadReply r = LoadRunner.run(index, mode == null ? LoadRunner.Mode.NRT : LoadRunner.Mode.valueOf(mode.toUpperCase(Locale.ROOT)),

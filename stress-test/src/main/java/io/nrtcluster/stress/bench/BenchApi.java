@@ -65,4 +65,22 @@ public final class BenchApi {
    * {@code toNanos} and how long each took (nanos), and how many failed over the whole load.
    */
   public record RefreshLoadReply(long refreshes, long failures, long fromNanos, long toNanos, List<Long> refreshNanos) {}
+
+  /** The bootstrap figure's index build: documents added, the index's bytes on disk, the version committed, how long. */
+  public record BuildReply(long docs, long indexBytes, long version, long nanos) {}
+
+  /** A refresh and commit: the version committed. */
+  public record CommitReply(long version) {}
+
+  /** Documents a paced load indexed so far, at {@code nanos}. */
+  public record DocsReply(long docs, long nanos) {}
+
+  /**
+   * A node's object store and copying: the last version its backups completed (-1: none, or no store),
+   * bytes up to and down from the store, how its bootstrap ended (null: no store or none ran), file
+   * bytes it copied from the primary as a replica, the version it searches, and the bytes of that
+   * version's files (its segments).
+   */
+  public record StoreReply(long lastBackedUpVersion, long bytesUploaded, long bytesDownloaded, String bootstrapOutcome,
+      long bytesFromPrimary, long version, long indexBytes) {}
 }

@@ -57,4 +57,31 @@ final class BenchClient {
   BenchApi.StatusReply status() throws AgentException {
     return json.get("/status", Duration.ofSeconds(2), BenchApi.StatusReply.class);
   }
+
+  /** The bootstrap figure's index build on the primary (to {@code bytes} on disk, then a commit). */
+  BenchApi.BuildReply bootstrapBuild(long bytes) throws AgentException {
+    return json.post("/bootstrap-build?bytes=" + bytes, null, Duration.ofHours(2), BenchApi.BuildReply.class);
+  }
+
+  /** A refresh and commit on the primary; returns the version committed. */
+  long bootstrapCommit() throws AgentException {
+    return json.post("/bootstrap-commit", null, Duration.ofMinutes(5), BenchApi.CommitReply.class).version();
+  }
+
+  void bootstrapLoadStart(int docsPerSec, long refreshMs) throws AgentException {
+    json.post("/bootstrap-load-start?docsPerSec=" + docsPerSec + "&refreshMs=" + refreshMs, null, Duration.ofSeconds(10),
+        BenchApi.DocsReply.class);
+  }
+
+  BenchApi.DocsReply bootstrapLoadDocs() throws AgentException {
+    return json.get("/bootstrap-load-docs", Duration.ofSeconds(10), BenchApi.DocsReply.class);
+  }
+
+  BenchApi.DocsReply bootstrapLoadStop() throws AgentException {
+    return json.post("/bootstrap-load-stop", null, Duration.ofMinutes(2), BenchApi.DocsReply.class);
+  }
+
+  BenchApi.StoreReply bootstrapStore() throws AgentException {
+    return json.get("/bootstrap-store", Duration.ofSeconds(30), BenchApi.StoreReply.class);
+  }
 }

@@ -26,10 +26,11 @@ import java.util.Set;
  * @param linkDelayMs figure 8's one-way delay between the cluster nodes (the transport's "linkDelay"
  *     fault point on every node, so a round trip is twice this); 25 by default
  * @param scale the scale figure's settings ({@link ScaleConfig#full} by default)
+ * @param bootstrap the bootstrap figure's settings ({@link BootstrapConfig#full} by default)
  */
 public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refreshMs, int warmUpSec, int warmupSec, int cellSec,
     boolean commitCells, long copyBytes, int failovers, int sessionTimeoutMs, int heapMb, boolean profile,
-    Set<BenchFigure> figures, int linkDelayMs, ScaleConfig scale) {
+    Set<BenchFigure> figures, int linkDelayMs, ScaleConfig scale, BootstrapConfig bootstrap) {
 
   /** Figure 8's default one-way link delay: a 50 ms round trip. */
   public static final int DEFAULT_LINK_DELAY_MS = 25;
@@ -40,6 +41,14 @@ public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refr
       Set<BenchFigure> figures) {
     this(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers, sessionTimeoutMs,
         heapMb, profile, figures, DEFAULT_LINK_DELAY_MS, ScaleConfig.full());
+  }
+
+  /** The settings with the full bootstrap figure. */
+  public BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refreshMs, int warmUpSec, int warmupSec, int cellSec,
+      boolean commitCells, long copyBytes, int failovers, int sessionTimeoutMs, int heapMb, boolean profile,
+      Set<BenchFigure> figures, int linkDelayMs, ScaleConfig scale) {
+    this(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers, sessionTimeoutMs,
+        heapMb, profile, figures, linkDelayMs, scale, BootstrapConfig.full());
   }
 
   public BenchConfig {
@@ -61,6 +70,7 @@ public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refr
     Checks.inRange("linkDelayMs", linkDelayMs, 1, 10_000);
     Checks.notNull("figures", figures);
     Checks.notNull("scale", scale);
+    Checks.notNull("bootstrap", bootstrap);
     if (figures.isEmpty()) {
       throw new IllegalArgumentException("figures: choose at least one");
     }
@@ -81,31 +91,37 @@ public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refr
   /** The same settings with JFR profiles of every node process. */
   public BenchConfig profiled() {
     return new BenchConfig(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
-        sessionTimeoutMs, heapMb, true, figures, linkDelayMs, scale);
+        sessionTimeoutMs, heapMb, true, figures, linkDelayMs, scale, bootstrap);
   }
 
   /** The same settings measuring only {@code chosen}. */
   public BenchConfig only(Set<BenchFigure> chosen) {
     return new BenchConfig(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
-        sessionTimeoutMs, heapMb, profile, chosen, linkDelayMs, scale);
+        sessionTimeoutMs, heapMb, profile, chosen, linkDelayMs, scale, bootstrap);
   }
 
   /** The same settings over another grid of indexing rates and refresh intervals. */
   public BenchConfig grid(List<Integer> rates, List<Integer> intervalsMs) {
     return new BenchConfig(out, rates, intervalsMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
-        sessionTimeoutMs, heapMb, profile, figures, linkDelayMs, scale);
+        sessionTimeoutMs, heapMb, profile, figures, linkDelayMs, scale, bootstrap);
   }
 
   /** The same settings with figure 8's one-way link delay {@code ms}. */
   public BenchConfig linkDelay(int ms) {
     return new BenchConfig(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
-        sessionTimeoutMs, heapMb, profile, figures, ms, scale);
+        sessionTimeoutMs, heapMb, profile, figures, ms, scale, bootstrap);
   }
 
   /** The same settings with the scale figure's {@code s}. */
   public BenchConfig scale(ScaleConfig s) {
     return new BenchConfig(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
-        sessionTimeoutMs, heapMb, profile, figures, linkDelayMs, s);
+        sessionTimeoutMs, heapMb, profile, figures, linkDelayMs, s, bootstrap);
+  }
+
+  /** The same settings with the bootstrap figure's {@code b}. */
+  public BenchConfig bootstrap(BootstrapConfig b) {
+    return new BenchConfig(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
+        sessionTimeoutMs, heapMb, profile, figures, linkDelayMs, scale, b);
   }
 
   /** Whether this run measures {@code figure}. */
@@ -113,14 +129,20 @@ public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refr
     return figures.contains(figure);
   }
 
-  /** Whether this run measures any figure of the one-index cluster and the single-node baselines (all but the scale figure). */
+  /**
+   * Whether this run measures any figure of the one-index cluster and the single-node baselines (all
+   * but the scale and bootstrap figures, which start their own node processes).
+   */
   public boolean runsOneIndexFigures() {
-    return figures.stream().anyMatch(f -> f != BenchFigure.SCALE);
+    return figures.stream().anyMatch(f -> f != BenchFigure.SCALE && f != BenchFigure.BOOTSTRAP);
   }
 
-  /** About four minutes: one rate, one interval, a 128 MiB merged segment, 2 failovers, 12 indexes in the scale figure. */
+  /**
+   * About four minutes: one rate, one interval, a 128 MiB merged segment, 2 failovers, 12 indexes in
+   * the scale figure, a 128 MiB index in the bootstrap figure.
+   */
   public static BenchConfig quick(Path out) {
     return new BenchConfig(out, List.of(1_000), List.of(250), 8, 2, 8, false, 128L << 20, 2, 6_000, 512, false,
-        EnumSet.allOf(BenchFigure.class), DEFAULT_LINK_DELAY_MS, ScaleConfig.quick());
+        EnumSet.allOf(BenchFigure.class), DEFAULT_LINK_DELAY_MS, ScaleConfig.quick(), BootstrapConfig.quick());
   }
 }

@@ -21,7 +21,13 @@ public enum BenchFigure {
    * Figure 9: many indexes on every node: start, threads and heap per index, primaries per node,
    * ZooKeeper writes per refresh, a node's kill -9 and its return (own node processes, {@link ScaleConfig}).
    */
-  SCALE;
+  SCALE,
+  /**
+   * Figure 10: two new replicas bootstrap the primary's index while it indexes, once copying it all
+   * from the primary and once restoring the newest backup from an object store first (own node
+   * processes and an in-JVM S3-compatible store, {@link BootstrapConfig}).
+   */
+  BOOTSTRAP;
 
   /** The name used on the command line and in {@code bench.json}. */
   public String label() {

@@ -4,9 +4,13 @@ import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.HostConfig;
 import io.nrtcluster.node.IndexSettings;
 import io.nrtcluster.node.NrtHost;
+import io.nrtcluster.objectstore.HostObjectStore;
+import io.nrtcluster.objectstore.HostStoreConfig;
+import io.nrtcluster.objectstore.ObjectStoreConfig;
 import io.nrtcluster.stress.agent.AgentApi;
 import io.nrtcluster.transport.FaultInjection;
 import io.nrtcluster.transport.TransportConfig;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -57,14 +61,48 @@ public final class BenchNodeMain implements Callable<Integer> {
       description = "Install the transport's switchable fault points, so a link delay can be set while it runs (figure 8).")
   boolean linkDelaySwitch;
 
+  @Option(names = "--ram-buffer-mb", defaultValue = "0",
+      description = "IndexWriterConfig.ramBufferSizeMB of the writer (0: Lucene's default).")
+  int ramBufferMb;
+
+  @Option(names = "--store-endpoint",
+      description = "Open the index through HostObjectStore against this S3-compatible endpoint (the bootstrap figure).")
+  URI storeEndpoint;
+
+  @Option(names = "--store-bucket", defaultValue = "nrt-backups")
+  String storeBucket;
+
+  @Option(names = "--store-access-key")
+  String storeAccessKey;
+
+  @Option(names = "--store-secret-key")
+  String storeSecretKey;
+
+  @Option(names = "--store-backups", description = "Back up every commit while this node leads.")
+  boolean storeBackups;
+
+  @Option(names = "--store-bootstrap", description = "Restore the newest backup before the index opens.")
+  boolean storeBootstrap;
+
   private final CountDownLatch stopped = new CountDownLatch(1);
+
+  /** Backups of every commit and/or the bootstrap, as the options say; long timeouts for large files. */
+  private HostStoreConfig storeConfig() {
+    ObjectStoreConfig.Builder b = ObjectStoreConfig.builder().bucket(storeBucket).endpoint(storeEndpoint).pathStyle(true)
+        .socketTimeout(Duration.ofMinutes(2)).backupLease(Duration.ofMinutes(30));
+    if (storeAccessKey != null) {
+      b.credentials(storeAccessKey, storeSecretKey);
+    }
+    return HostStoreConfig.builder().store(b.build()).backups(storeBackups).bootstrap(storeBootstrap).build();
+  }
 
   public static void main(String[] args) {
     System.exit(new CommandLine(new BenchNodeMain()).execute(args));
   }
 
   IndexWriterConfig writerConfig() {
-    return new IndexWriterConfig(new StandardAnalyzer()).setMaxFullFlushMergeWaitMillis(mergeWaitMs);
+    IndexWriterConfig c = new IndexWriterConfig(new StandardAnalyzer()).setMaxFullFlushMergeWaitMillis(mergeWaitMs);
+    return ramBufferMb > 0 ? c.setRAMBufferSizeMB(ramBufferMb) : c;
   }
 
   @Override
@@ -74,6 +112,8 @@ public final class BenchNodeMain implements Callable<Integer> {
     BenchAgent agent;
     String address;
     NrtHost host = null;
+    HostObjectStore store = null;
+    BootstrapEndpoints bootstrap = null;
     if (standalone) {
       agent = BenchAgent.standalone(id, data.resolve("index"), writerConfig(), stopped::countDown);
       address = "standalone";
@@ -89,19 +129,32 @@ public final class BenchNodeMain implements Callable<Integer> {
           .build());
       // One after the other, as bin/nrt node opens its --index options.
       List<ClusterNode> open = new ArrayList<>();
-      if (indexes == 0) {
+      if (indexes == 0 && storeEndpoint != null) {
+        store = HostObjectStore.open(host, storeConfig());
+        open.add(store.openIndex(new IndexSettings("bench", this::writerConfig)));
+      } else if (indexes == 0) {
         open.add(host.openIndex(new IndexSettings("bench", this::writerConfig)));
       }
       for (int i = 0; i < indexes; i++) {
         open.add(host.openIndex(new IndexSettings(ScaleEndpoints.indexName(i), this::writerConfig)));
       }
       agent = BenchAgent.cluster(host, open, stopped::countDown);
+      if (indexes == 0) {
+        bootstrap = new BootstrapEndpoints("bench", open.get(0), store);
+        bootstrap.register(agent);
+      }
       address = host.address().toString();
     }
     AgentApi.Ready ready = new AgentApi.Ready(ProcessHandle.current().pid(), "127.0.0.1", agent.port(), address);
     ready.writeTo(data);
     stopped.await();
+    if (bootstrap != null) {
+      bootstrap.close();
+    }
     agent.close();
+    if (store != null) {
+      store.close();
+    }
     if (host != null) {
       host.close();
     }

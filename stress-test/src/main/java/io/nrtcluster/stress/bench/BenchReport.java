@@ -40,14 +40,60 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
       Failover failover,
       List<PhaseBreakdown> lagPhases,
       LinkDelay linkDelay,
-      Scale scale) {
+      Scale scale,
+      Bootstrap bootstrap) {
 
     /** The figures without the lag phases, figure 8 and the scale figure. */
     public Figures(VisibilityLag visibilityLag, CommitBased commitBased, ReplicaCpu replicaCpu,
         SearchWhileCopying searchWhileCopying, CopyThroughput copyThroughput, Failover failover) {
-      this(visibilityLag, commitBased, replicaCpu, searchWhileCopying, copyThroughput, failover, null, null, null);
+      this(visibilityLag, commitBased, replicaCpu, searchWhileCopying, copyThroughput, failover, null, null, null, null);
     }
   }
+
+  /**
+   * Figure 10: two new replicas bootstrap the primary's index while it indexes, copying everything from
+   * the primary, then restoring the newest backup from an object store first (in the same run, from the
+   * same primary).
+   *
+   * @param builtBytes the index's bytes on disk after the build (before the bootstraps)
+   * @param builtDocs documents in it then
+   * @param buildSec how long the build took (bulk adds, then a commit)
+   * @param backupSec the build's commit to its backup completed (the primary's first backup: everything)
+   * @param docsPerSec the primary's indexing rate asked for during each bootstrap
+   * @param refreshMs its refresh interval then
+   * @param fromPrimary both replicas copying everything from the primary (the baseline)
+   * @param fromStore both replicas restoring the newest backup first, then copying the difference
+   * @param storeSentRatio {@code fromStore}'s primary bytes sent over the index's bytes
+   * @param targetSentRatio the issue's target for {@code storeSentRatio} (at most 5%)
+   */
+  public record Bootstrap(long builtBytes, long builtDocs, double buildSec, double backupSec, int docsPerSec, int refreshMs,
+      BootstrapRun fromPrimary, BootstrapRun fromStore, double storeSentRatio, double fromPrimarySentRatio,
+      double targetSentRatio, boolean targetMet, String note) {}
+
+  /**
+   * One bootstrap of two new replicas with empty directories, timed from the start of their JVMs.
+   *
+   * @param indexBytes the bytes of the files of the version the primary searched when the replicas started
+   * @param targetVersion the version the primary searched then: each replica is searching once it
+   *     searches this version or a newer one
+   * @param toSearchingMs the start of the replica JVMs to both searching
+   * @param primaryBytesSent bytes the primary process sent over TCP in that window, other than to
+   *     ZooKeeper and the store (the kernel's acknowledged bytes per socket)
+   * @param primaryBytesSentRatio {@code primaryBytesSent} over {@code indexBytes}
+   * @param primaryCpuSec the primary process's CPU seconds in the window
+   * @param docsIndexed documents the primary's paced load indexed in the window
+   * @param docsPerSec {@code docsIndexed} over the window
+   */
+  public record BootstrapRun(String source, long indexBytes, long targetVersion, double toSearchingMs, long primaryBytesSent,
+      double primaryBytesSentRatio, double primaryCpuSec, long docsIndexed, double docsPerSec,
+      List<ReplicaBootstrap> replicas) {}
+
+  /**
+   * One replica's bootstrap: to searching the target version, how its store bootstrap ended (null without
+   * a store), the file bytes it copied from the primary and those it downloaded from the store.
+   */
+  public record ReplicaBootstrap(int nodeId, double toSearchingMs, @JsonInclude(JsonInclude.Include.NON_NULL) String storeOutcome,
+      long bytesFromPrimary, long bytesFromStore) {}
 
   /**
    * Figure 9: {@code nodes} node processes hosting {@code indexes} indexes each, against the same

@@ -34,6 +34,7 @@ public final class BenchRun {
   private final List<BenchReport.PhaseBreakdown> lagPhases = new ArrayList<>();
   private BenchReport.LinkDelay linkDelay;
   private BenchReport.Scale scale;
+  private BenchReport.Bootstrap bootstrap;
   /** Per cell: label -> (local, nrt, commit) lag samples for the plots. */
   private final Map<String, List<List<Long>>> plotData = new LinkedHashMap<>();
 
@@ -79,9 +80,15 @@ public final class BenchRun {
         nodes.stopNodes();
         scale = ScaleFigure.run(config, nodes, out, table);
       }
+      if (config.runs(BenchFigure.BOOTSTRAP)) {
+        // Its own node processes and store, with the machine to themselves.
+        nodes.stopNodes();
+        bootstrap = BootstrapFigure.run(config, nodes, out, table);
+      }
     }
     BenchReport result = new BenchReport(machine(), config, new BenchReport.Figures(visibilityLag, commitBased, replicaCpu,
-        searchWhileCopying, copyThroughput, failover, lagPhases.isEmpty() ? null : List.copyOf(lagPhases), linkDelay, scale));
+        searchWhileCopying, copyThroughput, failover, lagPhases.isEmpty() ? null : List.copyOf(lagPhases), linkDelay, scale,
+        bootstrap));
     result.writeTo(config.out().resolve("bench.json"));
     for (Map.Entry<String, List<List<Long>>> e : plotData.entrySet()) {
       LagChart.write(e.getKey(), e.getValue(), config.out().resolve("lag-" + e.getKey().replaceAll("[^0-9a-z]+", "-") + ".png"));

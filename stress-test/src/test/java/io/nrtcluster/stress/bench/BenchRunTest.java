@@ -15,8 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A tiny benchmark run end to end (real node JVMs), checking what it produces, not how fast anything
- * was: timings belong to {@code bin/nrt bench}, not to tests. The scale figure, which starts node
- * processes of its own, has its own test ({@link ScaleFigureTest}).
+ * was: timings belong to {@code bin/nrt bench}, not to tests. The scale and bootstrap figures, which
+ * start node processes of their own, have their own tests ({@link ScaleFigureTest}, {@link
+ * BootstrapFigureTest}).
  */
 class BenchRunTest {
   @TempDir Path dir;
@@ -26,7 +27,7 @@ class BenchRunTest {
   void everyFigureComesWithItsBaselineInBenchJson() throws Exception {
     Path out = dir.resolve("bench");
     BenchConfig tiny = new BenchConfig(out, List.of(500), List.of(250), 3, 1, 3, false, 16L << 20, 1, 4_000, 384, false,
-        EnumSet.complementOf(EnumSet.of(BenchFigure.SCALE)));
+        EnumSet.complementOf(EnumSet.of(BenchFigure.SCALE, BenchFigure.BOOTSTRAP)));
     BenchRun.run(tiny, System.out::println);
 
     JsonNode json = new ObjectMapper().readTree(out.resolve("bench.json").toFile());
