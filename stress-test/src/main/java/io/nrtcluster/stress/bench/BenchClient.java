@@ -58,9 +58,13 @@ final class BenchClient {
     return json.get("/status", Duration.ofSeconds(2), BenchApi.StatusReply.class);
   }
 
-  /** The bootstrap figure's index build on the primary (to {@code bytes} on disk, then a commit). */
-  BenchApi.BuildReply bootstrapBuild(long bytes) throws AgentException {
-    return json.post("/bootstrap-build?bytes=" + bytes, null, Duration.ofHours(2), BenchApi.BuildReply.class);
+  /**
+   * The bootstrap figure's index build on the primary (to {@code bytes} on disk, a force-merge to
+   * {@code mergeToSegments} segments unless 0, then a commit).
+   */
+  BenchApi.BuildReply bootstrapBuild(long bytes, int mergeToSegments) throws AgentException {
+    return json.post("/bootstrap-build?bytes=" + bytes + "&mergeToSegments=" + mergeToSegments, null, Duration.ofHours(2),
+        BenchApi.BuildReply.class);
   }
 
   /** A refresh and commit on the primary; returns the version committed. */

@@ -59,10 +59,12 @@ final class BootstrapEndpoints implements AutoCloseable {
 
   /**
    * Europarl documents on two threads as fast as they go until the index's files on disk reach
-   * {@code bytes} (flushes come from the writer's RAM buffer), then a refresh and a commit.
+   * {@code bytes} (flushes come from the writer's RAM buffer), a force-merge to {@code mergeToSegments}
+   * segments when asked, then a refresh and a commit.
    */
   private void build(HttpExchange ex) throws Exception {
     long bytes = JsonHttp.number(ex, "bytes", 64L << 20);
+    long mergeToSegments = JsonHttp.number(ex, "mergeToSegments", 0);
     // Elected is not yet leading: the role comes before the writer is open.
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
     while (node.primary() == null && System.nanoTime() < deadline) {
@@ -98,6 +100,9 @@ final class BootstrapEndpoints implements AutoCloseable {
     }
     if (failure.get() != null) {
       throw new IOException("the build failed: " + failure.get(), failure.get());
+    }
+    if (mergeToSegments > 0) {
+      writer.forceMerge((int) mergeToSegments);
     }
     long version = commit();
     JsonHttp.reply(ex, 200, new BenchApi.BuildReply(docs.get(), sizeOnDisk(writer.getDirectory()), version,

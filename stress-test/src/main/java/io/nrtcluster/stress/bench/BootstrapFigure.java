@@ -55,7 +55,7 @@ final class BootstrapFigure {
         BenchNodes.awaitRole(primary, Role.PRIMARY);
         BenchClient p = BenchNodes.client(primary);
         out.accept("bench: bootstrap: building a " + bc.indexMb() + " MiB index of Europarl documents on the primary");
-        BenchApi.BuildReply built = p.bootstrapBuild(bc.indexMb() << 20);
+        BenchApi.BuildReply built = p.bootstrapBuild(bc.indexMb() << 20, bc.mergeToSegments());
         long backedUp = System.nanoTime();
         awaitBackup(p, built.version());
         double backupSec = round((System.nanoTime() - backedUp) / 1e9);
