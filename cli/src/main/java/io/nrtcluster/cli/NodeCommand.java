@@ -207,7 +207,10 @@ public final class NodeCommand implements Callable<Integer> {
       } finally {
         printer.shutdownNow();
         if (store != null) {
-          store.close(); // before the host: backups stop before the indexes close
+          // Before the host: the indexes it leads commit, and those commits are backed up (bounded).
+          if (!store.close(interrupted ? Duration.ZERO : connectTimeout.multipliedBy(3))) {
+            out.println("node N" + nodeId + ": the last backup of some index did not complete (see the log)");
+          }
         }
         Hosts.closeUninterruptibly(host);
       }

@@ -12,16 +12,20 @@ import io.nrtcluster.node.NrtHost;
 import io.nrtcluster.node.RoleListener;
 import java.io.Closeable;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -47,8 +51,9 @@ import org.slf4j.LoggerFactory;
  * (no retry loop); a store that does not answer at start is only logged, since the node is useful
  * without it.
  *
- * <p>Close this before the host: backups stop (one under way writes no manifest) and the connections
- * close; the indexes themselves stay the host's.
+ * <p>Close this before the host, with {@link #close(Duration)} for a graceful stop (each index it leads
+ * commits and that commit is backed up) or {@link #close()} at once (a backup under way writes no
+ * manifest); the connections close, and the indexes themselves stay the host's.
  */
 @Stable
 public final class HostObjectStore implements Closeable {
@@ -187,7 +192,50 @@ public final class HostObjectStore implements Closeable {
     return config;
   }
 
-  /** Stops sweeps and backups (a backup under way writes no manifest) and closes the connections. */
+  /**
+   * A graceful stop's last backups, then {@link #close()}: each index this host leads commits, and its
+   * backup is waited for, up to {@code timeout} for all of them together. A backup that fails or does
+   * not end in time is logged and abandoned (it writes no manifest); the stop goes on. Call it before
+   * the host closes, so that the point the primary searches last is in the store.
+   *
+   * @return whether every leading index's last point was backed up in time
+   */
+  public boolean close(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    boolean all = true;
+    try {
+      List<CompletableFuture<BackupResult>> last = new ArrayList<>();
+      for (IndexStore is : indexes.values()) {
+        ClusterNode node = is.node;
+        if (is.backups == null || node == null || node.role() != Role.PRIMARY) {
+          continue;
+        }
+        try {
+          node.commit(); // hands the point to the backups on this thread
+          last.add(is.backups.lastBackup());
+        } catch (IOException | RuntimeException e) {
+          all = false;
+          is.log.warn("no last backup: the commit failed ({})", e.toString());
+        }
+      }
+      for (CompletableFuture<BackupResult> f : last) {
+        try {
+          f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return false;
+        } catch (ExecutionException | TimeoutException e) {
+          all = false;
+          log.warn("a last backup did not complete within {}: {}", timeout, e.toString());
+        }
+      }
+      return all;
+    } finally {
+      close();
+    }
+  }
+
+  /** Stops sweeps and backups at once (a backup under way writes no manifest) and closes the connections. */
   @Override
   public void close() {
     if (sweeps != null) {

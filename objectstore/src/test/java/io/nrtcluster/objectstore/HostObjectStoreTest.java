@@ -123,6 +123,20 @@ class HostObjectStoreTest {
   }
 
   @Test
+  void aGracefulCloseBacksUpWhatThePrimarySearchesLast() throws Exception {
+    ClusterHarness c = cluster(config().build());
+    c.start(0);
+    assertThat(c.awaitPrimary()).isZero();
+    ClusterNode p = c.node(0);
+    ManifestStore manifests = fixture.manifests();
+    c.addDocs(p, 700);
+    long last = p.refresh(); // searched, never committed by the application
+    assertThat(stores.remove(0).close(WAIT)).isTrue();
+    assertThat(manifests.latestId()).get().extracting(ManifestId::version).isEqualTo(last);
+    assertThat(manifests.latest().version()).isEqualTo(last);
+  }
+
+  @Test
   void wrongCredentialsFailAtOpenNamingTheBucket() throws Exception {
     NrtHost host = fixture.cluster(tmp.resolve("cluster"), 1).start(0);
     HostStoreConfig wrong = HostStoreConfig.builder()
