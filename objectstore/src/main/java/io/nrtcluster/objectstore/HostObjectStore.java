@@ -127,7 +127,7 @@ public final class HostObjectStore implements Closeable {
       PrimaryBackups backups = config.backups() ? new PrimaryBackups(manifests, config.mode(), logName) : null;
       ObjectStoreMeters meters = registry == null ? null
           : ObjectStoreMeters.register(registry, metrics, Tags.of("index", name, "node", Integer.toString(host.nodeId())));
-      is = new IndexStore(name, store, manifests, backups, boot, meters, indexLog);
+      is = new IndexStore(store, manifests, backups, boot, meters, indexLog);
       List<RoleListener> all = new ArrayList<>(Arrays.asList(listeners));
       if (backups != null) {
         all.add(backups);
@@ -249,7 +249,6 @@ public final class HostObjectStore implements Closeable {
 
   /** One index's connection, backups and meters. */
   private static final class IndexStore {
-    final String name;
     final BlobStore store;
     final ManifestStore manifests;
     final PrimaryBackups backups;
@@ -259,9 +258,8 @@ public final class HostObjectStore implements Closeable {
     volatile ClusterNode node;
     volatile ScheduledFuture<?> sweep;
 
-    IndexStore(String name, BlobStore store, ManifestStore manifests, PrimaryBackups backups, BootstrapResult bootstrap,
+    IndexStore(BlobStore store, ManifestStore manifests, PrimaryBackups backups, BootstrapResult bootstrap,
         ObjectStoreMeters meters, NodeLog log) {
-      this.name = name;
       this.store = store;
       this.manifests = manifests;
       this.backups = backups;

@@ -8,9 +8,11 @@ import io.nrtcluster.objectstore.ManifestStore;
 import io.nrtcluster.objectstore.ObjectStoreMetrics;
 import io.nrtcluster.objectstore.S3TestServer;
 import io.nrtcluster.objectstore.StoreLayout;
+import io.nrtcluster.stress.agent.StoreOptions;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.LoggerFactory;
@@ -59,10 +61,10 @@ final class ChaosStore implements Closeable {
 
   /** The options that make a {@code ChaosNodeMain} open its index through this store. */
   List<String> nodeArgs() {
-    return List.of("--store-endpoint", server.endpoint().toString(), "--store-bucket", S3TestServer.BUCKET,
-        "--store-access-key", S3TestServer.ACCESS_KEY, "--store-secret-key", S3TestServer.SECRET_KEY,
-        "--store-backups", mode.name(), "--store-keep-last", Integer.toString(KEEP_LAST),
-        "--store-sweep-ms", Long.toString(SWEEP_EVERY.toMillis()));
+    List<String> args = new ArrayList<>(StoreOptions.args(server));
+    args.addAll(List.of("--store-backups", mode.name(), "--store-keep-last", Integer.toString(KEEP_LAST),
+        "--store-sweep-ms", Long.toString(SWEEP_EVERY.toMillis())));
+    return args;
   }
 
   /** Stops listening (nodes see connections refused); the objects stay. */

@@ -13,7 +13,6 @@ import io.nrtcluster.objectstore.ObjectStoreConfig;
 import io.nrtcluster.objectstore.RetentionPolicy;
 import io.nrtcluster.transport.FaultInjection;
 import io.nrtcluster.transport.TransportConfig;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,6 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -77,17 +77,7 @@ public final class ChaosNodeMain implements Callable<Integer> {
       description = "Address the replication transport and the control endpoint listen on (and advertise).")
   String bindHost;
 
-  @Option(names = "--store-endpoint", description = "The object store's endpoint (http://host:port); none: no store.")
-  URI storeEndpoint;
-
-  @Option(names = "--store-bucket", defaultValue = "nrt-backups")
-  String storeBucket;
-
-  @Option(names = "--store-access-key")
-  String storeAccessKey;
-
-  @Option(names = "--store-secret-key")
-  String storeSecretKey;
+  @Mixin StoreOptions storeOptions;
 
   @Option(names = "--store-backups", defaultValue = "EVERY_COMMIT", description = "EVERY_COMMIT or EVERY_POINT.")
   BackupMode storeBackups;
@@ -119,7 +109,7 @@ public final class ChaosNodeMain implements Callable<Integer> {
         .replicaTuning(ReplicaTuning.builder().badFileBackoff(Duration.ofMillis(200), Duration.ofSeconds(5)).build())
         .build();
     NrtHost host = NrtHost.start(config);
-    HostObjectStore store = storeEndpoint == null ? null : HostObjectStore.open(host, storeConfig());
+    HostObjectStore store = storeOptions.enabled() ? HostObjectStore.open(host, storeConfig()) : null;
     ClusterNode node = store == null ? host.openIndex(IndexSettings.standard(index))
         : store.openIndex(IndexSettings.standard(index));
     BootstrapResult boot = store == null ? null : store.bootstrapResult(index).orElse(null);
@@ -140,14 +130,10 @@ public final class ChaosNodeMain implements Callable<Integer> {
 
   /** The store as the harness gave it: quick retries and timeouts, so an outage is seen within seconds. */
   private HostStoreConfig storeConfig() {
-    ObjectStoreConfig.Builder store = ObjectStoreConfig.builder().bucket(storeBucket).endpoint(storeEndpoint)
-        .pathStyle(true).maxAttempts(3).backoff(Duration.ofMillis(50), Duration.ofMillis(500))
+    ObjectStoreConfig.Builder store = storeOptions.config().maxAttempts(3).backoff(Duration.ofMillis(50), Duration.ofMillis(500))
         .connectTimeout(Duration.ofSeconds(1)).socketTimeout(Duration.ofSeconds(10))
         .partSize(ObjectStoreConfig.MIN_PART_SIZE).multipartThreshold(ObjectStoreConfig.MIN_PART_SIZE)
         .backupLease(Duration.ofSeconds(60)).sweepLease(Duration.ofSeconds(10)).clockMargin(Duration.ofSeconds(2));
-    if (storeAccessKey != null) {
-      store.credentials(storeAccessKey, storeSecretKey);
-    }
     return HostStoreConfig.builder().store(store.build()).backups(true).mode(storeBackups).bootstrap(true)
         .retention(RetentionPolicy.keepLast(storeKeepLast)).retentionInterval(Duration.ofMillis(storeSweepMs)).build();
   }

@@ -8,9 +8,9 @@ import io.nrtcluster.objectstore.HostObjectStore;
 import io.nrtcluster.objectstore.HostStoreConfig;
 import io.nrtcluster.objectstore.ObjectStoreConfig;
 import io.nrtcluster.stress.agent.AgentApi;
+import io.nrtcluster.stress.agent.StoreOptions;
 import io.nrtcluster.transport.FaultInjection;
 import io.nrtcluster.transport.TransportConfig;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,6 +22,7 @@ import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.index.IndexWriterConfig;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -65,18 +66,8 @@ public final class BenchNodeMain implements Callable<Integer> {
       description = "IndexWriterConfig.ramBufferSizeMB of the writer (0: Lucene's default).")
   int ramBufferMb;
 
-  @Option(names = "--store-endpoint",
-      description = "Open the index through HostObjectStore against this S3-compatible endpoint (the bootstrap figure).")
-  URI storeEndpoint;
-
-  @Option(names = "--store-bucket", defaultValue = "nrt-backups")
-  String storeBucket;
-
-  @Option(names = "--store-access-key")
-  String storeAccessKey;
-
-  @Option(names = "--store-secret-key")
-  String storeSecretKey;
+  /** With {@code --store-endpoint} the index opens through a HostObjectStore (the bootstrap figure). */
+  @Mixin StoreOptions storeOptions;
 
   @Option(names = "--store-backups", description = "Back up every commit while this node leads.")
   boolean storeBackups;
@@ -88,11 +79,7 @@ public final class BenchNodeMain implements Callable<Integer> {
 
   /** Backups of every commit and/or the bootstrap, as the options say; long timeouts for large files. */
   private HostStoreConfig storeConfig() {
-    ObjectStoreConfig.Builder b = ObjectStoreConfig.builder().bucket(storeBucket).endpoint(storeEndpoint).pathStyle(true)
-        .socketTimeout(Duration.ofMinutes(2)).backupLease(Duration.ofMinutes(30));
-    if (storeAccessKey != null) {
-      b.credentials(storeAccessKey, storeSecretKey);
-    }
+    ObjectStoreConfig.Builder b = storeOptions.config().socketTimeout(Duration.ofMinutes(2)).backupLease(Duration.ofMinutes(30));
     return HostStoreConfig.builder().store(b.build()).backups(storeBackups).bootstrap(storeBootstrap).build();
   }
 
@@ -129,7 +116,7 @@ public final class BenchNodeMain implements Callable<Integer> {
           .build());
       // One after the other, as bin/nrt node opens its --index options.
       List<ClusterNode> open = new ArrayList<>();
-      if (indexes == 0 && storeEndpoint != null) {
+      if (indexes == 0 && storeOptions.enabled()) {
         store = HostObjectStore.open(host, storeConfig());
         open.add(store.openIndex(new IndexSettings("bench", this::writerConfig)));
       } else if (indexes == 0) {

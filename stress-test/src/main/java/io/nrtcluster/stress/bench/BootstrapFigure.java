@@ -4,6 +4,7 @@ import io.nrtcluster.election.Role;
 import io.nrtcluster.objectstore.S3TestServer;
 import io.nrtcluster.stress.AgentException;
 import io.nrtcluster.stress.NodeProcess;
+import io.nrtcluster.stress.agent.StoreOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -192,8 +193,7 @@ final class BootstrapFigure {
     List<String> args = new ArrayList<>(List.of("--zk", nodes.zooKeeper(), "--cluster", CLUSTER,
         "--session-timeout-ms", Integer.toString(config.sessionTimeoutMs()), "--merge-wait-ms", "0"));
     if (!extra.isEmpty()) {
-      args.addAll(List.of("--store-endpoint", store.endpoint().toString(), "--store-bucket", S3TestServer.BUCKET,
-          "--store-access-key", S3TestServer.ACCESS_KEY, "--store-secret-key", S3TestServer.SECRET_KEY));
+      args.addAll(StoreOptions.args(store));
       args.addAll(extra);
     }
     return new NodeProcess(id, d, BenchNodes.command(config, config.bootstrap().heapMb(), d, id, args));
