@@ -41,6 +41,8 @@ final class FencedVersionWriter {
   private final ZkLayout layout;
   /** Runs after the reads and before the transaction of each attempt: a test's way into that gap. */
   private final Runnable beforeWrite;
+  /** Runs after the epoch read and before the {@code maxVersion} read of each attempt: a test's way into that gap. */
+  private final Runnable beforeMaxVersionRead;
   /** The data versions the last successful publication saw and left, or null (none yet, or stale). */
   private volatile Known known;
 
@@ -53,9 +55,14 @@ final class FencedVersionWriter {
   }
 
   FencedVersionWriter(CuratorFramework client, ZkLayout layout, Runnable beforeWrite) {
+    this(client, layout, beforeWrite, () -> {});
+  }
+
+  FencedVersionWriter(CuratorFramework client, ZkLayout layout, Runnable beforeWrite, Runnable beforeMaxVersionRead) {
     this.client = client;
     this.layout = layout;
     this.beforeWrite = beforeWrite;
+    this.beforeMaxVersionRead = beforeMaxVersionRead;
   }
 
   /** Records {@code version} for the primary of {@code epoch}, which this session must hold. */
@@ -74,6 +81,7 @@ final class FencedVersionWriter {
         if (parse(client.getData().storingStatIn(epochStat).forPath(layout.epoch())) != epoch) {
           throw notPrimary.get();
         }
+        beforeMaxVersionRead.run();
         Stat maxStat = new Stat();
         long current;
         try {

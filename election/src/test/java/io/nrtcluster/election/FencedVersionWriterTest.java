@@ -7,6 +7,7 @@ import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NotPrimaryException;
 import io.nrtcluster.common.NotPublishedException;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
@@ -140,6 +141,51 @@ class FencedVersionWriterTest {
       assertThatThrownBy(() -> writer.publish(2265, 7, FencedVersionWriterTest::notOurs))
           .isInstanceOf(NotPrimaryException.class);
     }
+  }
+
+  /**
+   * The primary is paused between its read of the epoch and its read of {@code maxVersion}; meanwhile
+   * a successor claims the next epoch and publishes up to (and past) the version the paused primary
+   * wants. The paused primary must not be told "published": the successor served that version number
+   * with other contents. Issue 26: the path for a version at or below {@code maxVersion} answered
+   * without any transaction.
+   */
+  @Test
+  void aVersionAlreadyBelowMaxVersionIsConfirmedByTheEpochCheck() throws Exception {
+    try (CuratorFramework successor = TestZkClients.builder(zk.getConnectString()).build()) {
+      successor.start();
+      successor.blockUntilConnected();
+      claim(client, 7);
+      new FencedVersionWriter(client, layout).publish(2250, 7, FencedVersionWriterTest::notOurs);
+      AtomicBoolean overtaken = new AtomicBoolean();
+      FencedVersionWriter writer = new FencedVersionWriter(client, layout, () -> {}, () -> {
+        if (overtaken.compareAndSet(false, true)) {
+          try {
+            // The old session stays alive (a pause, not a crash), so its primary znode stays; the
+            // successor took over through a hand-off of the epoch: it rewrites the epoch znode.
+            successor.setData().forPath(layout.epoch(), FencedVersionWriter.bytes(8));
+            successor.setData().forPath(layout.maxVersion(), FencedVersionWriter.bytes(2300));
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        }
+      });
+      assertThatThrownBy(() -> writer.publish(2264, 7, FencedVersionWriterTest::notOurs))
+          .isInstanceOf(NotPrimaryException.class);
+      assertThat(overtaken).isTrue();
+      assertThat(maxVersion()).isEqualTo("2300");
+    }
+  }
+
+  /** A retry of this epoch's own publication at or below {@code maxVersion} is confirmed, not refused. */
+  @Test
+  void aRetryOfItsOwnPublicationIsConfirmed() throws Exception {
+    claim(client, 4);
+    FencedVersionWriter writer = new FencedVersionWriter(client, layout);
+    writer.publish(40, 4, FencedVersionWriterTest::notOurs);
+    new FencedVersionWriter(client, layout).publish(40, 4, FencedVersionWriterTest::notOurs);
+    writer.publish(39, 4, FencedVersionWriterTest::notOurs);
+    assertThat(maxVersion()).isEqualTo("40");
   }
 
   /** Another writer of {@code maxVersion} (a test here) makes the known versions stale: the full path records the version. */
