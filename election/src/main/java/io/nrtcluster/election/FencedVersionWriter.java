@@ -26,6 +26,11 @@ import org.apache.zookeeper.data.Stat;
  * (unreachable, contention, interrupt) is {@link NotPublishedException}: the version is not
  * published, and the caller may retry.
  *
+ * <p>A version already at or below {@code maxVersion} (a retry of this primary's own publication) is
+ * confirmed by the same kind of transaction, with check operations only: it is "published" only if
+ * the primary and epoch znodes are still the ones read, so a primary paused between its reads while
+ * a successor claimed and published past that number is told {@link NotPrimaryException}.
+ *
  * <p>A primary publishes with every refresh, so the common case is one round trip: the data versions
  * of the last successful transaction are kept, and the next publication of the same epoch and session
  * sends its transaction with them at once, without reading first. The transaction checks exactly what
@@ -101,8 +106,19 @@ final class FencedVersionWriter {
           }
         }
         if (version <= current) {
-          // Only this epoch can have written it: every earlier one was fenced by our claim.
-          return;
+          // Already at or below maxVersion: ours only if nothing claimed the epoch since our reads (a
+          // successor that claimed and published past it has moved the epoch znode). The reads alone
+          // prove nothing: we may have been paused between them.
+          beforeWrite.run();
+          try {
+            client.transaction().forOperations(
+                client.transactionOp().check().withVersion(primaryStat.getVersion()).forPath(layout.primary()),
+                client.transactionOp().check().withVersion(epochStat.getVersion()).forPath(layout.epoch()),
+                client.transactionOp().check().withVersion(maxStat.getVersion()).forPath(layout.maxVersion()));
+            return;
+          } catch (KeeperException.BadVersionException | KeeperException.NoNodeException race) {
+            continue; // the next reads say whether the epoch moved or only maxVersion did
+          }
         }
         beforeWrite.run();
         try {
