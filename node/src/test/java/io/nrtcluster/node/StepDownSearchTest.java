@@ -152,4 +152,77 @@ class StepDownSearchTest {
       assertThat(ClusterHarness.count(old)).isEqualTo(ClusterHarness.count(c.node(1)));
     }
   }
+  /**
+   * Issue 26: the bridge was dropped once the replica's primary generation was the new primary's,
+   * which it becomes when the first copy from the new primary <em>starts</em>; for the length of that
+   * copy the stepped-down node searched its reopened commit, which held writes no refresh published.
+   * Here the commit holds one merged segment and none of the published point's files, so that first
+   * copy has files to fetch over a throttled link, and searches run all along it.
+   */
+  @Test
+  void theBridgeServesUntilAPointCopiedFromTheNewPrimaryIsSearched() throws Exception {
+    long seed = FailoverTest.seed();
+    try (ClusterHarness c = new ClusterHarness(dir, seed, 2, List.of(ClusterHarness.INDEX))) {
+      c.transport(0, ClusterHarness.transport().toBuilder()
+          .faults(FaultInjection.builder().switchable(true).seed(seed).build()).build());
+      // As above: the throttled old primary must not depose the new one as its only voter.
+      c.configure(0, b -> b.suspicionDelay(Duration.ZERO));
+      c.start(0);
+      assertThat(c.awaitPrimary()).isZero();
+      c.start(1);
+      ClusterNode old = c.node(0);
+      for (int i = 0; i < 3; i++) {
+        c.addDocs(old, 400);
+        c.awaitAllAt(old.refresh());
+      }
+      long published = ClusterHarness.count(old);
+      c.addDocs(old, 50);
+      // The commit's only segment is the merged one: reopening it drops every file of the published
+      // point, so the first copy from the new primary fetches them all again.
+      old.snapshotForTests().primary().writer().forceMerge(1);
+      old.commit();
+      assertThat(old.status().commitVersion()).isGreaterThan(old.searchingVersion());
+
+      AtomicBoolean running = new AtomicBoolean(true);
+      AtomicLong most = new AtomicLong();
+      AtomicLong searches = new AtomicLong();
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      Thread searcher = new Thread(() -> {
+        while (running.get()) {
+          try {
+            most.accumulateAndGet(ClusterHarness.count(old), Math::max);
+            searches.incrementAndGet();
+          } catch (Throwable t) {
+            failure.compareAndSet(null, t);
+          }
+        }
+      }, "searcher");
+      searcher.start();
+      c.host(0).transport().updateFaults(0, 8 * 1024);
+      c.host(1).zooKeeper().curator().create().forPath(
+          io.nrtcluster.election.ZkLayout.of(ClusterHarness.CLUSTER, ClusterHarness.INDEX).successor(),
+          Integer.toString(c.host(1).nodeId()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      c.host(0).zooKeeper().curator().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+      await().atMost(Duration.ofSeconds(30)).until(() -> c.node(1).isWritablePrimary());
+      long newGen = c.node(1).snapshotForTests().generation();
+      await().atMost(Duration.ofSeconds(30)).until(() -> {
+        IndexSnapshot s = old.snapshotForTests();
+        return s.state() == IndexState.REPLICATING && s.replica() != null && s.replica().primaryGen() == newGen;
+      });
+      // The copy from the new primary has started and crawls: search along it.
+      long during = searches.get();
+      await().atMost(Duration.ofSeconds(10)).until(() -> searches.get() > during + 200);
+      boolean stillCopying = old.snapshotForTests().replica().searchingVersion() != c.node(1).searchingVersion();
+      c.host(0).transport().updateFaults(0, 0);
+      c.awaitAllAt(c.node(1).refresh());
+      running.set(false);
+      searcher.join();
+
+      assertThat(stillCopying).as("seed %d: the searches ran while the first copy was under way", seed).isTrue();
+      assertThat(failure.get()).as("seed %d: searches kept working", seed).isNull();
+      assertThat(most.get()).as("seed %d: never a document no refresh published", seed).isEqualTo(published);
+      assertThat(ClusterHarness.count(old)).isEqualTo(ClusterHarness.count(c.node(1)));
+      assertThat(old.snapshotForTests().bridge()).as("dropped once a copied point is searched").isNull();
+    }
+  }
 }
