@@ -371,7 +371,8 @@ final class RoleSwitch implements ElectionListener {
     IndexSnapshot.Bridge b = now.bridge();
     // The copied point must be the one searched: a replica keeps a reopened commit whose version
     // number is above the point it copied, and that commit may hold unpublished writes.
-    boolean searched = now.replica() != null && now.replica().searchingVersion() == version;
+    boolean searched = now.replica() != null && now.replica().searchingVersion() == version
+        && now.followed() != null && now.replica().installedPrimaryGen() == now.followed().primaryGen();
     if (b != null && searched && version >= b.version() && machine.state() == IndexState.REPLICATING) {
       machine.transition(x -> x.withBridge(null), "the replica searches version " + version);
       release(b);
@@ -383,7 +384,10 @@ final class RoleSwitch implements ElectionListener {
    * Periodic: drops the bridge once the replica searches a point of the primary it follows, also
    * when it got there without an NRT copy (a resync syncs the new primary's point while it opens,
    * and no version listener hears of it). A point of the followed primary's generation can only
-   * have been copied from it, never be this node's own reopened commit.
+   * have been copied from it, never be this node's own reopened commit: the generation compared is
+   * that of the copy-state the searched point was installed from, which a copy moves only once it is
+   * searched (the replica's primary generation moves when the first copy from a new primary starts,
+   * and for that copy's length it searched the reopened commit, with writes nobody published).
    */
   void dropBridgeOnceFollowing() {
     IndexSnapshot s = machine.snapshot();
@@ -405,7 +409,7 @@ final class RoleSwitch implements ElectionListener {
   private static boolean followsWithItsGeneration(IndexSnapshot s) {
     Replica r = s.replica();
     return s.state() == IndexState.REPLICATING && r != null && s.followed() != null
-        && r.primaryGen() == s.followed().primaryGen() && r.searchingVersion() >= s.bridge().version();
+        && r.installedPrimaryGen() == s.followed().primaryGen() && r.searchingVersion() >= s.bridge().version();
   }
 
   private void release(IndexSnapshot.Bridge b) {

@@ -648,6 +648,16 @@ public final class Replica implements Closeable {
     return n == null ? -1 : n.lastPrimaryGen();
   }
 
+  /**
+   * Primary generation of the copy-state the point searched now was installed from, or -1 while it
+   * is a local commit this replica opened without copying it (after a restart or a step-down). A
+   * copy from a new primary moves {@link #primaryGen()} when it starts, this only once it is searched.
+   */
+  public long installedPrimaryGen() {
+    ReplicatingReplicaNode n = node;
+    return n == null ? -1 : n.installedPrimaryGen();
+  }
+
   /** Highest primary generation ever seen (durable). */
   public long highestPrimaryGenSeen() {
     return ctx.store().highestPrimaryGen();

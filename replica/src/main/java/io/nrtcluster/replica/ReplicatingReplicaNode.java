@@ -79,6 +79,12 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   private FetchedCopyState prefetched;
   /** Mirror of Lucene's {@code lastPrimaryGen} for readers that must not take the monitor. */
   private volatile long generation = -1;
+  /**
+   * The primary generation of the copy-state the searched point was installed from, or -1 while it
+   * is a local commit opened without a copy. Unlike {@link #generation}, which moves to a new
+   * primary's when a copy from it starts, this moves only once a copied point is searched.
+   */
+  private volatile long installedGeneration = -1;
   /** The NRT copy running now (Lucene's {@code curNRTCopy}), readable without the monitor. */
   private final AtomicReference<CopyJob> nrtCopy = new AtomicReference<>();
   /** When {@link #nrtCopy} was launched (written before it, so a reader of the job sees its start). */
@@ -105,6 +111,14 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   void startAt(long primaryGen) throws IOException {
     start(primaryGen);
     generation = lastPrimaryGen;
+    // Lucene sets the files' metadata at start only when it synced from the primary; otherwise the
+    // searched point is the local commit, whatever generation Lucene now calls it.
+    installedGeneration = lastFileMetaData != null ? lastPrimaryGen : -1;
+  }
+
+  /** See {@link #installedGeneration}: a volatile read, never the node's monitor. */
+  long installedPrimaryGen() {
+    return installedGeneration;
   }
 
   /**
@@ -526,6 +540,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
       switchedAtNanos = System.nanoTime();
       installed = !job.getFailed();
       if (installed) {
+        installedGeneration = job.getCopyState().primaryGen();
         ctx.stats().nrtCopyCompleted();
         log.debug("searching version {} after copying {} bytes in {} ms", job.getCopyState().version(),
             job.getTotalBytesCopied(), (System.nanoTime() - startNS) / 1_000_000);
