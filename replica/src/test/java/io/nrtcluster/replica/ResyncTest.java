@@ -9,6 +9,9 @@ import io.nrtcluster.transport.TransportConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -147,6 +150,81 @@ class ResyncTest {
       Replica again = cluster.replica(0);
       cluster.awaitReplicasAt(target, CONVERGE);
       assertThat(count(again)).as("seed %d", seed).isEqualTo(150);
+    }
+  }
+  private static Primary openPrimary(MiniCluster cluster, Path root, String name, long gen, long forceVersion, int docs,
+      long seed) throws IOException {
+    Primary p = Primary.open(cluster.primaryConfig().dataDir(root.resolve(name)).primaryGen(gen).forcePrimaryVersion(forceVersion)
+        .build(), new IndexWriterConfig(new StandardAnalyzer()));
+    for (int i = 0; i < docs; i++) {
+      Document d = new Document();
+      d.add(new StringField("id", name + i, Field.Store.YES));
+      d.add(new TextField("body", "contents of " + name + " under the same file names " + i + " " + seed, Field.Store.YES));
+      p.writer().addDocument(d);
+    }
+    p.refresh();
+    p.commit();
+    return p;
+  }
+
+  /**
+   * Issue 26: a resync to primary B dies mid-copy (Lucene has dropped the starting commit by then,
+   * so nothing is left locally), and a second failover brings primary C of the next generation. The
+   * reopen for C found an empty directory, opened it as an empty index without syncing, and the
+   * replica answered searches at version 0 (a chaos run saw version 8918, then 0 a second later).
+   * The last good searcher must serve until a point copied from C is installed.
+   */
+  @Test
+  void aResyncInterruptedByASecondFailoverServesTheLastGoodSearcherUntilTheNewPointIsInstalled() throws Exception {
+    long seed = TestSeeds.seed();
+    TransportConfig throttled = MiniCluster.faulty(FaultInjection.builder().switchable(true).seed(seed).build());
+    try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), throttled).start()) {
+      Replica r = cluster.replica(0);
+      long searched = commitThenLosePrimaryA(cluster);
+      r.transport().updateFaults(0, 16 * 1024);
+      try (Primary b = openPrimary(cluster, dir, "p-b", 2, searched + 1, 20_000, seed)) {
+        r.setPrimary(b.address());
+        await("R1 resyncs from B, slowly").atMost(CONVERGE).until(() -> r.state() == Replica.State.RESYNCING);
+      }
+      await("the failed sync was noticed").during(Duration.ofMillis(500)).atMost(CONVERGE)
+          .untilAsserted(() -> assertThat(r.state()).isEqualTo(Replica.State.RESYNCING));
+
+      try (Primary c = openPrimary(cluster, dir, "p-c", 3, searched + 100_000, 20_000, seed)) {
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicLong fewest = new AtomicLong(Long.MAX_VALUE);
+        AtomicLong searches = new AtomicLong();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread searcher = new Thread(() -> {
+          while (running.get()) {
+            try {
+              long n = count(r);
+              if (n != 20_000) {
+                fewest.accumulateAndGet(n, Math::min);
+              }
+              searches.incrementAndGet();
+            } catch (Throwable t) {
+              failure.compareAndSet(null, t);
+            }
+          }
+        }, "searcher");
+        searcher.start();
+        try {
+          r.setPrimary(c.address());
+          await("R1 follows C's generation").atMost(CONVERGE).until(() -> r.highestPrimaryGenSeen() == 3);
+          long during = searches.get();
+          // C's point crawls over the throttled link: search along the copy.
+          await().atMost(CONVERGE).until(() -> searches.get() > during + 200);
+          r.transport().updateFaults(0, 0);
+          await("R1 converges on C").atMost(CONVERGE).until(() -> r.searchingVersion() == c.version());
+        } finally {
+          running.set(false);
+          searcher.join();
+        }
+        assertThat(failure.get()).as("seed %d: searches kept working", seed).isNull();
+        assertThat(fewest.get()).as("seed %d: the last good searcher until C's point, never an empty index", seed)
+            .isIn(200L, Long.MAX_VALUE);
+        assertThat(count(r)).as("seed %d", seed).isEqualTo(20_000);
+      }
     }
   }
 }
