@@ -181,34 +181,38 @@ class ResyncTest {
     try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), throttled).start()) {
       Replica r = cluster.replica(0);
       long searched = commitThenLosePrimaryA(cluster);
-      r.transport().updateFaults(0, 16 * 1024);
-      try (Primary b = openPrimary(cluster, dir, "p-b", 2, searched + 1, 20_000, seed)) {
-        r.setPrimary(b.address());
-        await("R1 resyncs from B, slowly").atMost(CONVERGE).until(() -> r.state() == Replica.State.RESYNCING);
-      }
-      await("the failed sync was noticed").during(Duration.ofMillis(500)).atMost(CONVERGE)
-          .untilAsserted(() -> assertThat(r.state()).isEqualTo(Replica.State.RESYNCING));
-
-      try (Primary c = openPrimary(cluster, dir, "p-c", 3, searched + 100_000, 20_000, seed)) {
-        AtomicBoolean running = new AtomicBoolean(true);
-        AtomicLong fewest = new AtomicLong(Long.MAX_VALUE);
-        AtomicLong searches = new AtomicLong();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread searcher = new Thread(() -> {
-          while (running.get()) {
-            try {
-              long n = count(r);
-              if (n != 20_000) {
-                fewest.accumulateAndGet(n, Math::min);
-              }
-              searches.incrementAndGet();
-            } catch (Throwable t) {
-              failure.compareAndSet(null, t);
+      AtomicBoolean running = new AtomicBoolean(true);
+      AtomicLong fewest = new AtomicLong(Long.MAX_VALUE);
+      AtomicLong searches = new AtomicLong();
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      Thread searcher = new Thread(() -> {
+        while (running.get()) {
+          try {
+            long n = count(r);
+            if (n != 20_000) {
+              fewest.accumulateAndGet(n, Math::min);
             }
+            searches.incrementAndGet();
+          } catch (Throwable t) {
+            failure.compareAndSet(null, t);
           }
-        }, "searcher");
-        searcher.start();
-        try {
+        }
+      }, "searcher");
+      searcher.start();
+      try {
+        r.transport().updateFaults(0, 16 * 1024);
+        try (Primary b = openPrimary(cluster, dir, "p-b", 2, searched + 1, 20_000, seed)) {
+          r.setPrimary(b.address());
+          await("R1 resyncs from B, slowly").atMost(CONVERGE).until(() -> r.state() == Replica.State.RESYNCING);
+        }
+        // Lucene dropped the starting commit before syncing: once B is gone, nothing is left locally.
+        Path index = dir.resolve("r1").resolve("index");
+        await("R1's local commit is gone").atMost(CONVERGE).until(() -> {
+          try (var files = java.nio.file.Files.list(index)) {
+            return files.noneMatch(f -> f.getFileName().toString().startsWith("segments_"));
+          }
+        });
+        try (Primary c = openPrimary(cluster, dir, "p-c", 3, searched + 100_000, 20_000, seed)) {
           r.setPrimary(c.address());
           await("R1 follows C's generation").atMost(CONVERGE).until(() -> r.highestPrimaryGenSeen() == 3);
           long during = searches.get();
@@ -216,15 +220,15 @@ class ResyncTest {
           await().atMost(CONVERGE).until(() -> searches.get() > during + 200);
           r.transport().updateFaults(0, 0);
           await("R1 converges on C").atMost(CONVERGE).until(() -> r.searchingVersion() == c.version());
-        } finally {
-          running.set(false);
-          searcher.join();
+          assertThat(count(r)).as("seed %d", seed).isEqualTo(20_000);
         }
-        assertThat(failure.get()).as("seed %d: searches kept working", seed).isNull();
-        assertThat(fewest.get()).as("seed %d: the last good searcher until C's point, never an empty index", seed)
-            .isIn(200L, Long.MAX_VALUE);
-        assertThat(count(r)).as("seed %d", seed).isEqualTo(20_000);
+      } finally {
+        running.set(false);
+        searcher.join();
       }
+      assertThat(failure.get()).as("seed %d: searches kept working", seed).isNull();
+      assertThat(fewest.get()).as("seed %d: the last good searcher until C's point, never an empty index", seed)
+          .isIn(200L, Long.MAX_VALUE);
     }
   }
 }
