@@ -114,7 +114,8 @@ public final class Replica implements Closeable {
    */
   private final Object lifecycle = new Object();
   private volatile ReplicatingReplicaNode node;
-  private volatile IndexSearcher fallback;
+  /** Serves while a resync's reopened index has no copied point yet. */
+  private final FallbackSearcher fallback;
   private volatile State state = State.STARTING;
   /** The primary generation a resync reopens at. */
   private volatile long resyncGen = -1;
@@ -130,6 +131,7 @@ public final class Replica implements Closeable {
       ReplicatingReplicaNode n = node;
       return n == null ? store.highestPrimaryGen() : n.lastPrimaryGen();
     });
+    this.fallback = new FallbackSearcher(log);
     this.ctx = new ReplicaContext(config, log, new ReplicaStats(observer), store);
     String name = log.name() + "/" + config.index();
     this.link = new PrimaryLink(transport, ctx, new LinkListener(), executors.serial(ExecutorSource.Pool.TICK, "nrt-link-" + name));
@@ -328,6 +330,7 @@ public final class Replica implements Closeable {
       return;
     }
     long version = job.getCopyState().version();
+    fallback.release();
     link.dropPushedUpTo(job.getCopyState().primaryGen(), version);
     // Searches see the version from the searcher switch on, so listeners hear of it before the record
     // of verified files is rewritten (a directory listing and a file replace: milliseconds on a busy
@@ -384,10 +387,14 @@ public final class Replica implements Closeable {
       node = null;
       resyncGen = primaryGen;
     }
-    try {
-      fallback = old.getSearcherManager().acquire();
-    } catch (IOException | RuntimeException e) {
-      fallback = null;
+    // A fallback still held means no copy was installed since the last resync: what the old node
+    // searches is an emptied or older local index, not a better point.
+    if (!fallback.isHeld()) {
+      try {
+        fallback.hold(old.getSearcherManager().acquire());
+      } catch (IOException | RuntimeException e) {
+        log.warn("cannot keep the last searcher across the resync: {}", e.toString());
+      }
     }
     ctx.stats().resynced();
     IOUtils.closeWhileHandlingException(old);
@@ -444,10 +451,13 @@ public final class Replica implements Closeable {
       IOUtils.closeWhileHandlingException(fresh);
       return false;
     }
-    IndexSearcher f = fallback;
-    fallback = null;
-    if (f != null) {
-      releaseSearcher(f);
+    if (fresh.installedPrimaryGen() >= 0) {
+      fallback.release();
+    } else if (fallback.isHeld()) {
+      // Opened without a copy (an emptied directory, or an older local commit): the last good
+      // searcher serves until the first point copied from a primary is installed.
+      log.info("reopened without a copy from a primary; version {} serves until a copied point is installed",
+          fallback.version());
     }
     link.announce();
     return true;
@@ -542,6 +552,10 @@ public final class Replica implements Closeable {
       }
       ReplicatingReplicaNode n = node;
       if (st == State.RUNNING && n != null && n.isStarted() && !integrity.awaitingRepair()) {
+        IndexSearcher last = n.installedPrimaryGen() < 0 ? fallback.acquire() : null;
+        if (last != null) {
+          return last;
+        }
         try {
           return n.getSearcherManager().acquire();
         } catch (AlreadyClosedException e) {
@@ -549,8 +563,8 @@ public final class Replica implements Closeable {
           continue;
         }
       }
-      IndexSearcher f = fallback;
-      if (f != null && f.getIndexReader().tryIncRef()) {
+      IndexSearcher f = fallback.acquire();
+      if (f != null) {
         return f;
       }
       long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
@@ -585,6 +599,9 @@ public final class Replica implements Closeable {
     ReplicatingReplicaNode n = node;
     if (n == null || !n.isStarted() || integrity.awaitingRepair()) {
       return -1;
+    }
+    if (n.installedPrimaryGen() < 0 && fallback.isHeld()) {
+      return fallback.version();
     }
     try {
       return n.getCurrentSearchingVersion();
@@ -731,11 +748,7 @@ public final class Replica implements Closeable {
         return;
       }
     }
-    IndexSearcher f = fallback;
-    fallback = null;
-    if (f != null) {
-      releaseSearcher(f);
-    }
+    fallback.release();
     if (old != null) {
       IOUtils.closeWhileHandlingException(old);
     }
@@ -864,11 +877,7 @@ public final class Replica implements Closeable {
         n.close();
       }
     } finally {
-      IndexSearcher f = fallback;
-      fallback = null;
-      if (f != null) {
-        releaseSearcher(f);
-      }
+      fallback.release();
       if (ownsTransport) {
         transport.close();
       }
