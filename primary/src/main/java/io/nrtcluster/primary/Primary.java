@@ -192,6 +192,7 @@ public final class Primary implements Closeable {
       }
       long gen = config.primaryGen() >= 0 ? config.primaryGen() : nextGeneration(store, writer);
       store.observeGeneration(gen);
+      writer.advanceSegmentInfosCounter(SegmentNames.firstCounter(gen));
       long forceVersion = config.forcePrimaryVersion() >= 0 ? config.forcePrimaryVersion()
           : store.highestVersion() >= 0 ? store.highestVersion() + 1 : -1;
       NodeLog log = new NodeLog(LoggerFactory.getLogger(Primary.class), "P" + config.nodeId(), () -> gen);
