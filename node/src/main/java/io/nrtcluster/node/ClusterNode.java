@@ -49,6 +49,7 @@ public final class ClusterNode implements Closeable {
   private final IndexMetrics metrics;
   private final LostWriterWatch lostWriter;
   private final PrimarySuspicion suspicion;
+  private final Writability writability;
   private OperatorChannel operators;
 
   private ClusterNode(NrtHost host, IndexSettings settings) {
@@ -62,7 +63,8 @@ public final class ClusterNode implements Closeable {
         host.config().connectionTimeout().toMillis(), lostWriter, floor);
     this.suspicion = new PrimarySuspicion(roles,
         host.config().failoverOnSuspicion() ? host.config().suspicionDelay() : java.time.Duration.ZERO, System::nanoTime);
-    this.progress = new ProgressReporter(host, settings.name(), roles, log, this::periodic, floor);
+    this.writability = new Writability(roles);
+    this.progress = new ProgressReporter(host, settings.name(), roles, log, this::periodic, floor, writability);
     // Last: the gauges may read this node as soon as they are registered.
     this.metrics = host.metricsFor(this);
   }
@@ -178,8 +180,19 @@ public final class ClusterNode implements Closeable {
     return roles.snapshot().state();
   }
 
-  /** True when this node accepts writes right now. */
+  /**
+   * True when this node accepts writes right now; when not, {@link #status()} says why ({@link
+   * NodeStatus#notWritable()}).
+   */
   public boolean isWritablePrimary() {
+    return writability.reason() == null;
+  }
+
+  /**
+   * True while this node leads its epoch with a writer that is not lost, whether or not a write
+   * would pass its disk floor: a hand-off away from it may start.
+   */
+  boolean leads() {
     return roles.isWritablePrimary();
   }
 
