@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * corruption, a full disk, a fatal I/O error) refuses writes with {@code WriterLostException} and
  * gives its epoch up, and one whose data directory is below its free-space floor ({@link
  * HostConfig#minFreeDiskBytes}) refuses writes with {@code InsufficientStorageException} until
- * space returns; a node that loses its epoch drops what it never replicated and
+ * space returns; {@link #isWritablePrimary()}, {@link #status()} and the member record say false
+ * whenever a write would be refused, and why; a node that loses its epoch drops what it never replicated and
  * rejoins as a replica; the application's replay position travels with each refresh so that after a
  * failover {@link #replayPosition()} on the new primary says where to replay from.
  */
@@ -63,7 +64,7 @@ public final class ClusterNode implements Closeable {
         host.config().connectionTimeout().toMillis(), lostWriter, floor);
     this.suspicion = new PrimarySuspicion(roles,
         host.config().failoverOnSuspicion() ? host.config().suspicionDelay() : java.time.Duration.ZERO, System::nanoTime);
-    this.writability = new Writability(roles);
+    this.writability = new Writability(roles, floor);
     this.progress = new ProgressReporter(host, settings.name(), roles, log, this::periodic, floor, writability);
     // Last: the gauges may read this node as soon as they are registered.
     this.metrics = host.metricsFor(this);
