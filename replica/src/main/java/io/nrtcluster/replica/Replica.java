@@ -114,7 +114,7 @@ public final class Replica implements Closeable {
    */
   private final Object lifecycle = new Object();
   private volatile ReplicatingReplicaNode node;
-  private volatile IndexSearcher fallback;
+  private final FallbackSearcher fallback = new FallbackSearcher(this::releaseSearcher);
   private volatile State state = State.STARTING;
   /** The primary generation a resync reopens at. */
   private volatile long resyncGen = -1;
@@ -385,9 +385,9 @@ public final class Replica implements Closeable {
       resyncGen = primaryGen;
     }
     try {
-      fallback = old.getSearcherManager().acquire();
+      fallback.hold(old.getSearcherManager().acquire());
     } catch (IOException | RuntimeException e) {
-      fallback = null;
+      fallback.hold(null);
     }
     ctx.stats().resynced();
     IOUtils.closeWhileHandlingException(old);
@@ -444,11 +444,7 @@ public final class Replica implements Closeable {
       IOUtils.closeWhileHandlingException(fresh);
       return false;
     }
-    IndexSearcher f = fallback;
-    fallback = null;
-    if (f != null) {
-      releaseSearcher(f);
-    }
+    fallback.release();
     link.announce();
     return true;
   }
@@ -549,8 +545,8 @@ public final class Replica implements Closeable {
           continue;
         }
       }
-      IndexSearcher f = fallback;
-      if (f != null && f.getIndexReader().tryIncRef()) {
+      IndexSearcher f = fallback.acquire();
+      if (f != null) {
         return f;
       }
       long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
@@ -721,11 +717,7 @@ public final class Replica implements Closeable {
         return;
       }
     }
-    IndexSearcher f = fallback;
-    fallback = null;
-    if (f != null) {
-      releaseSearcher(f);
-    }
+    fallback.release();
     if (old != null) {
       IOUtils.closeWhileHandlingException(old);
     }
@@ -854,11 +846,7 @@ public final class Replica implements Closeable {
         n.close();
       }
     } finally {
-      IndexSearcher f = fallback;
-      fallback = null;
-      if (f != null) {
-        releaseSearcher(f);
-      }
+      fallback.release();
       if (ownsTransport) {
         transport.close();
       }
