@@ -1,16 +1,22 @@
 package io.nrtcluster.replica;
 
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.lucene.search.IndexSearcher;
 
 /**
  * The last searcher a replica serves while it reopens its index (a resync), holding one reference
  * to it until the reopened index serves or the replica closes.
+ *
+ * <p>Guarantees: the held reference is released exactly once, however many paths give it up at the
+ * same moment (the catch-up's reopen, the scrub's repair and close can race): taking it is one
+ * atomic swap, so only the path that took it releases it. Holding another searcher releases the one
+ * held before, so a second resync does not leak the first one's reference.
  */
 final class FallbackSearcher {
   private final Consumer<IndexSearcher> release;
   private final Runnable afterTake;
-  private volatile IndexSearcher held;
+  private final AtomicReference<IndexSearcher> held = new AtomicReference<>();
 
   /** @param release gives up one reference to a searcher (the replica's own {@code releaseSearcher}) */
   FallbackSearcher(Consumer<IndexSearcher> release) {
@@ -28,20 +34,23 @@ final class FallbackSearcher {
 
   /** Holds {@code s}, whose reference the caller acquired for this holder (null: holds nothing). */
   void hold(IndexSearcher s) {
-    held = s;
+    IndexSearcher before = held.getAndSet(s);
+    if (before != null) {
+      release.accept(before);
+    }
   }
 
   /** A new reference to the held searcher for a search (released by the caller), or null. */
   IndexSearcher acquire() {
-    IndexSearcher f = held;
+    IndexSearcher f = held.get();
+    // tryIncRef: a release may have taken and closed it since the read.
     return f != null && f.getIndexReader().tryIncRef() ? f : null;
   }
 
   /** Releases the held searcher, if any, and holds nothing from then on. */
   void release() {
-    IndexSearcher f = held;
+    IndexSearcher f = held.getAndSet(null);
     afterTake.run();
-    held = null;
     if (f != null) {
       release.accept(f);
     }
