@@ -280,8 +280,12 @@ public final class ClusterNode implements Closeable {
     return roles.replica();
   }
 
-  /** The primary of this node while it is one, else null. */
-  public Primary primary() {
+  /**
+   * The primary of this node while it is one, else null. Not public: its writer, refresh and commit
+   * skip the admission check, the disk floor and the lost-writer check that this class's own
+   * methods make ({@link ClusterNodeInternals#primaryOf} for nrtcluster's own modules and tests).
+   */
+  Primary primary() {
     return roles.primary();
   }
 
