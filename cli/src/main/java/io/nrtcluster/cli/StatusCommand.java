@@ -2,6 +2,7 @@ package io.nrtcluster.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.nrtcluster.election.NotWritableReason;
 import io.nrtcluster.node.ClusterAdmin;
 import io.nrtcluster.node.IndexStatus;
 import io.nrtcluster.node.MemberStatus;
@@ -22,7 +23,8 @@ import picocli.CommandLine.Spec;
 /** {@code nrt status}: one row per node of each index, as a table or as JSON for scripts. */
 @Command(name = "status", mixinStandardHelpOptions = true, description = {
     "Show every node of an index (or of every index): role, generation, versions, lag, copying,",
-    "and why a node last gave its primary role up by itself (a lost index writer: corruption, full disk);",
+    "and why a node last gave its primary role up by itself (a lost index writer: corruption, full disk)",
+    "or why a primary does not take writes (below its disk floor, fenced, handing off);",
     "then how many primaries each live node holds (nodes holding none included).",
     "Exit codes: 0 ok, 1 error, 3 ZooKeeper unreachable, 4 unknown cluster/index,",
     "7 ZooKeeper denied access (missing or wrong --zk-user credentials)."})
@@ -89,6 +91,10 @@ final class StatusCommand implements Callable<Integer> {
       }
     }
     for (MemberStatus m : s.members()) {
+      // A replica's NOT_PRIMARY goes without saying; a primary that refuses writes is what an operator looks for.
+      if (!m.writable() && m.notWritable() != NotWritableReason.NOT_PRIMARY) {
+        out.printf("  node %d is not writable: %s%n", m.nodeId(), m.notWritable());
+      }
       if (!m.integrity().corruptFiles().isEmpty()) {
         out.printf("  node %d holds corrupt files not yet copied again (not eligible to lead): %s%n", m.nodeId(),
             m.integrity().corruptFiles());

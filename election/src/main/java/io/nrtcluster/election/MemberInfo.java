@@ -36,6 +36,8 @@ import java.util.Properties;
  * @param candidate whether the node may be elected now; false while it recovers from giving its
  *     epoch up ({@link IndexElection#giveUp}); records written before this field existed decode as true
  * @param lastStepDown the last time the node gave its epoch up by itself, or null if it never did
+ * @param notWritable why the node does not take writes now, or null when it does; a record written
+ *     before this field existed means what its role says ({@link NotWritableReason#impliedBy})
  */
 @Experimental
 public record MemberInfo(
@@ -51,13 +53,22 @@ public record MemberInfo(
     long consecutiveCopyFailures,
     MemberIntegrity integrity,
     boolean candidate,
-    StepDown lastStepDown) {
+    StepDown lastStepDown,
+    NotWritableReason notWritable) {
   /** Prefix of the metadata keys in the encoded record: a key of its own can never collide with the fixed fields. */
   private static final String METADATA_PREFIX = "meta.";
 
   public MemberInfo {
     metadata = MemberMetadata.checked("metadata", metadata);
     integrity = integrity == null ? MemberIntegrity.CLEAN : integrity;
+  }
+
+  /** A record whose writability is what its role implies ({@link NotWritableReason#impliedBy}). */
+  public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
+      boolean copying, long lastCopyMillis, Map<String, String> metadata, long consecutiveCopyFailures,
+      MemberIntegrity integrity, boolean candidate, StepDown lastStepDown) {
+    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
+        consecutiveCopyFailures, integrity, candidate, lastStepDown, NotWritableReason.impliedBy(role));
   }
 
   /** A candidate that never stepped down by itself. */
@@ -114,27 +125,38 @@ public record MemberInfo(
     return c;
   }
 
+  /** Whether the node takes writes now (it has no {@link #notWritable()} reason). */
+  public boolean writable() {
+    return notWritable == null;
+  }
+
+  /**
+   * This record with {@code newRole}; a new role's writability is the least it implies (a primary
+   * that just won opens its index before it writes) until the node reports its own.
+   */
   public MemberInfo withRole(Role newRole) {
+    NotWritableReason w = newRole == role ? notWritable
+        : newRole == Role.PRIMARY ? NotWritableReason.PROMOTING : NotWritableReason.impliedBy(newRole);
     return new MemberInfo(nodeId, address, newRole, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
-        consecutiveCopyFailures, integrity, candidate, lastStepDown);
+        consecutiveCopyFailures, integrity, candidate, lastStepDown, w);
   }
 
   /** This record with {@code newMetadata} (checked as {@link MemberMetadata#checked} does) instead of its own. */
   public MemberInfo withMetadata(Map<String, String> newMetadata) {
     return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, newMetadata,
-        consecutiveCopyFailures, integrity, candidate, lastStepDown);
+        consecutiveCopyFailures, integrity, candidate, lastStepDown, notWritable);
   }
 
   /** This record with {@code newIntegrity} instead of its own. */
   public MemberInfo withIntegrity(MemberIntegrity newIntegrity) {
     return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
-        consecutiveCopyFailures, newIntegrity, candidate, lastStepDown);
+        consecutiveCopyFailures, newIntegrity, candidate, lastStepDown, notWritable);
   }
 
   /** This record with the given candidacy and last step-down. */
   public MemberInfo withStanding(boolean newCandidate, StepDown newLastStepDown) {
     return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
-        consecutiveCopyFailures, integrity, newCandidate, newLastStepDown);
+        consecutiveCopyFailures, integrity, newCandidate, newLastStepDown, notWritable);
   }
 
   byte[] encode() {
@@ -156,6 +178,10 @@ public record MemberInfo(
       p.setProperty("stepDown.message", lastStepDown.message());
       p.setProperty("stepDown.millis", Long.toString(lastStepDown.atMillis()));
     }
+    p.setProperty("writable", Boolean.toString(notWritable == null));
+    if (notWritable != null) {
+      p.setProperty("notWritable", notWritable.name());
+    }
     metadata.forEach((k, v) -> p.setProperty(METADATA_PREFIX + k, v));
     return PropertiesCodec.encode(p);
   }
@@ -173,10 +199,15 @@ public record MemberInfo(
           metadata.put(key.substring(METADATA_PREFIX.length()), p.getProperty(key));
         }
       }
+      Role role = Role.valueOf(p.getProperty("role"));
+      String writable = p.getProperty("writable");
+      // Absent in records of nodes from before it was reported: what the role says.
+      NotWritableReason notWritable = writable == null ? NotWritableReason.impliedBy(role)
+          : Boolean.parseBoolean(writable) ? null : NotWritableReason.named(p.getProperty("notWritable"));
       return new MemberInfo(
           Integer.parseInt(p.getProperty("nodeId")),
           p.getProperty("address"),
-          Role.valueOf(p.getProperty("role")),
+          role,
           Long.parseLong(p.getProperty("primaryGen")),
           Long.parseLong(p.getProperty("searchingVersion")),
           Long.parseLong(p.getProperty("commitVersion")),
@@ -187,7 +218,8 @@ public record MemberInfo(
           Long.parseLong(p.getProperty("consecutiveCopyFailures", "0")),
           MemberIntegrity.decodeFrom(p),
           !"false".equals(p.getProperty("candidate")),
-          stepDown);
+          stepDown,
+          notWritable);
     } catch (RuntimeException e) {
       throw new ProtocolException("malformed member data: " + e);
     }

@@ -83,6 +83,22 @@ class RecordFormatTest {
     assertThat(HostRecord.decode(bytes(later(PREVIOUS_HOST)))).isEqualTo(HostRecord.of(3, Set.of("a", "b")));
   }
 
+  /** The writability fields: written by this node, read back; absent (an older node), what the role says; unknown, UNKNOWN. */
+  @Test
+  void aMemberRecordSaysWhetherItIsWritableAndWhyNot() throws Exception {
+    MemberInfo full = new MemberInfo(3, "10.0.0.3:7000", Role.PRIMARY, 4, 120, 110, false, 0, null, 0, null, true, null,
+        NotWritableReason.BELOW_DISK_FLOOR);
+    assertThat(text(full.encode())).contains("writable=false", "notWritable=BELOW_DISK_FLOOR");
+    assertThat(MemberInfo.decode(full.encode())).isEqualTo(full);
+    assertThat(MemberInfo.decode(full.withRole(Role.REPLICA).encode()).notWritable()).isEqualTo(NotWritableReason.NOT_PRIMARY);
+
+    MemberInfo olderPrimary = MemberInfo.decode(bytes(PREVIOUS_MEMBER.replace("role=REPLICA", "role=PRIMARY")));
+    assertThat(olderPrimary.writable()).isTrue();
+    assertThat(MemberInfo.decode(bytes(PREVIOUS_MEMBER)).notWritable()).isEqualTo(NotWritableReason.NOT_PRIMARY);
+    assertThat(MemberInfo.decode(bytes(later(PREVIOUS_MEMBER) + "writable=false\nnotWritable=OUT_OF_COFFEE\n")).notWritable())
+        .isEqualTo(NotWritableReason.UNKNOWN);
+  }
+
   @Test
   void aFormatFieldThatIsNoFormatIsMalformed() {
     assertThatThrownBy(() -> MemberInfo.decode(bytes(PREVIOUS_MEMBER + "format=two\n"))).isInstanceOf(ProtocolException.class);

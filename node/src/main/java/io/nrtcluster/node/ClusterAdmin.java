@@ -148,7 +148,7 @@ public final class ClusterAdmin implements Closeable {
       long behind = primaryVersion < 0 ? -1 : Math.max(0, primaryVersion - m.searchingVersion());
       rows.add(new MemberStatus(m.nodeId(), m.address(), m.role(), m.primaryGen(), m.searchingVersion(),
           m.commitVersion(), behind, m.lastCopyMillis() == 0 ? -1 : Math.max(0, now - m.lastCopyMillis()), m.copying(),
-          m.consecutiveCopyFailures(), m.integrity(), m.candidate(), m.lastStepDown()));
+          m.consecutiveCopyFailures(), m.integrity(), m.candidate(), m.lastStepDown(), m.writable(), m.notWritable()));
     }
     return new IndexStatus(cluster, index, primary.map(PrimaryInfo::nodeId).orElse(-1),
         primary.map(PrimaryInfo::primaryGen).orElse(-1L), rows);

@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * corruption, a full disk, a fatal I/O error) refuses writes with {@code WriterLostException} and
  * gives its epoch up, and one whose data directory is below its free-space floor ({@link
  * HostConfig#minFreeDiskBytes}) refuses writes with {@code InsufficientStorageException} until
- * space returns; a node that loses its epoch drops what it never replicated and
+ * space returns; {@link #isWritablePrimary()}, {@link #status()} and the member record say false
+ * whenever a write would be refused, and why; a node that loses its epoch drops what it never replicated and
  * rejoins as a replica; the application's replay position travels with each refresh so that after a
  * failover {@link #replayPosition()} on the new primary says where to replay from.
  */
@@ -49,6 +50,7 @@ public final class ClusterNode implements Closeable {
   private final IndexMetrics metrics;
   private final LostWriterWatch lostWriter;
   private final PrimarySuspicion suspicion;
+  private final Writability writability;
   private OperatorChannel operators;
 
   private ClusterNode(NrtHost host, IndexSettings settings) {
@@ -62,7 +64,8 @@ public final class ClusterNode implements Closeable {
         host.config().connectionTimeout().toMillis(), lostWriter, floor);
     this.suspicion = new PrimarySuspicion(roles,
         host.config().failoverOnSuspicion() ? host.config().suspicionDelay() : java.time.Duration.ZERO, System::nanoTime);
-    this.progress = new ProgressReporter(host, settings.name(), roles, log, this::periodic, floor);
+    this.writability = new Writability(roles, floor);
+    this.progress = new ProgressReporter(host, settings.name(), roles, log, this::periodic, floor, writability);
     // Last: the gauges may read this node as soon as they are registered.
     this.metrics = host.metricsFor(this);
   }
@@ -178,8 +181,19 @@ public final class ClusterNode implements Closeable {
     return roles.snapshot().state();
   }
 
-  /** True when this node accepts writes right now. */
+  /**
+   * True when this node accepts writes right now; when not, {@link #status()} says why ({@link
+   * NodeStatus#notWritable()}).
+   */
   public boolean isWritablePrimary() {
+    return writability.reason() == null;
+  }
+
+  /**
+   * True while this node leads its epoch with a writer that is not lost, whether or not a write
+   * would pass its disk floor: a hand-off away from it may start.
+   */
+  boolean leads() {
     return roles.isWritablePrimary();
   }
 
@@ -266,8 +280,12 @@ public final class ClusterNode implements Closeable {
     return roles.replica();
   }
 
-  /** The primary of this node while it is one, else null. */
-  public Primary primary() {
+  /**
+   * The primary of this node while it is one, else null. Not public: its writer, refresh and commit
+   * skip the admission check, the disk floor and the lost-writer check that this class's own
+   * methods make ({@link ClusterNodeInternals#primaryOf} for nrtcluster's own modules and tests).
+   */
+  Primary primary() {
     return roles.primary();
   }
 

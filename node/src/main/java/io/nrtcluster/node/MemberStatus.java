@@ -2,6 +2,7 @@ package io.nrtcluster.node;
 
 import io.nrtcluster.common.Experimental;
 import io.nrtcluster.election.MemberIntegrity;
+import io.nrtcluster.election.NotWritableReason;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.election.StepDown;
 
@@ -26,6 +27,8 @@ import io.nrtcluster.election.StepDown;
  * @param candidate whether it may be elected now (false while it recovers from giving its epoch up)
  * @param lastStepDown the last time it gave its epoch up by itself (a lost index writer) and why,
  *     or null if it never did
+ * @param writable whether it takes writes now (its record's word; an older node's: whether it is primary)
+ * @param notWritable why it does not take writes, or null when it does
  */
 @Experimental
 public record MemberStatus(
@@ -41,9 +44,21 @@ public record MemberStatus(
     long consecutiveCopyFailures,
     MemberIntegrity integrity,
     boolean candidate,
-    StepDown lastStepDown) {
+    StepDown lastStepDown,
+    boolean writable,
+    NotWritableReason notWritable) {
   public MemberStatus {
     integrity = integrity == null ? MemberIntegrity.CLEAN : integrity;
+    notWritable = writable ? null : notWritable == null ? NotWritableReason.UNKNOWN : notWritable;
+  }
+
+  /** A row whose writability is what its role implies ({@link NotWritableReason#impliedBy}). */
+  public MemberStatus(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
+      long versionsBehind, long millisSinceLastCopy, boolean copying, long consecutiveCopyFailures, MemberIntegrity integrity,
+      boolean candidate, StepDown lastStepDown) {
+    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, versionsBehind, millisSinceLastCopy, copying,
+        consecutiveCopyFailures, integrity, candidate, lastStepDown, NotWritableReason.impliedBy(role) == null,
+        NotWritableReason.impliedBy(role));
   }
 
   /** A row without copy failures or what the node knows of its files ({@link MemberIntegrity#CLEAN}). */

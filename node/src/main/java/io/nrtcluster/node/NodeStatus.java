@@ -2,6 +2,7 @@ package io.nrtcluster.node;
 
 import io.nrtcluster.common.Experimental;
 import io.nrtcluster.election.MemberIntegrity;
+import io.nrtcluster.election.NotWritableReason;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.election.StepDown;
 
@@ -26,6 +27,8 @@ import io.nrtcluster.election.StepDown;
  *     or null if it never did
  * @param belowDiskFloor whether its data directory is below the free-space floor now (a primary
  *     then refuses writes)
+ * @param writable whether it takes writes now, as {@link ClusterNode#isWritablePrimary()} says
+ * @param notWritable why it does not take writes, or null when it does
  */
 @Experimental
 public record NodeStatus(
@@ -43,9 +46,21 @@ public record NodeStatus(
     MemberIntegrity integrity,
     boolean candidate,
     StepDown lastStepDown,
-    boolean belowDiskFloor) {
+    boolean belowDiskFloor,
+    boolean writable,
+    NotWritableReason notWritable) {
   public NodeStatus {
     integrity = integrity == null ? MemberIntegrity.CLEAN : integrity;
+    notWritable = writable ? null : notWritable == null ? NotWritableReason.UNKNOWN : notWritable;
+  }
+
+  /** A status whose writability is what its role implies ({@link NotWritableReason#impliedBy}). */
+  public NodeStatus(int nodeId, String index, String address, Role role, long primaryGen, long searchingVersion,
+      long commitVersion, String primaryAddress, boolean copying, long lastCopyMillis, String replayPosition,
+      MemberIntegrity integrity, boolean candidate, StepDown lastStepDown, boolean belowDiskFloor) {
+    this(nodeId, index, address, role, primaryGen, searchingVersion, commitVersion, primaryAddress, copying, lastCopyMillis,
+        replayPosition, integrity, candidate, lastStepDown, belowDiskFloor, NotWritableReason.impliedBy(role) == null,
+        NotWritableReason.impliedBy(role));
   }
 
   /** A status without what it knows of its files ({@link MemberIntegrity#CLEAN}). */

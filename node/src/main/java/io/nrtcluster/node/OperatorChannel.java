@@ -36,7 +36,8 @@ final class OperatorChannel implements Closeable, OperatorHandler {
 
   @Override
   public boolean acceptsHandoff(Handoff request) {
-    return node.isWritablePrimary();
+    // A primary below its disk floor refuses writes but may still hand its role to a node with space.
+    return node.leads();
   }
 
   @Override

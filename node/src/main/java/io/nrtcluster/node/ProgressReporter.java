@@ -5,6 +5,7 @@ import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.MemberInfo;
 import io.nrtcluster.election.MemberIntegrity;
+import io.nrtcluster.election.NotWritableReason;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.replica.Replica;
@@ -35,15 +36,19 @@ final class ProgressReporter {
   private final NodeLog log;
   private final Runnable sample;
   private final DiskFloor floor;
+  private final Writability writability;
   private final ScheduledExecutorService executor;
   private volatile MemberInfo lastReported;
 
   /**
    * @param sample run after each report, for the node's periodic checks and sampled meters
    * @param floor the data directory's free-space floor, for the status
+   * @param writability whether the index takes writes, for the member record and the status
    */
-  ProgressReporter(NrtHost host, String index, RoleSwitch roles, NodeLog log, Runnable sample, DiskFloor floor) {
+  ProgressReporter(NrtHost host, String index, RoleSwitch roles, NodeLog log, Runnable sample, DiskFloor floor,
+      Writability writability) {
     this.floor = floor;
+    this.writability = writability;
     this.host = host;
     this.index = index;
     this.roles = roles;
@@ -85,17 +90,20 @@ final class ProgressReporter {
     Replica r = s.replica();
     Role role = s.role();
     String address = host.address().toString();
+    NotWritableReason notWritable = writability.reason(s);
     if (p != null) {
-      return new MemberInfo(host.nodeId(), address, role, p.primaryGen(), p.version(), p.lastCommitVersion(), false, 0);
+      return new MemberInfo(host.nodeId(), address, role, p.primaryGen(), p.version(), p.lastCommitVersion(), false, 0, null, 0,
+          MemberIntegrity.CLEAN, true, null, notWritable);
     }
     if (r != null) {
       return new MemberInfo(host.nodeId(), address, role, r.primaryGen(), r.searchingVersion(),
           r.lastCommitVersion(), r.isCopying(), r.stats().lastCopyCompletedMillis(), null,
-          r.stats().consecutiveCopyFailures(), integrity(r));
+          r.stats().consecutiveCopyFailures(), integrity(r), true, null, notWritable);
     }
     // No index open (starting, verifying its files, promoting, closing): not a candidate, explicitly,
     // rather than merely the lowest rank.
-    return new MemberInfo(host.nodeId(), address, role, s.generation(), -1, -1, false, 0, null, 0, NO_INDEX_OPEN);
+    return new MemberInfo(host.nodeId(), address, role, s.generation(), -1, -1, false, 0, null, 0, NO_INDEX_OPEN, true, null,
+        notWritable);
   }
 
   /**
@@ -120,6 +128,7 @@ final class ProgressReporter {
     IndexElection e = roles.election();
     return new NodeStatus(host.nodeId(), index, host.address().toString(), m.role(), m.primaryGen(),
         m.searchingVersion(), m.commitVersion(), roles.primaryAddress(), m.copying(), m.lastCopyMillis(), position,
-        m.integrity(), e == null || e.isCandidate(), e == null ? null : e.lastStepDown(), floor.isBelow());
+        m.integrity(), e == null || e.isCandidate(), e == null ? null : e.lastStepDown(), floor.isBelow(), m.writable(),
+        m.notWritable());
   }
 }

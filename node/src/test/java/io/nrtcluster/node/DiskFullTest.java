@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.nrtcluster.common.InsufficientStorageException;
 import io.nrtcluster.common.WriterLostException;
+import io.nrtcluster.election.MemberInfo;
+import io.nrtcluster.election.NotWritableReason;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.election.StepDownReason;
 import java.io.ByteArrayOutputStream;
@@ -33,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The primary's data directory on a real, size-limited tmpfs (root only; skipped otherwise): below
- * the free-space floor writes are refused with a typed error and resume by themselves; with no
+ * the free-space floor writes are refused with a typed error, the node, its status and its member
+ * record say it is not writable and why, and writes resume by themselves; with no
  * floor, Lucene itself hits "No space left on device" and the primary steps down.
  */
 @Timeout(240)
@@ -77,11 +80,17 @@ class DiskFullTest {
       assertThat(refused.usableBytes()).isLessThan(16 * MIB);
       assertThat(refused.getMessage()).contains(disk.path().toString(), "below the floor");
       assertThat(primary.status().belowDiskFloor()).isTrue();
+      // Not writable, and why, wherever it is asked: the node itself, its status, its member record.
+      assertThat(primary.isWritablePrimary()).as("seed %d", seed).isFalse();
+      assertThat(primary.status().writable()).isFalse();
+      assertThat(primary.status().notWritable()).isEqualTo(NotWritableReason.BELOW_DISK_FLOOR);
+      await("the member record says why (seed " + seed + ")").atMost(Duration.ofSeconds(10))
+          .until(() -> record(c, 0).notWritable() == NotWritableReason.BELOW_DISK_FLOOR);
       // Refreshes and searches go on; the node stays primary.
       long v2 = primary.refresh();
       assertThat(v2).isGreaterThanOrEqualTo(v);
       assertThat(ClusterHarness.count(primary)).isEqualTo(200);
-      assertThat(primary.isWritablePrimary()).isTrue();
+      assertThat(primary.role()).isEqualTo(Role.PRIMARY);
 
       Files.delete(filler);
       await("writes resume (seed " + seed + ")").atMost(Duration.ofSeconds(10))
@@ -92,7 +101,17 @@ class DiskFullTest {
       c.assertAllSearchable(primary, acked);
       assertThat(primary.primaryGen()).as("no failover").isEqualTo(gen);
       assertThat(primary.status().belowDiskFloor()).isFalse();
+      assertThat(primary.isWritablePrimary()).isTrue();
+      assertThat(primary.status().notWritable()).isNull();
+      await("the member record says writable again (seed " + seed + ")").atMost(Duration.ofSeconds(10))
+          .until(() -> record(c, 0).writable());
     }
+  }
+
+  /** Node {@code i}'s member record as ZooKeeper holds it, read by another node. */
+  private static MemberInfo record(ClusterHarness c, int i) throws IOException {
+    int nodeId = c.node(i).status().nodeId();
+    return c.node(1 - i).members().stream().filter(m -> m.nodeId() == nodeId).findFirst().orElseThrow();
   }
 
   /** Null when the write was admitted, else the refusal. */

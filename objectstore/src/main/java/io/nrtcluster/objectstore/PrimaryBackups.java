@@ -4,6 +4,7 @@ import io.nrtcluster.common.Experimental;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.node.ClusterNode;
+import io.nrtcluster.node.ClusterNodeInternals;
 import io.nrtcluster.node.RoleListener;
 import io.nrtcluster.primary.HeldPoint;
 import io.nrtcluster.primary.Primary;
@@ -79,7 +80,7 @@ public final class PrimaryBackups implements RoleListener, Closeable {
     if (role == Role.FENCED) {
       return; // the same primary: its refreshes and commits fail at the gate until it knows more
     }
-    Primary next = role == Role.PRIMARY ? node.primary() : null;
+    Primary next = role == Role.PRIMARY ? ClusterNodeInternals.primaryOf(node) : null;
     BackupService retired = null;
     Primary previous;
     synchronized (lock) {

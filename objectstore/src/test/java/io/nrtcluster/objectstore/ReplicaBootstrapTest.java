@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.nrtcluster.node.ClusterHarness;
 import io.nrtcluster.node.ClusterNode;
+import io.nrtcluster.node.ClusterNodeInternals;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
@@ -40,7 +41,7 @@ class ReplicaBootstrapTest {
       p.refresh();
     }
     // One big segment: the small ones written from now on merge among themselves, not with it.
-    p.primary().writer().forceMerge(1);
+    ClusterNodeInternals.primaryOf(p).writer().forceMerge(1);
     p.refresh();
     p.commit();
     backups.lastBackup().get(WAIT.toSeconds(), TimeUnit.SECONDS);

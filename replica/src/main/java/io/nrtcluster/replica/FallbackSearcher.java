@@ -1,61 +1,74 @@
 package io.nrtcluster.replica;
 
-import io.nrtcluster.common.NodeLog;
-import java.io.IOException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.search.IndexSearcher;
 
 /**
- * The last good searcher a replica keeps across a resync: it serves while the reopened index has
- * no point copied from a primary yet, so a resync never answers from an emptied directory or from
- * an older local commit. One reference is held; taking it is an atomic swap, so of the paths that
- * release it (a copy installed, a corrupt file found, close) exactly one drops that reference.
+ * The last searcher a replica serves while it reopens its index (a resync), holding one reference
+ * to it until the reopened index serves or the replica closes.
+ *
+ * <p>Guarantees: the held reference is released exactly once, however many paths give it up at the
+ * same moment (the catch-up's reopen, the scrub's repair and close can race): taking it is one
+ * atomic swap, so only the path that took it releases it. Holding another searcher releases the one
+ * held before, so a second resync does not leak the first one's reference.
+ *
+ * <p>It serves until a point copied from a primary is installed, not merely until the reopen: a
+ * reopen that found an emptied directory (Lucene drops the starting commit before it syncs) or an
+ * older local commit must not answer searches with that.
  */
 final class FallbackSearcher {
+  private final Consumer<IndexSearcher> release;
+  private final Runnable afterTake;
   private final AtomicReference<IndexSearcher> held = new AtomicReference<>();
-  private final NodeLog log;
 
-  FallbackSearcher(NodeLog log) {
-    this.log = log;
+  /** @param release gives up one reference to a searcher (the replica's own {@code releaseSearcher}) */
+  FallbackSearcher(Consumer<IndexSearcher> release) {
+    this(release, () -> {});
   }
 
-  /** Keeps {@code searcher} (whose reference passes to this holder), releasing one held before. */
-  void hold(IndexSearcher searcher) {
-    decRef(held.getAndSet(searcher));
+  /**
+   * @param afterTake named injection point: runs after {@link #release()} took the searcher it
+   *     releases, before it releases it (a test pauses racing releases there)
+   */
+  FallbackSearcher(Consumer<IndexSearcher> release, Runnable afterTake) {
+    this.release = release;
+    this.afterTake = afterTake;
   }
 
-  /** The held searcher with a reference of the caller's own, or null when none is held. */
+  /** Holds {@code s}, whose reference the caller acquired for this holder (null: holds nothing). */
+  void hold(IndexSearcher s) {
+    IndexSearcher before = held.getAndSet(s);
+    if (before != null) {
+      release.accept(before);
+    }
+  }
+
+  /** A new reference to the held searcher for a search (released by the caller), or null. */
   IndexSearcher acquire() {
-    IndexSearcher s = held.get();
-    return s != null && s.getIndexReader().tryIncRef() ? s : null;
+    IndexSearcher f = held.get();
+    // tryIncRef: a release may have taken and closed it since the read.
+    return f != null && f.getIndexReader().tryIncRef() ? f : null;
   }
 
+  /** True while a searcher is held. */
   boolean isHeld() {
     return held.get() != null;
   }
 
   /** The version of the held point-in-time, or -1 when none is held. */
   long version() {
-    IndexSearcher s = held.get();
-    return s != null && s.getIndexReader() instanceof DirectoryReader d ? d.getVersion() : -1;
+    IndexSearcher f = held.get();
+    return f != null && f.getIndexReader() instanceof DirectoryReader d ? d.getVersion() : -1;
   }
 
-  /** Drops the held searcher, if any; safe to call from several threads at once. */
+  /** Releases the held searcher, if any, and holds nothing from then on. */
   void release() {
-    decRef(held.getAndSet(null));
-  }
-
-  private void decRef(IndexSearcher s) {
-    if (s == null) {
-      return;
-    }
-    IndexReader r = s.getIndexReader();
-    try {
-      r.decRef();
-    } catch (IOException | RuntimeException e) {
-      log.warn("releasing the last good searcher failed: {}", e.toString());
+    IndexSearcher f = held.getAndSet(null);
+    afterTake.run();
+    if (f != null) {
+      release.accept(f);
     }
   }
 }

@@ -115,7 +115,7 @@ public final class Replica implements Closeable {
   private final Object lifecycle = new Object();
   private volatile ReplicatingReplicaNode node;
   /** Serves while a resync's reopened index has no copied point yet. */
-  private final FallbackSearcher fallback;
+  private final FallbackSearcher fallback = new FallbackSearcher(this::releaseSearcher);
   private volatile State state = State.STARTING;
   /** The primary generation a resync reopens at. */
   private volatile long resyncGen = -1;
@@ -131,7 +131,6 @@ public final class Replica implements Closeable {
       ReplicatingReplicaNode n = node;
       return n == null ? store.highestPrimaryGen() : n.lastPrimaryGen();
     });
-    this.fallback = new FallbackSearcher(log);
     this.ctx = new ReplicaContext(config, log, new ReplicaStats(observer), store);
     String name = log.name() + "/" + config.index();
     this.link = new PrimaryLink(transport, ctx, new LinkListener(), executors.serial(ExecutorSource.Pool.TICK, "nrt-link-" + name));

@@ -7,6 +7,7 @@ import io.nrtcluster.primary.Primary;
 import io.nrtcluster.transport.FaultInjection;
 import io.nrtcluster.transport.TransportConfig;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -17,9 +18,12 @@ import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.MatchAllDocsQuery;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +32,12 @@ import org.junit.jupiter.api.io.TempDir;
  * A replica that must drop its local index for a new primary's (same file names, other contents):
  * a reopen that fails is retried until it works, the last good searcher serves meanwhile, and
  * closing the replica during the resync leaves no node open holding the index's write lock.
+ *
+ * <p>Each primary epoch names its new segments from a range of its own, so a successor in the same
+ * cluster never writes a name a replica holds with other contents; the other primaries here serve
+ * a <em>fork</em> of A's index (its segments named from A's range, with other contents), which is
+ * what still forces a resync: an index restored from elsewhere, or rolled back and written outside
+ * the cluster.
  */
 @Timeout(120)
 class ResyncTest {
@@ -35,25 +45,49 @@ class ResyncTest {
 
   @TempDir Path dir;
 
-  /** R1 follows primary A (generation 1) and commits; then primary B of generation 2, another index, takes over. */
-  private static long resyncToAnotherPrimary(MiniCluster cluster, Path root, StorageFaults disk) throws IOException {
-    long searched = commitThenLosePrimaryA(cluster);
+  /** What {@link #commitThenLosePrimaryA} leaves: R1's version, and the segment counter A began with. */
+  private record LostA(long searched, long counterOfA) {}
+
+  /** R1 follows primary A (generation 1) and commits; then primary B of generation 2, a fork of A's index, takes over. */
+  private static long resyncToAnotherPrimary(MiniCluster cluster, Path root, StorageFaults disk, long seed) throws IOException {
+    LostA a = commitThenLosePrimaryA(cluster);
+    fork(root.resolve("p-other"), a.counterOfA(), "fork", 10, seed);
     disk.failIndexOpens(true);
     cluster.startPrimary(cluster.primaryConfig().dataDir(root.resolve("p-other")).primaryGen(2)
-        .forcePrimaryVersion(searched + 1).build());
+        .forcePrimaryVersion(a.searched() + 1).build());
     cluster.addDocs(150);
     return cluster.refresh();
   }
 
-  /** R1 copies 200 documents from primary A and commits them; A goes away. Returns R1's version. */
-  private static long commitThenLosePrimaryA(MiniCluster cluster) throws IOException {
+  /** R1 copies 200 documents from primary A and commits them; A goes away. */
+  private static LostA commitThenLosePrimaryA(MiniCluster cluster) throws IOException {
     Replica r = cluster.replica(0);
+    long counter = cluster.primary().writer().getSegmentInfosCounter();
     cluster.addDocs(200);
     cluster.awaitAllAt(cluster.refresh());
     r.commit();
     long searched = r.searchingVersion();
     cluster.primary().close();
-    return searched;
+    return new LostA(searched, counter);
+  }
+
+  /**
+   * Writes a fork of A's index into {@code dataDir}: {@code docs} documents of its own in segments
+   * named from {@code counterOfA} on, as A named its first ones, committed.
+   */
+  private static void fork(Path dataDir, long counterOfA, String name, int docs, long seed) throws IOException {
+    Path index = dataDir.resolve("index");
+    Files.createDirectories(index);
+    try (Directory d = FSDirectory.open(index); IndexWriter w = new IndexWriter(d, new IndexWriterConfig(new StandardAnalyzer()))) {
+      w.advanceSegmentInfosCounter(counterOfA);
+      for (int i = 0; i < docs; i++) {
+        Document doc = new Document();
+        doc.add(new StringField("id", name + i, Field.Store.YES));
+        doc.add(new TextField("body", "contents of " + name + " under the same file names " + i + " " + seed, Field.Store.YES));
+        w.addDocument(doc);
+      }
+      w.commit();
+    }
   }
 
   private static long count(Replica r) throws IOException {
@@ -72,7 +106,7 @@ class ResyncTest {
     try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), MiniCluster.fastTransport())
         .replicaStorage(0, disk).start()) {
       Replica r = cluster.replica(0);
-      long target = resyncToAnotherPrimary(cluster, dir, disk);
+      long target = resyncToAnotherPrimary(cluster, dir, disk, seed);
 
       await("R1 resyncs and its reopen keeps failing").atMost(CONVERGE).until(() -> r.state() == Replica.State.RESYNCING);
       // Both attempts of the first reopen fail; more failures mean the replica keeps trying.
@@ -85,7 +119,7 @@ class ResyncTest {
       cluster.awaitReplicasAt(target, CONVERGE);
       assertThat(r.state()).isEqualTo(Replica.State.RUNNING);
       assertThat(r.primaryGen()).isEqualTo(2);
-      assertThat(count(r)).as("seed %d: B's documents only", seed).isEqualTo(150);
+      assertThat(count(r)).as("seed %d: B's documents only", seed).isEqualTo(160);
       assertThat(r.stats().resyncs()).isEqualTo(1);
     }
   }
@@ -101,17 +135,10 @@ class ResyncTest {
     TransportConfig throttled = MiniCluster.faulty(FaultInjection.builder().switchable(true).seed(seed).build());
     try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), throttled).start()) {
       Replica r = cluster.replica(0);
-      long searched = commitThenLosePrimaryA(cluster);
-      Primary b = openOtherPrimary(cluster, dir, searched + 1);
+      LostA a = commitThenLosePrimaryA(cluster);
+      fork(dir.resolve("p-other"), a.counterOfA(), "b", 20_000, seed);
+      Primary b = openOtherPrimary(cluster, dir, a.searched() + 1);
       try {
-        for (int i = 0; i < 20_000; i++) {
-          Document d = new Document();
-          d.add(new StringField("id", "b" + i, Field.Store.YES));
-          d.add(new TextField("body", "other contents under the same file names " + i + " " + seed, Field.Store.YES));
-          b.writer().addDocument(d);
-        }
-        b.refresh();
-        b.commit();
         r.transport().updateFaults(0, 16 * 1024);
         r.setPrimary(b.address());
         await("R1 resyncs from B, slowly").atMost(CONVERGE).until(() -> r.state() == Replica.State.RESYNCING);
@@ -138,7 +165,7 @@ class ResyncTest {
     try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), MiniCluster.fastTransport())
         .replicaStorage(0, disk).start()) {
       Replica r = cluster.replica(0);
-      long target = resyncToAnotherPrimary(cluster, dir, disk);
+      long target = resyncToAnotherPrimary(cluster, dir, disk, seed);
       await().atMost(CONVERGE).until(() -> r.state() == Replica.State.RESYNCING && disk.indexOpenFaults() >= 2);
 
       // The reopen may now succeed at any moment: close races with it, and must win cleanly either way.
@@ -149,22 +176,14 @@ class ResyncTest {
       cluster.reopenReplica(0);
       Replica again = cluster.replica(0);
       cluster.awaitReplicasAt(target, CONVERGE);
-      assertThat(count(again)).as("seed %d", seed).isEqualTo(150);
+      assertThat(count(again)).as("seed %d", seed).isEqualTo(160);
     }
   }
-  private static Primary openPrimary(MiniCluster cluster, Path root, String name, long gen, long forceVersion, int docs,
-      long seed) throws IOException {
-    Primary p = Primary.open(cluster.primaryConfig().dataDir(root.resolve(name)).primaryGen(gen).forcePrimaryVersion(forceVersion)
+  private static Primary openFork(MiniCluster cluster, Path root, String name, long gen, long forceVersion, LostA a,
+      int docs, long seed) throws IOException {
+    fork(root.resolve(name), a.counterOfA(), name, docs, seed);
+    return Primary.open(cluster.primaryConfig().dataDir(root.resolve(name)).primaryGen(gen).forcePrimaryVersion(forceVersion)
         .build(), new IndexWriterConfig(new StandardAnalyzer()));
-    for (int i = 0; i < docs; i++) {
-      Document d = new Document();
-      d.add(new StringField("id", name + i, Field.Store.YES));
-      d.add(new TextField("body", "contents of " + name + " under the same file names " + i + " " + seed, Field.Store.YES));
-      p.writer().addDocument(d);
-    }
-    p.refresh();
-    p.commit();
-    return p;
   }
 
   /**
@@ -180,7 +199,8 @@ class ResyncTest {
     TransportConfig throttled = MiniCluster.faulty(FaultInjection.builder().switchable(true).seed(seed).build());
     try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), throttled).start()) {
       Replica r = cluster.replica(0);
-      long searched = commitThenLosePrimaryA(cluster);
+      LostA a = commitThenLosePrimaryA(cluster);
+      long searched = a.searched();
       AtomicBoolean running = new AtomicBoolean(true);
       AtomicLong fewest = new AtomicLong(Long.MAX_VALUE);
       AtomicLong searches = new AtomicLong();
@@ -201,7 +221,7 @@ class ResyncTest {
       searcher.start();
       try {
         r.transport().updateFaults(0, 16 * 1024);
-        try (Primary b = openPrimary(cluster, dir, "p-b", 2, searched + 1, 20_000, seed)) {
+        try (Primary b = openFork(cluster, dir, "p-b", 2, searched + 1, a, 20_000, seed)) {
           r.setPrimary(b.address());
           await("R1 resyncs from B, slowly").atMost(CONVERGE).until(() -> r.state() == Replica.State.RESYNCING);
         }
@@ -212,7 +232,7 @@ class ResyncTest {
             return files.noneMatch(f -> f.getFileName().toString().startsWith("segments_"));
           }
         });
-        try (Primary c = openPrimary(cluster, dir, "p-c", 3, searched + 100_000, 20_000, seed)) {
+        try (Primary c = openFork(cluster, dir, "p-c", 3, searched + 100_000, a, 20_000, seed)) {
           r.setPrimary(c.address());
           await("R1 follows C's generation").atMost(CONVERGE).until(() -> r.highestPrimaryGenSeen() == 3);
           long during = searches.get();

@@ -2,6 +2,7 @@ package io.nrtcluster.stress.agent;
 
 import com.sun.net.httpserver.HttpExchange;
 import io.nrtcluster.node.ClusterNode;
+import io.nrtcluster.node.ClusterNodeInternals;
 import io.nrtcluster.node.NrtHost;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.replica.Replica;
@@ -144,7 +145,7 @@ final class AgentServer implements AutoCloseable {
 
   private void status(HttpExchange ex) throws Exception {
     var s = node.status();
-    Primary p = node.primary();
+    Primary p = ClusterNodeInternals.primaryOf(node);
     long[] replica = replicaTotals.totals(node.replica());
     FaultStats.FlipCounts flips = host.transport().faultStats().flipCounts();
     JsonHttp.reply(ex, 200, new AgentApi.Status(host.nodeId(), s.role(), s.primaryGen(), node.searchingVersion(),

@@ -1,6 +1,7 @@
 package io.nrtcluster.stress.bench;
 
 import io.nrtcluster.node.ClusterNode;
+import io.nrtcluster.node.ClusterNodeInternals;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.primary.PreCopyResult;
 import java.io.Closeable;
@@ -67,7 +68,7 @@ interface BenchIndex extends Closeable {
 
       @Override
       public IndexWriter writer() throws IOException {
-        Primary p = node.primary();
+        Primary p = ClusterNodeInternals.primaryOf(node);
         if (p == null) {
           throw new IllegalArgumentException("not the primary");
         }
@@ -76,7 +77,7 @@ interface BenchIndex extends Closeable {
 
       @Override
       public PreCopyResult lastPreCopy() {
-        Primary p = node.primary();
+        Primary p = ClusterNodeInternals.primaryOf(node);
         return p == null ? null : p.lastPreCopy();
       }
 

@@ -2,6 +2,7 @@ package io.nrtcluster.stress.bench;
 
 import com.sun.net.httpserver.HttpExchange;
 import io.nrtcluster.node.ClusterNode;
+import io.nrtcluster.node.ClusterNodeInternals;
 import io.nrtcluster.objectstore.BootstrapResult;
 import io.nrtcluster.objectstore.HostObjectStore;
 import io.nrtcluster.objectstore.ObjectStoreMetrics;
@@ -67,7 +68,7 @@ final class BootstrapEndpoints implements AutoCloseable {
     long mergeToSegments = JsonHttp.number(ex, "mergeToSegments", 0);
     // Elected is not yet leading: the role comes before the writer is open.
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-    while (node.primary() == null && System.nanoTime() < deadline) {
+    while (ClusterNodeInternals.primaryOf(node) == null && System.nanoTime() < deadline) {
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
     }
     IndexWriter writer = BenchIndex.of(node).writer();

@@ -15,7 +15,7 @@ import java.util.Map;
 
 /**
  * {@code GET /status}: this node (id, HTTP URL, replication address) and, per index, its role,
- * versions, the points-in-time it holds for paging, the primary (with its HTTP URL) and every live
+ * versions, whether it takes writes and why not, the points-in-time it holds for paging, the primary (with its HTTP URL) and every live
  * member as ZooKeeper has them.
  */
 final class StatusHandler implements Router.Route {
@@ -52,7 +52,10 @@ final class StatusHandler implements Router.Route {
     NodeStatus s = node.status();
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("role", s.role().name());
-    m.put("writable", node.isWritablePrimary());
+    // From the same snapshot as the role: a primary that refuses writes (below its disk floor,
+    // fenced, ...) says so and why, rather than a writable that a write's 507 contradicts.
+    m.put("writable", s.writable());
+    m.put("notWritable", s.notWritable());
     m.put("primaryGen", s.primaryGen());
     m.put("searchingVersion", s.searchingVersion());
     m.put("commitVersion", s.commitVersion());
@@ -72,6 +75,8 @@ final class StatusHandler implements Router.Route {
         row.put("nodeId", mi.nodeId());
         row.put("role", mi.role().name());
         row.put("searchingVersion", mi.searchingVersion());
+        row.put("writable", mi.writable());
+        row.put("notWritable", mi.notWritable());
         row.put("replication", mi.address());
         row.put("http", addresses.httpOf(mi).map(URI::toString).orElse(null));
         members.add(row);
