@@ -16,9 +16,19 @@ final class AckLog {
    * @param gen the generation the node led when it refreshed; -1 when it changed during the refresh
    *     (then the answer cannot be attributed, and is not judged)
    */
-  record Ack(int nodeId, long gen, long version, long sentMillis, long receivedMillis, boolean probe) {}
+  record Ack(int nodeId, long gen, long version, long sentMillis, long receivedMillis, boolean probe, int numDocs,
+      long digest) {
+    /** Whether the primary said what it published at this version (its live documents' count and digest). */
+    boolean hasContents() {
+      return numDocs >= 0;
+    }
+  }
+
+  /** One acknowledged commit: node {@code nodeId} committed {@code version} (never opened by a searcher there). */
+  record Commit(int nodeId, long version, long receivedMillis) {}
 
   private final List<Ack> acks = new ArrayList<>();
+  private final List<Commit> commits = new ArrayList<>();
 
   synchronized void add(Ack a) {
     acks.add(a);
@@ -26,5 +36,13 @@ final class AckLog {
 
   synchronized List<Ack> acks() {
     return List.copyOf(acks);
+  }
+
+  synchronized void commit(Commit c) {
+    commits.add(c);
+  }
+
+  synchronized List<Commit> commits() {
+    return List.copyOf(commits);
   }
 }

@@ -175,12 +175,19 @@ public record ChaosReport(
    *
    * @param publications maxVersion writes found in ZooKeeper's transaction logs (-1: the logs could not be read)
    * @param refreshAcks acknowledged refreshes judged (write path and probe)
-   * @param unattributedAcks acknowledged refreshes not judged: the node's generation changed during them
+   * @param unattributedAcks acknowledged refreshes whose generation is unknown (it changed during
+   *     them), judged against every generation's publications
    * @param ackedUnpublished refreshes acknowledged with a version their generation had not published by then
    * @param epochOverlaps new versions acknowledged by an older generation after a newer one had acknowledged
    * @param versionsReused version numbers served with two different contents
    * @param searchesJudged searches whose version was compared with earlier ones of the same process
    * @param searchesBackInTime searches answered from an older version than one the same process had answered before
+   * @param contentsJudged contents answers compared with what the primary published at their version
+   * @param contentsUnjudged contents answers of versions whose published contents the run does not know
+   * @param contentsDiffer contents answers unlike what the primary published at their version (and
+   *     versions two primaries published with other contents)
+   * @param unpublishedCommitsSearched searches answered from a commit that no refresh published
+   *     (writes nobody published), by the node that committed it while it was not primary
    * @param statusAnswers status requests answered
    * @param statusOverBound status requests slower than {@code statusBoundMs}, or unanswered by a running, undisturbed node
    * @param statusMaxMs the slowest status request
@@ -198,6 +205,10 @@ public record ChaosReport(
       long versionsReused,
       long searchesJudged,
       long searchesBackInTime,
+      long contentsJudged,
+      long contentsUnjudged,
+      long contentsDiffer,
+      long unpublishedCommitsSearched,
       long statusAnswers,
       long statusOverBound,
       long statusMaxMs,
@@ -207,7 +218,8 @@ public record ChaosReport(
       Millis convergeAfterHealMs) {
     boolean clean() {
       return publications >= 0 && ackedUnpublished == 0 && epochOverlaps == 0 && versionsReused == 0
-          && searchesBackInTime == 0 && statusOverBound == 0 && notConvergedAfterHeal == 0;
+          && searchesBackInTime == 0 && contentsDiffer == 0 && unpublishedCommitsSearched == 0 && statusOverBound == 0
+          && notConvergedAfterHeal == 0;
     }
   }
 

@@ -64,7 +64,7 @@ public final class ChaosRun {
         auditProblems.add("ZooKeeper's transaction logs could not be read, so publications cannot be checked: " + e);
         published = null;
       }
-      SafetyCheck.Result safety = SafetyCheck.check(acks.acks(), published != null ? published
+      SafetyCheck.Result safety = SafetyCheck.check(acks.acks(), acks.commits(), published != null ? published
           : new PublicationAudit.Publications(List.of(), 0, 0), searches.seen());
       ChaosReport report = report(config, plan, timeline, log, path, ledger, faults, observer, workload, outcome,
           safety, published, auditProblems);
@@ -93,7 +93,8 @@ public final class ChaosRun {
     ChaosReport.Safety safety = new ChaosReport.Safety(published == null ? -1 : published.all().size(),
         safetyResult.acksJudged(), safetyResult.unattributedAcks(), safetyResult.ackedUnpublished(),
         safetyResult.epochOverlaps(), ledger.mismatchedVersions(), safetyResult.searchesJudged(),
-        safetyResult.searchesBackInTime(), status.answers(), status.overBound(), status.maxMillis(), status.boundMillis(),
+        safetyResult.searchesBackInTime(), safetyResult.contents().judged(), safetyResult.contents().unjudged(),
+        safetyResult.contents().differ(), safetyResult.contents().unpublishedCommits(), status.answers(), status.overBound(), status.maxMillis(), status.boundMillis(),
         converge.size() + faults.notConverged(), faults.notConverged(),
         new ChaosReport.Millis(Percentiles.of(converge, 50), Percentiles.max(converge)));
     for (ChaosReport.DiskFlip d : faults.diskFlips()) {
@@ -195,8 +196,9 @@ public final class ChaosRun {
           primaryPause=%d partitionPrimaryZooKeeper=%d partitionPrimaryReplicas=%d partitionHalves=%d \
         partitionBridge=%d partitionOneWay=%d slowLink=%d (network: %s); diskFull=%d (storage: %s) diskBitFlip=%d (%d not quarantined) copyDrop=%d
           version checks %d, mismatches %d; CheckIndex failures %d; unreferenced files %d; final version %d
-          safety: %d publications in ZooKeeper; %d refresh acks judged, %d unpublished, %d in overlapping epochs; \
-        %d versions reused; %d searches judged, %d back in time; status %d answers, %d over %d ms (max %d ms); \
+          safety: %d publications in ZooKeeper; %d refresh acks judged (%d unattributed), %d unpublished, %d in overlapping epochs; \
+        %d versions reused; %d searches judged, %d back in time; searched documents: %d contents judged (%d unjudged), \
+        %d unlike the published ones, %d searches of unpublished commits; status %d answers, %d over %d ms (max %d ms); \
         %d network faults healed, %d not converged (max %d ms to converge)""",
         r.valid() ? "VALID" : "INVALID", r.ops().attempted(), r.ops().acknowledged(), r.ops().replayed(), r.ops().lost(),
         r.ops().unexpected(), f.primaryKill(), f.replicaKill(), f.jvmCrash(), f.pause(), f.wire(), f.bitFlipsInjected(),
@@ -208,8 +210,9 @@ public final class ChaosRun {
         r.network().name().toLowerCase(Locale.ROOT), f.diskFull(), r.storage().name().toLowerCase(Locale.ROOT),
         f.diskBitFlip(), r.diskFlips().stream().filter(d -> d.quarantinedAfterMillis() < 0).count(), f.copyDrop(),
         r.versionChecks(), r.versionMismatches(), r.checkIndexFailures(),
-        r.unreferencedFiles(), r.finalVersion(), s.publications(), s.refreshAcks(), s.ackedUnpublished(), s.epochOverlaps(),
-        s.versionsReused(), s.searchesJudged(), s.searchesBackInTime(), s.statusAnswers(), s.statusOverBound(),
+        r.unreferencedFiles(), r.finalVersion(), s.publications(), s.refreshAcks(), s.unattributedAcks(), s.ackedUnpublished(),
+        s.epochOverlaps(), s.versionsReused(), s.searchesJudged(), s.searchesBackInTime(), s.contentsJudged(),
+        s.contentsUnjudged(), s.contentsDiffer(), s.unpublishedCommitsSearched(), s.statusAnswers(), s.statusOverBound(),
         s.statusBoundMs(), s.statusMaxMs(), s.networkFaultsHealed(), s.notConvergedAfterHeal(),
         s.convergeAfterHealMs().max())
         + storeSummary(r)

@@ -52,7 +52,8 @@ final class EpochProbe implements AutoCloseable {
     try {
       long sent = System.currentTimeMillis();
       AgentApi.RefreshReply r = n.client().refresh();
-      acks.add(new AckLog.Ack(n.id(), r.gen(), r.version(), sent, System.currentTimeMillis(), true));
+      acks.add(new AckLog.Ack(n.id(), r.gen(), r.version(), sent, System.currentTimeMillis(), true, r.numDocs(),
+          r.digest()));
     } catch (AgentException | RuntimeException refusedOrUnreachable) {
       // Not an acknowledgement: nothing to judge.
     } finally {

@@ -40,6 +40,16 @@ final class PublicationAudit {
       return false;
     }
 
+    /** Whether any generation had published exactly {@code version} at or before {@code atMillis}. */
+    boolean publishedByAny(long version, long atMillis) {
+      for (Publication p : all) {
+        if (p.version() == version && p.timeMillis() <= atMillis) {
+          return true;
+        }
+      }
+      return false;
+    }
+
     /** What {@code gen} published nearest to {@code version} ("version@millis"), for a report's example. */
     String near(long gen, long version) {
       Publication below = null;

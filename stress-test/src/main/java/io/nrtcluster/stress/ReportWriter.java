@@ -75,6 +75,9 @@ final class ReportWriter {
     row(h, "acknowledged in overlapping epochs", s.epochOverlaps());
     row(h, "version numbers served with two contents", s.versionsReused());
     row(h, "searches judged / back in time", s.searchesJudged() + " / " + s.searchesBackInTime());
+    row(h, "searched contents judged (unjudged) / unlike the published ones", s.contentsJudged() + " ("
+        + s.contentsUnjudged() + ") / " + s.contentsDiffer());
+    row(h, "searches of a commit no refresh published", s.unpublishedCommitsSearched());
     row(h, "status answers / over " + s.statusBoundMs() + " ms / slowest ms", s.statusAnswers() + " / " + s.statusOverBound()
         + " / " + s.statusMaxMs());
     row(h, "network faults healed / not converged / ms to converge p50, max", s.networkFaultsHealed() + " / "

@@ -12,7 +12,9 @@ import java.util.TreeMap;
  * The verdict's safety rules over what the run recorded, each counted with examples:
  * <ul>
  *   <li>no refresh acknowledged with a version its generation had not published in ZooKeeper by
- *       then ({@link PublicationAudit});
+ *       then ({@link PublicationAudit}); an acknowledgement whose generation is unknown (the node
+ *       switched roles during it) with a version no generation had published by then;
+ *   <li>what searches returned ({@link SearchedContents});
  *   <li>no two generations acknowledging in overlapping epochs: once a newer generation's
  *       acknowledgement arrived, no older generation acknowledges a request sent after that;
  *   <li>no node's searches going back to an older version within one process (a search answered
@@ -25,21 +27,30 @@ final class SafetyCheck {
 
   /** The counts, and up to ten examples of each kind of violation. */
   record Result(long ackedUnpublished, long unattributedAcks, long epochOverlaps, long searchesBackInTime,
-      long acksJudged, long searchesJudged, List<String> examples) {
+      long acksJudged, long searchesJudged, SearchedContents.Result contents, List<String> examples) {
     boolean clean() {
-      return ackedUnpublished == 0 && epochOverlaps == 0 && searchesBackInTime == 0;
+      return ackedUnpublished == 0 && epochOverlaps == 0 && searchesBackInTime == 0 && contents.clean();
     }
   }
 
   private SafetyCheck() {}
 
-  static Result check(List<AckLog.Ack> acks, PublicationAudit.Publications published, List<SearchLog.Seen> searches) {
+  static Result check(List<AckLog.Ack> acks, List<AckLog.Commit> commits, PublicationAudit.Publications published,
+      List<SearchLog.Seen> searches) {
     List<String> examples = new ArrayList<>();
     long unpublished = 0;
     long unattributed = 0;
     for (AckLog.Ack a : acks) {
       if (a.gen() < 0) {
+        // The node switched roles during the refresh, so which generation answered is unknown; the
+        // version must still have been published by some generation before the answer arrived.
         unattributed++;
+        if (!published.publishedByAny(a.version(), a.receivedMillis())) {
+          unpublished++;
+          example(examples, "N" + a.nodeId() + " (generation changed meanwhile) acknowledged version " + a.version()
+              + (a.probe() ? " (probe)" : "") + " answered at " + a.receivedMillis()
+              + " but no generation had published it in ZooKeeper by then");
+        }
       } else if (!published.publishedBy(a.gen(), a.version(), a.receivedMillis())) {
         unpublished++;
         example(examples, "N" + a.nodeId() + " gen=" + a.gen() + " acknowledged version " + a.version()
@@ -50,7 +61,8 @@ final class SafetyCheck {
     }
     long overlaps = epochOverlaps(acks, examples);
     long backwards = backInTime(searches, examples);
-    return new Result(unpublished, unattributed, overlaps, backwards, acks.size() - unattributed, searches.size(),
+    SearchedContents.Result contents = SearchedContents.check(acks, commits, searches, examples);
+    return new Result(unpublished, unattributed, overlaps, backwards, acks.size(), searches.size(), contents,
         List.copyOf(examples));
   }
 
@@ -126,7 +138,7 @@ final class SafetyCheck {
     return backwards;
   }
 
-  private static void example(List<String> examples, String s) {
+  static void example(List<String> examples, String s) {
     if (examples.size() < MAX_EXAMPLES) {
       examples.add(s);
     }

@@ -8,8 +8,17 @@ import java.util.List;
  * was sent and answered: the {@link SafetyCheck} finds searches that went back in time.
  */
 final class SearchLog {
-  /** One answered search of node {@code nodeId} in its {@code incarnation}-th process. */
-  record Seen(int nodeId, int incarnation, long sentMillis, long receivedMillis, long version) {}
+  /**
+   * One answered search of node {@code nodeId} in its {@code incarnation}-th process; {@code numDocs}
+   * and {@code digest} are the contents it reported (-1 and 0 for a term search, which reports a hit
+   * count only); {@code primary}: it answered as its index's primary.
+   */
+  record Seen(int nodeId, int incarnation, long sentMillis, long receivedMillis, long version, int numDocs, long digest,
+      boolean primary) {
+    boolean hasContents() {
+      return numDocs >= 0;
+    }
+  }
 
   private final List<Seen> seen = new ArrayList<>();
 

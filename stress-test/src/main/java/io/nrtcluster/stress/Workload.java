@@ -138,19 +138,20 @@ final class Workload implements AutoCloseable {
       int incarnation = n.incarnation();
       long sent = System.currentTimeMillis();
       try {
-        long version;
+        SearchLog.Seen seen;
         if (random.nextInt(10) == 0) {
           AgentApi.FingerprintReply f = n.client().fingerprint();
           ledger.contents(n.id(), f.version(), f.numDocs(), f.digest());
-          version = f.version();
+          seen = new SearchLog.Seen(n.id(), incarnation, sent, System.currentTimeMillis(), f.version(), f.numDocs(),
+              f.digest(), f.primary());
         } else {
           String word = words.get(random.nextInt(words.size()));
           AgentApi.SearchReply s = n.client().search(word);
           ledger.hits(n.id(), s.version(), word, s.hits());
-          version = s.version();
+          seen = new SearchLog.Seen(n.id(), incarnation, sent, System.currentTimeMillis(), s.version(), -1, 0, s.primary());
         }
         if (n.incarnation() == incarnation) {
-          searchLog.add(new SearchLog.Seen(n.id(), incarnation, sent, System.currentTimeMillis(), version));
+          searchLog.add(seen);
         }
         searches.incrementAndGet();
       } catch (AgentException e) {

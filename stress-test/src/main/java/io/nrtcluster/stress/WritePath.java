@@ -216,7 +216,8 @@ final class WritePath {
     long start = System.currentTimeMillis();
     try {
       AgentApi.RefreshReply r = t.node().client().refresh(position);
-      acks.add(new AckLog.Ack(t.node().id(), r.gen(), r.version(), start, System.currentTimeMillis(), false));
+      acks.add(new AckLog.Ack(t.node().id(), r.gen(), r.version(), start, System.currentTimeMillis(), false,
+          r.numDocs(), r.digest()));
       refreshes.putIfAbsent(r.version(), new Refresh(start, t.node().id()));
       return r.version();
     } catch (AgentException e) {
@@ -245,7 +246,8 @@ final class WritePath {
         continue;
       }
       try {
-        n.client().commit();
+        AgentApi.RefreshReply c = n.client().commit();
+        acks.commit(new AckLog.Commit(n.id(), c.version(), System.currentTimeMillis()));
         commits.incrementAndGet();
       } catch (AgentException e) {
         LOG.debug("commit on N{} failed: {}", n.id(), e.getMessage());

@@ -30,12 +30,29 @@ public final class AgentApi {
 
   public record WriteReply(int applied, long gen) {}
 
-  /** {@code gen}: the generation the node led while it refreshed; -1 if that changed during the refresh. */
-  public record RefreshReply(long version, long gen) {}
+  /**
+   * {@code gen}: the generation the node led while it refreshed; -1 if that changed during the
+   * refresh. {@code numDocs} and {@code digest}: the contents of the searcher the primary published
+   * at {@code version} ({@link ChaosDocs#fingerprint}), the reference every search of that version
+   * is judged against; {@code numDocs} is -1 when that searcher had already been replaced by a newer
+   * one (and for a commit, whose version no searcher opened).
+   */
+  public record RefreshReply(long version, long gen, int numDocs, long digest) {
+    /** A reply with no contents to judge against. */
+    public static RefreshReply withoutContents(long version, long gen) {
+      return new RefreshReply(version, gen, -1, 0);
+    }
 
-  public record SearchReply(long version, int hits) {}
+    public boolean hasContents() {
+      return numDocs >= 0;
+    }
+  }
 
-  public record FingerprintReply(long version, int numDocs, long digest) {}
+  /** {@code primary}: the node answered as its index's primary (before and after the search). */
+  public record SearchReply(long version, int hits, boolean primary) {}
+
+  /** {@code primary}: the node answered as its index's primary (before and after the search). */
+  public record FingerprintReply(long version, int numDocs, long digest, boolean primary) {}
 
   /** A refused request: {@code error} is the library's error code name (for example NOT_PRIMARY). */
   public record ErrorReply(String error, String message, String primary) {}

@@ -1,6 +1,7 @@
 package io.nrtcluster.stress.agent;
 
 import com.sun.net.httpserver.HttpExchange;
+import io.nrtcluster.election.Role;
 import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.ClusterNodeInternals;
 import io.nrtcluster.node.NrtHost;
@@ -99,15 +100,45 @@ final class AgentServer implements AutoCloseable {
     long genBefore = node.primaryGen();
     long version = position == null ? node.refresh() : node.refresh(position);
     long gen = node.primaryGen() == genBefore ? genBefore : -1;
+    Fingerprint published = gen < 0 ? null : publishedContents(version);
     if (ackUnpublishedEvery > 0 && refreshes.incrementAndGet() % ackUnpublishedEvery == 0) {
       version++;
     }
-    JsonHttp.reply(ex, 200, new AgentApi.RefreshReply(version, gen));
+    JsonHttp.reply(ex, 200, published == null ? AgentApi.RefreshReply.withoutContents(version, gen)
+        : new AgentApi.RefreshReply(version, gen, published.numDocs(), published.digest()));
+  }
+
+  /**
+   * The contents of the searcher this primary published at {@code version}, or null when it
+   * searches another version by now (a concurrent refresh): then nothing is claimed about it.
+   */
+  private Fingerprint publishedContents(long version) throws IOException {
+    IndexSearcher searcher = node.acquireSearcher();
+    try {
+      return ChaosDocs.version(searcher) == version ? fingerprintOf(searcher) : null;
+    } finally {
+      node.releaseSearcher(searcher);
+    }
+  }
+
+  private Fingerprint fingerprintOf(IndexSearcher searcher) throws IOException {
+    long version = ChaosDocs.version(searcher);
+    Fingerprint f;
+    synchronized (fingerprints) {
+      f = fingerprints.get(version);
+    }
+    if (f == null) {
+      f = ChaosDocs.fingerprint(searcher);
+      synchronized (fingerprints) {
+        fingerprints.put(version, f);
+      }
+    }
+    return f;
   }
 
   private void commit(HttpExchange ex) throws Exception {
     node.commit();
-    JsonHttp.reply(ex, 200, new AgentApi.RefreshReply(node.status().commitVersion(), node.primaryGen()));
+    JsonHttp.reply(ex, 200, AgentApi.RefreshReply.withoutContents(node.status().commitVersion(), node.primaryGen()));
   }
 
   private void search(HttpExchange ex) throws Exception {
@@ -115,29 +146,24 @@ final class AgentServer implements AutoCloseable {
     if (word == null) {
       throw new IllegalArgumentException("search needs ?term=");
     }
+    boolean primaryBefore = node.role() == Role.PRIMARY;
     IndexSearcher searcher = node.acquireSearcher();
     try {
-      JsonHttp.reply(ex, 200, new AgentApi.SearchReply(ChaosDocs.version(searcher), ChaosDocs.count(searcher, word)));
+      long version = ChaosDocs.version(searcher);
+      int hits = ChaosDocs.count(searcher, word);
+      JsonHttp.reply(ex, 200, new AgentApi.SearchReply(version, hits, primaryBefore && node.role() == Role.PRIMARY));
     } finally {
       node.releaseSearcher(searcher);
     }
   }
 
   private void fingerprint(HttpExchange ex) throws Exception {
+    boolean primaryBefore = node.role() == Role.PRIMARY;
     IndexSearcher searcher = node.acquireSearcher();
     try {
-      long version = ChaosDocs.version(searcher);
-      Fingerprint f;
-      synchronized (fingerprints) {
-        f = fingerprints.get(version);
-      }
-      if (f == null) {
-        f = ChaosDocs.fingerprint(searcher);
-        synchronized (fingerprints) {
-          fingerprints.put(version, f);
-        }
-      }
-      JsonHttp.reply(ex, 200, new AgentApi.FingerprintReply(f.version(), f.numDocs(), f.digest()));
+      Fingerprint f = fingerprintOf(searcher);
+      JsonHttp.reply(ex, 200, new AgentApi.FingerprintReply(f.version(), f.numDocs(), f.digest(),
+          primaryBefore && node.role() == Role.PRIMARY));
     } finally {
       node.releaseSearcher(searcher);
     }
