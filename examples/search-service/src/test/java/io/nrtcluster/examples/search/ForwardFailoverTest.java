@@ -78,6 +78,8 @@ class ForwardFailoverTest {
         assertThat(reply.json().get("node").asInt()).as(why + ": acknowledged by the new primary").isNotEqualTo(old.nodeId());
         assertThat(took).as(why + ": the forward followed the failover instead of waiting out its %s timeout",
             FORWARD_TIMEOUT).isLessThan(BOUND);
+        assertThat(reply.header(WriteForwarder.ABANDONED)).as(why + ": the reply names the attempt given up on")
+            .hasValueSatisfying(v -> assertThat(v).startsWith(relay.uri().toString()));
 
         // What the new primary acknowledged is there: every survivor finds it at the version it named.
         long version = reply.json().get("version").asLong();
