@@ -14,7 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * A plaintext TCP relay in front of one node's HTTP port whose link can be cut: once {@link #cut},
  * bytes arriving either way are read and dropped, new connections are accepted and never relayed,
  * and no close is passed on. That is what a partition that drops packets looks like to an HTTP
- * client: the request goes out and nothing ever comes back, until the client's own timeout.
+ * client: the request goes out and nothing ever comes back, until the client's own timeout. Once
+ * {@link #refuse}d, it is a node whose port nothing listens on: open connections are reset and new
+ * ones refused.
  */
 final class CuttableRelay implements AutoCloseable {
   private final ServerSocket server;
@@ -36,6 +38,20 @@ final class CuttableRelay implements AutoCloseable {
   /** Drops everything from now on, both ways, on every connection open or future. */
   void cut() {
     cut = true;
+  }
+
+  /** Resets every connection and refuses new ones from now on. */
+  void refuse() throws IOException {
+    cut = true;
+    server.close();
+    for (Socket s : sockets) {
+      try {
+        s.setSoLinger(true, 0);
+      } catch (IOException e) {
+        // Closed already.
+      }
+      closeQuietly(s);
+    }
   }
 
   private void accept() {

@@ -12,17 +12,19 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A write sent through a replica while the primary is cut off from both replicas (ZooKeeper still
  * reachable): the replicas depose the primary within a second or two, and the write must be
  * acknowledged by the new primary then, not after the forward's timeout. Real nodes, ZooKeeper,
  * sockets: the primary's replication frames are held back a minute (the transport's "linkDelay"
- * point) and its HTTP port is reached through a relay that drops everything once cut, so the
- * forward to it hangs as over a partition.
+ * point) and its HTTP port is reached through a relay that, once cut, drops everything (the forward
+ * to it hangs as over a partition) or refuses and resets every connection (as a port nothing
+ * listens on: the forward fails at once, and must wait for the failover rather than give up).
  */
 @Timeout(value = 150, unit = TimeUnit.SECONDS)
 class ForwardFailoverTest {
@@ -31,10 +33,19 @@ class ForwardFailoverTest {
   /** A third of the forward timeout; a failover here (suspicion 500 ms, settle 200 ms) takes about a second. */
   static final Duration BOUND = Duration.ofSeconds(10);
 
+  /** How the primary's HTTP link fails. */
+  enum HttpCut {
+    /** Packets dropped: the forward hangs. */
+    DROP,
+    /** Connections reset and refused: the forward fails at once. */
+    REFUSE
+  }
+
   @TempDir Path dir;
 
-  @Test
-  void aWriteThroughAReplicaIsAcknowledgedByTheNewPrimaryWhenTheOldOneIsCutOff() throws Exception {
+  @ParameterizedTest
+  @EnumSource(HttpCut.class)
+  void aWriteThroughAReplicaIsAcknowledgedByTheNewPrimaryWhenTheOldOneIsCutOff(HttpCut httpCut) throws Exception {
     long seed = SearchServiceEndToEndTest.seed();
     System.out.println("ForwardFailoverTest seed " + seed);
     Random random = new Random(seed);
@@ -68,11 +79,15 @@ class ForwardFailoverTest {
 
         long cutAt = System.nanoTime();
         old.host().transport().updateLinkDelay(FaultInjection.MAX_LINK_DELAY_MILLIS);
-        relay.cut();
+        if (httpCut == HttpCut.DROP) {
+          relay.cut();
+        } else {
+          relay.refuse();
+        }
         Http.Reply reply = http.post(through.httpUrl(), "/indexes/docs/docs?refresh=true",
             SearchServiceEndToEndTest.docs(random, 10, 20, true), FORWARD_TIMEOUT.multipliedBy(3));
         Duration took = Duration.ofNanos(System.nanoTime() - cutAt);
-        System.out.println("ForwardFailoverTest: the write through N" + through.nodeId() + " was answered " + took
+        System.out.println("ForwardFailoverTest " + httpCut + ": the write through N" + through.nodeId() + " was answered " + took
             + " after the cut, status " + reply.status() + ": " + reply.text());
         assertThat(reply.status()).as(why + ": answered after %s: %s", took, reply.text()).isEqualTo(200);
         assertThat(reply.json().get("node").asInt()).as(why + ": acknowledged by the new primary").isNotEqualTo(old.nodeId());
