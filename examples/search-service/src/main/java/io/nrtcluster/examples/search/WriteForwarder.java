@@ -119,6 +119,7 @@ final class WriteForwarder implements AutoCloseable {
     private final long deadline;
     private final List<Abandoned> abandoned = new ArrayList<>();
     private long nextLook = FIRST_LOOK_NANOS;
+    private String lastPrimary;
 
     private Forward(HostedIndex index, long deadline) {
       this.index = index;
@@ -142,6 +143,11 @@ final class WriteForwarder implements AutoCloseable {
      * Throws a 503 {@link ApiError#NO_PRIMARY} once the deadline has passed.
      */
     Optional<Relayed> attempt(String primaryAddress, String rawQuery, byte[] body, CompletableFuture<Void> change) {
+      if (!Objects.equals(primaryAddress, lastPrimary)) {
+        // A new primary is often still opening (it answers 503 for a moment): look again soon.
+        lastPrimary = primaryAddress;
+        nextLook = FIRST_LOOK_NANOS;
+      }
       if (primaryAddress == null) {
         awaitView(change, "index " + index.name() + " has no primary right now");
         return Optional.empty();
