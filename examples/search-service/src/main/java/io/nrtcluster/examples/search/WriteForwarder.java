@@ -5,17 +5,20 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.node.ClusterNode;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -41,7 +44,8 @@ import java.util.concurrent.TimeoutException;
  * write this API has), and what a deposed primary took but never replicated is dropped when it steps
  * down (it rolls back to its last commit), while what it did replicate is the same batch again; a
  * deposed primary cannot publish a write it takes after the new epoch began (the election's fence).
- * The reply names every abandoned attempt in {@value #ABANDONED} (target and why); writes of the
+ * The reply names every abandoned attempt in {@value #ABANDONED} (target and why: {@link Abandon}
+ * says which may have been applied there); writes of the
  * same id by different clients racing a failover have no defined order, as without one.
  *
  * <p>One hop only: a forwarded request carries {@value #FORWARDED_BY}, and a node that receives
@@ -57,14 +61,27 @@ final class WriteForwarder implements AutoCloseable {
   private static final long FIRST_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
   private static final long MAX_LOOK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-  /** Why an attempt sent to a primary was given up on; each is retried against the view of then. */
+  /** Why an attempt at a primary was given up on; each is retried against the view of then. */
   enum Abandon {
     /** The view named another primary (or this node) while the attempt waited: it may have been applied there. */
-    VIEW_CHANGED,
-    /** The connection failed: it may have been applied there if the request had gone out. */
-    UNREACHABLE,
+    VIEW_CHANGED(true),
+    /** The connection failed after it was made: it may have been applied there if the request had gone out. */
+    UNREACHABLE(true),
+    /** No connection could be made: the request never went out. */
+    REFUSED(false),
     /** The target answered that it is not the primary (any more): not applied there. */
-    NOT_PRIMARY_THERE;
+    NOT_PRIMARY_THERE(false);
+
+    private final boolean mayHaveApplied;
+
+    Abandon(boolean mayHaveApplied) {
+      this.mayHaveApplied = mayHaveApplied;
+    }
+
+    /** Whether the primary given up on may have taken the batch. */
+    boolean mayHaveApplied() {
+      return mayHaveApplied;
+    }
 
     String code() {
       return name().toLowerCase(java.util.Locale.ROOT);
@@ -117,7 +134,8 @@ final class WriteForwarder implements AutoCloseable {
   final class Forward {
     private final HostedIndex index;
     private final long deadline;
-    private final List<Abandoned> abandoned = new ArrayList<>();
+    /** Each (target, reason) once: a primary that stays unreachable is tried again and again. */
+    private final Set<Abandoned> abandoned = new LinkedHashSet<>();
     private long nextLook = FIRST_LOOK_NANOS;
     private String lastPrimary;
 
@@ -175,7 +193,8 @@ final class WriteForwarder implements AutoCloseable {
       } catch (IOException e) {
         // Perhaps a restarted primary that listens elsewhere now: look its address up again next time.
         addresses.forget(primaryAddress);
-        giveUp(http.get(), Abandon.UNREACHABLE, e.toString());
+        boolean neverSent = e instanceof ConnectException || e instanceof HttpConnectTimeoutException;
+        giveUp(http.get(), neverSent ? Abandon.REFUSED : Abandon.UNREACHABLE, e.toString());
         awaitView(change, "the primary of index " + index.name() + " at " + http.get() + " did not answer (" + e + ")");
         return Optional.empty();
       }
@@ -286,8 +305,10 @@ final class WriteForwarder implements AutoCloseable {
     }
 
     private String abandonedNote() {
-      return abandoned.isEmpty() ? "; the batch was not forwarded anywhere" : "; the batch may or may not have been applied by "
-          + abandoned + ", and retrying it is safe (documents are replaced by id)";
+      List<URI> maybe = abandoned.stream().filter(a -> a.why().mayHaveApplied()).map(Abandoned::target)
+          .distinct().toList();
+      return maybe.isEmpty() ? "; the batch was not applied anywhere" : "; the batch may or may not have been applied by "
+          + maybe + ", and retrying it is safe (documents are replaced by id)";
     }
 
     private String describeView() {
