@@ -43,7 +43,10 @@ import java.time.Duration;
  *     not waited for, since it copies nothing more; the wait for the others stays bounded by {@code
  *     closeTimeout}. Set it to the replicas' suspicion delay when they send heartbeats (what they
  *     wait before suspecting this primary); zero (the default) judges no replica by its silence and
- *     waits for every open connection's copy, as replicas without heartbeats may be silent while alive
+ *     waits for every open connection's copy, as replicas without heartbeats may be silent while alive.
+ *     A replica on a link too slow to carry its heartbeat within it (or this primary stalled that
+ *     long) is judged cut off, as it would judge this primary: its copy is cut short and it copies
+ *     again from the next primary, which costs bytes, never data
  */
 @Stable
 public record PrimaryConfig(
