@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Timeout;
@@ -18,9 +19,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A write sent through a replica while the primary is cut off from both replicas (ZooKeeper still
- * reachable): the replicas depose the primary within a second or two, and the write must be
- * acknowledged by the new primary then, not after the forward's timeout. Real nodes, ZooKeeper,
+ * Writes sent through the replicas while the primary is cut off from both (ZooKeeper still
+ * reachable): the replicas depose the primary within a second or two, and each write must be
+ * acknowledged by the new primary then, not after the forward's timeout; the replica that takes
+ * over applies the write it was forwarding itself. Real nodes, ZooKeeper,
  * sockets: the primary's replication frames are held back a minute (the transport's "linkDelay"
  * point) and its HTTP port is reached through a relay that, once cut, drops everything (the forward
  * to it hangs as over a partition) or refuses and resets every connection (as a port nothing
@@ -84,28 +86,38 @@ class ForwardFailoverTest {
         } else {
           relay.refuse();
         }
-        Http.Reply reply = http.post(through.httpUrl(), "/indexes/docs/docs?refresh=true",
-            SearchServiceEndToEndTest.docs(random, 10, 20, true), FORWARD_TIMEOUT.multipliedBy(3));
-        Duration took = Duration.ofNanos(System.nanoTime() - cutAt);
-        System.out.println("ForwardFailoverTest " + httpCut + ": the write through N" + through.nodeId() + " was answered " + took
-            + " after the cut, status " + reply.status() + ": " + reply.text());
-        assertThat(reply.status()).as(why + ": answered after %s: %s", took, reply.text()).isEqualTo(200);
-        assertThat(reply.json().get("node").asInt()).as(why + ": acknowledged by the new primary").isNotEqualTo(old.nodeId());
-        assertThat(took).as(why + ": the forward followed the failover instead of waiting out its %s timeout",
-            FORWARD_TIMEOUT).isLessThan(BOUND);
-        assertThat(reply.header(WriteForwarder.ABANDONED)).as(why + ": the reply names the attempt given up on")
-            .hasValueSatisfying(v -> assertThat(v).startsWith(relay.uri().toString()));
+        // Through both replicas at once: one of them takes over and applies its write itself.
+        List<SearchNode> replicas = nodes.stream().filter(n -> n != old).toList();
+        List<CompletableFuture<Http.Reply>> sent = new ArrayList<>();
+        for (int i = 0; i < replicas.size(); i++) {
+          SearchNode r = replicas.get(i);
+          Object batch = SearchServiceEndToEndTest.docs(random, 10 + 10 * i, 20 + 10 * i, true);
+          sent.add(CompletableFuture.supplyAsync(() -> http.post(r.httpUrl(), "/indexes/docs/docs?refresh=true", batch,
+              FORWARD_TIMEOUT.multipliedBy(3))));
+        }
+        long version = -1;
+        for (int i = 0; i < replicas.size(); i++) {
+          Http.Reply reply = sent.get(i).get();
+          Duration took = Duration.ofNanos(System.nanoTime() - cutAt);
+          System.out.println("ForwardFailoverTest " + httpCut + ": the write through N" + replicas.get(i).nodeId()
+              + " was answered within " + took + " of the cut, status " + reply.status() + ": " + reply.text());
+          assertThat(reply.status()).as(why + ": answered within %s: %s", took, reply.text()).isEqualTo(200);
+          assertThat(reply.json().get("node").asInt()).as(why + ": acknowledged by the new primary").isNotEqualTo(old.nodeId());
+          assertThat(took).as(why + ": the forward followed the failover instead of waiting out its %s timeout",
+              FORWARD_TIMEOUT).isLessThan(BOUND);
+          assertThat(reply.header(WriteForwarder.ABANDONED)).as(why + ": the reply names the attempt given up on")
+              .hasValueSatisfying(v -> assertThat(v).startsWith(relay.uri().toString()));
+          version = Math.max(version, reply.json().get("version").asLong());
+        }
 
-        // What the new primary acknowledged is there: every survivor finds it at the version it named.
-        long version = reply.json().get("version").asLong();
-        for (SearchNode n : nodes) {
-          if (n != old) {
-            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-              Http.Reply found = http.get(n.httpUrl(), "/indexes/docs/search?q=common&size=100&min_version=" + version);
-              assertThat(found.status()).as(why + " N%d: %s", n.nodeId(), found.text()).isEqualTo(200);
-              assertThat(SearchServiceEndToEndTest.ids(found.json())).as(why).contains("d10", "d19");
-            });
-          }
+        // What the new primary acknowledged is there: every survivor finds both batches.
+        long newest = version;
+        for (SearchNode n : replicas) {
+          await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            Http.Reply found = http.get(n.httpUrl(), "/indexes/docs/search?q=common&size=100&min_version=" + newest);
+            assertThat(found.status()).as(why + " N%d: %s", n.nodeId(), found.text()).isEqualTo(200);
+            assertThat(SearchServiceEndToEndTest.ids(found.json())).as(why).contains("d10", "d19", "d20", "d29");
+          });
         }
       } finally {
         old.host().transport().updateLinkDelay(0);
