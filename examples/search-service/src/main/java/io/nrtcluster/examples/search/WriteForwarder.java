@@ -228,12 +228,14 @@ final class WriteForwarder implements AutoCloseable {
           if (response.isDone()) {
             return response.get();
           }
+          // Re-armed before the view is read, so that a change right after the read is not missed.
+          CompletableFuture<Void> next = watch();
           ClusterNode node = index.node();
           if (node.isWritablePrimary() || !Objects.equals(primaryAddress, node.primaryAddress())) {
             response.cancel(true);
             return null;
           }
-          watched = watch();
+          watched = next;
         }
       } catch (TimeoutException e) {
         response.cancel(true);
