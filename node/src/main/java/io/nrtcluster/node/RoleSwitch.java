@@ -8,13 +8,9 @@ import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.PrimaryInfo;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.primary.Primary;
-import io.nrtcluster.primary.PrimaryConfig;
 import io.nrtcluster.replica.Replica;
-import io.nrtcluster.replica.ReplicaConfig;
 import io.nrtcluster.transport.NodeAddress;
 import java.io.IOException;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.function.ObjLongConsumer;
 import java.util.function.Supplier;
 
@@ -34,7 +30,7 @@ import java.util.function.Supplier;
 final class RoleSwitch implements ElectionListener {
   private final NrtHost host;
   private final IndexSettings settings;
-  private final Path dataDir;
+  private final RoleConfigs configs;
   private final NodeLog log;
   private final Supplier<IndexMetrics> metrics;
   private final ObjLongConsumer<Role> afterSwitch;
@@ -49,7 +45,7 @@ final class RoleSwitch implements ElectionListener {
   RoleSwitch(NrtHost host, IndexSettings settings, NodeLog log, Supplier<IndexMetrics> metrics, ObjLongConsumer<Role> afterSwitch) {
     this.host = host;
     this.settings = settings;
-    this.dataDir = host.config().dataDir().resolve(settings.name());
+    this.configs = new RoleConfigs(host.config(), settings, host.config().dataDir().resolve(settings.name()));
     this.log = log;
     this.metrics = metrics;
     this.afterSwitch = afterSwitch;
@@ -84,38 +80,13 @@ final class RoleSwitch implements ElectionListener {
   }
 
   private Replica openReplica(NodeAddress primaryAddress) throws IOException {
-    Replica r = Replica.open(replicaConfig(primaryAddress), host.transport(), metrics.get().replicaObserver(), host.executors());
+    Replica r = Replica.open(configs.replica(host.nodeId(), primaryAddress), host.transport(),
+        metrics.get().replicaObserver(), host.executors());
     if (host.config().failoverOnSuspicion()) {
       // The failure detector's input (PrimarySuspicion): pings keep the last contact fresh.
       r.startHeartbeat(host.config().heartbeatInterval());
     }
     return r;
-  }
-
-  private ReplicaConfig replicaConfig(NodeAddress primaryAddress) {
-    return host.config().replicaTuning().applyTo(ReplicaConfig.builder())
-        .nodeId(host.nodeId())
-        .cluster(host.config().cluster())
-        .index(settings.name())
-        .dataDir(dataDir)
-        .primary(primaryAddress)
-        .reconnectMin(Duration.ofMillis(50))
-        .reconnectMax(Duration.ofSeconds(2))
-        .transport(host.config().transport())
-        .build();
-  }
-
-  private PrimaryConfig primaryConfig(long primaryGen, long forceVersion) {
-    return PrimaryConfig.builder()
-        .nodeId(host.nodeId())
-        .cluster(host.config().cluster())
-        .index(settings.name())
-        .dataDir(dataDir)
-        .bindHost(host.config().bindHost())
-        .primaryGen(primaryGen)
-        .forcePrimaryVersion(forceVersion)
-        .transport(host.config().transport())
-        .build();
   }
 
   @Override
@@ -137,7 +108,7 @@ final class RoleSwitch implements ElectionListener {
             r.closeWithoutCommit();
           }
         }
-        p = Primary.open(primaryConfig(primaryGen, forceVersion), settings.writerConfig().get(), host.transport(), host.executors());
+        p = Primary.open(configs.primary(host.nodeId(), primaryGen, forceVersion), settings.writerConfig().get(), host.transport(), host.executors());
         p.setObserver(metrics.get().primaryObserver());
         IndexElection e = election;
         p.setPublishGate(e::publishVersion);

@@ -6,6 +6,7 @@ import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.transport.Connection;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -313,6 +314,51 @@ final class CopyStateRegistry {
       log.debug("reading the current point for the lease bound failed: {}", e.toString());
       return Set.of();
     }
+  }
+
+  /** What a close waited for: copies still in progress at its end, and those it did not wait for. */
+  record Awaited(int inProgress, int silent) {}
+
+  /**
+   * Waits until no replica that can still be copying holds a copy-state, or until {@code
+   * deadlineNanos}. A copy-state counts while its owner's connection is open and, when {@code
+   * silence} is positive, was read from within it: a replica cut off (its heartbeats and requests
+   * stopped, its close never arrived) finishes no copy, and waiting on it only holds the close up.
+   */
+  Awaited awaitCopies(long deadlineNanos, Duration silence) {
+    Awaited now = awaited(silence);
+    while (now.inProgress() > 0 && System.nanoTime() - deadlineNanos < 0) {
+      try {
+        synchronized (this) {
+          // A poll: releases come from many paths, none of which need to wake this.
+          wait(20);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+      now = awaited(silence);
+    }
+    return now;
+  }
+
+  private Awaited awaited(Duration silence) {
+    long silenceNanos = silence.toNanos();
+    long now = System.nanoTime();
+    int inProgress = 0;
+    int silent = 0;
+    for (Held h : held.values()) {
+      Connection owner = h.owner();
+      if (owner == null || !owner.isOpen()) {
+        continue;
+      }
+      if (silenceNanos > 0 && now - owner.lastReadNanos() >= silenceNanos) {
+        silent++;
+      } else {
+        inProgress++;
+      }
+    }
+    return new Awaited(inProgress, silent);
   }
 
   /** How many copy-states are held right now, leased ones included. */

@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * <p>Guarantees: a replica can only ever fetch files of a point-in-time this primary handed out and
  * still holds; every copy-state handed out is released (by the replica, on disconnect, or on close);
  * versions published by this data directory never repeat, even across restarts; {@link #close()}
- * waits at most {@code closeTimeout} for copies in progress and then rolls back uncommitted changes,
+ * waits at most {@code closeTimeout} for copies in progress (none of a replica silent for {@code
+ * peerSilence}: a cut-off replica does not hold a step-down up) and then rolls back uncommitted changes,
  * exactly like closing a Lucene {@code PrimaryNode} (call {@link #commit()} first to keep them).
  *
  * <pre>{@code
@@ -556,8 +557,9 @@ public final class Primary implements Closeable {
   }
 
   /**
-   * Stops serving: waits up to {@code closeTimeout} for replicas to finish their copies, then drops
-   * their connections, releases what they still hold and closes the writer without committing.
+   * Stops serving: waits up to {@code closeTimeout} for replicas to finish their copies (not for
+   * those silent for {@code peerSilence}: cut off, they copy nothing), then drops their connections,
+   * releases what they still hold and closes the writer without committing.
    */
   @Override
   public void close() throws IOException {
@@ -567,20 +569,14 @@ public final class Primary implements Closeable {
     endpoint.beginClose();
     // A replica that dropped will not be served again: its leased copy-state is not worth waiting for.
     copyStates.endLeases();
-    long deadline = System.nanoTime() + config.closeTimeout().toNanos();
-    synchronized (this) {
-      // Bounded wait for copies in progress; replicas release their copy-states when done.
-      while (copyStates.size() > 0 && System.nanoTime() < deadline) {
-        try {
-          wait(20);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          break;
-        }
-      }
+    CopyStateRegistry.Awaited left = copyStates.awaitCopies(System.nanoTime() + config.closeTimeout().toNanos(),
+        config.peerSilence());
+    if (left.inProgress() > 0) {
+      log.warn("closing with {} copies still in progress after {}", left.inProgress(), config.closeTimeout());
     }
-    if (copyStates.size() > 0) {
-      log.warn("closing with {} copies still in progress after {}", copyStates.size(), config.closeTimeout());
+    if (left.silent() > 0) {
+      log.warn("closing without waiting for {} copies of replicas silent for {} or more (cut off?)", left.silent(),
+          config.peerSilence());
     }
     preCopier.close();
     verifier.close();

@@ -38,6 +38,15 @@ import java.time.Duration;
  * @param maxLeasedBytes most bytes kept on disk by leases only: the files of leased copy-states that
  *     the primary's current point no longer uses, measured when a lease starts (4 GiB by default); past
  *     it the oldest leases are released
+ * @param peerSilence the failure detector of {@code close()}: a replica this primary has read nothing
+ *     from for this long (no heartbeat, no request: cut off, or gone without its close arriving) is
+ *     not waited for, since it copies nothing more; the wait for the others stays bounded by {@code
+ *     closeTimeout}. Set it to the replicas' suspicion delay when they send heartbeats (what they
+ *     wait before suspecting this primary); zero (the default) judges no replica by its silence and
+ *     waits for every open connection's copy, as replicas without heartbeats may be silent while alive.
+ *     A replica on a link too slow to carry its heartbeat within it (or this primary stalled that
+ *     long) is judged cut off, as it would judge this primary: its copy is cut short and it copies
+ *     again from the next primary, which costs bytes, never data
  */
 @Stable
 public record PrimaryConfig(
@@ -56,7 +65,8 @@ public record PrimaryConfig(
     TransportConfig transport,
     Duration copyStateLease,
     int maxCopyStateLeases,
-    long maxLeasedBytes) {
+    long maxLeasedBytes,
+    Duration peerSilence) {
 
   /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
   @Internal
@@ -83,6 +93,10 @@ public record PrimaryConfig(
     }
     Checks.inRange("maxCopyStateLeases", maxCopyStateLeases, 1, 1024);
     Checks.inRange("maxLeasedBytes", maxLeasedBytes, 0, Long.MAX_VALUE);
+    Checks.notNull("peerSilence", peerSilence);
+    if (peerSilence.isNegative()) {
+      throw new IllegalArgumentException("peerSilence must not be negative, got " + peerSilence);
+    }
   }
 
   /** Longest {@link #copyStateLease}: a lease pins files, and a replica gone for that long copies afresh anyway. */
@@ -125,6 +139,7 @@ public record PrimaryConfig(
     private Duration copyStateLease = Duration.ofSeconds(15);
     private int maxCopyStateLeases = 8;
     private long maxLeasedBytes = 4L << 30;
+    private Duration peerSilence = Duration.ZERO;
 
     public Builder nodeId(int v) {
       nodeId = v;
@@ -209,10 +224,16 @@ public record PrimaryConfig(
       return this;
     }
 
+    /** See {@link PrimaryConfig#peerSilence()}; zero waits for every connected replica's copy. */
+    public Builder peerSilence(Duration v) {
+      peerSilence = v;
+      return this;
+    }
+
     public PrimaryConfig build() {
       return new PrimaryConfig(nodeId, cluster, index, dataDir, bindHost, port, primaryGen, forcePrimaryVersion,
           preCopyTimeout, preCopyKeepAlive, closeTimeout, maxFullFlushMergeWait, transport, copyStateLease,
-          maxCopyStateLeases, maxLeasedBytes);
+          maxCopyStateLeases, maxLeasedBytes, peerSilence);
     }
   }
 }

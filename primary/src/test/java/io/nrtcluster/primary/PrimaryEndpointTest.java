@@ -19,6 +19,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -168,6 +172,38 @@ class PrimaryEndpointTest {
     p.close(); // waits closeTimeout for the copies, then releases them
     assertThat(p.copyStatesHeld()).isZero();
     await().atMost(WAIT).until(() -> !r.connection().isOpen());
+  }
+
+  @Test
+  void closeWaitsForTheCopyOfAReplicaItHearsFromButNotForOneSilentForPeerSilence() throws Exception {
+    Primary p = TestPrimaries.open(TestPrimaries.config(dir).closeTimeout(Duration.ofSeconds(30))
+        .peerSilence(Duration.ofMillis(300)).build());
+    closeables.add(p);
+    TestPrimaries.addSegments(p, 1, 5);
+    // Holds a copy-state and then says nothing, its connection open: a replica cut off mid-copy.
+    FakeReplica silent = replica(p, 7);
+    silent.copyState();
+    // Pings as a replica's heartbeat does and releases its copy-state a second later: a copy under way.
+    FakeReplica live = replica(p, 8);
+    Message.CopyStateReply held = live.copyState();
+    ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor();
+    closeables.add(heartbeat::shutdownNow);
+    heartbeat.scheduleAtFixedRate(() -> live.connection().request(Message.Ping::new), 0, 50, TimeUnit.MILLISECONDS);
+    AtomicLong releaseSentAt = new AtomicLong();
+    heartbeat.schedule(() -> {
+      releaseSentAt.set(System.nanoTime());
+      live.release(held.copyStateId());
+      return null;
+    }, 1, TimeUnit.SECONDS);
+
+    long start = System.nanoTime();
+    p.close();
+    long closedAt = System.nanoTime();
+    assertThat(releaseSentAt.get()).as("the close waited for the copy of the replica it hears from")
+        .isPositive().isLessThan(closedAt);
+    assertThat(Duration.ofNanos(closedAt - start)).as("not for the silent one's, until its 30 s closeTimeout")
+        .isLessThan(Duration.ofSeconds(10));
+    assertThat(p.copyStatesHeld()).isZero();
   }
 
   @Test

@@ -17,6 +17,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -87,8 +88,11 @@ public final class SearchNode implements Closeable {
       URI http = httpUri(config.httpHost(), server.getAddress().getPort());
       host.setMemberMetadata(HttpAddressBook.metadata(http));
       Map<String, HostedIndex> indexes = new LinkedHashMap<>();
+      PrimaryViews views = new PrimaryViews();
+      RoleListener[] all = Arrays.copyOf(listeners, listeners.length + 1);
+      all[listeners.length] = views;
       for (String name : config.indexes()) {
-        ClusterNode node = host.openIndex(IndexSettings.standard(name), listeners);
+        ClusterNode node = host.openIndex(IndexSettings.standard(name), all);
         NodeLog indexLog = new NodeLog(LoggerFactory.getLogger(PointInTimeSearchers.class), "N" + nodeId + "/" + name,
             node::primaryGen);
         PointInTimeSearchers searchers = new PointInTimeSearchers(node, indexLog, config.pointInTimeMaxAge(),
@@ -104,7 +108,8 @@ public final class SearchNode implements Closeable {
 
       List<ClusterNode> nodes = indexes.values().stream().map(HostedIndex::node).toList();
       HttpAddressBook addresses = new HttpAddressBook(() -> nodes);
-      WriteForwarder forwarder = new WriteForwarder(addresses, nodeId, config.forwardTimeout());
+      WriteForwarder forwarder = new WriteForwarder(addresses, views, nodeId, host.address().toString(),
+          config.forwardTimeout(), log);
       started.add(forwarder::close);
 
       Map<String, HostedIndex> hosted = Collections.unmodifiableMap(indexes);

@@ -22,7 +22,8 @@ import java.util.List;
  * @param pointInTimeMaxVersions how many recent points-in-time a node keeps at most
  * @param refreshInterval how often the primary publishes a new point-in-time by itself
  * @param pollInterval how often a node looks for a new point-in-time to keep (in every role)
- * @param forwardTimeout bound of a write forwarded to the primary
+ * @param forwardTimeout bound of a write forwarded to the primary, a failover it follows included (the
+ *     forward goes to the new primary as soon as the cluster names it: {@link WriteForwarder})
  * @param maxVersionWait longest wait of a search for {@code min_version}
  * @param httpThreads threads serving HTTP requests
  */

@@ -32,13 +32,18 @@ final class Http implements AutoCloseable {
   }
 
   Reply post(URI base, String pathAndQuery, Object body) {
+    return post(base, pathAndQuery, body, Duration.ofSeconds(30));
+  }
+
+  /** As {@link #post(URI, String, Object)}, waiting at most {@code timeout} for the reply. */
+  Reply post(URI base, String pathAndQuery, Object body, Duration timeout) {
     String text;
     try {
       text = body instanceof String s ? s : JSON.writeValueAsString(body);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return send(HttpRequest.newBuilder(base.resolve(pathAndQuery)).timeout(Duration.ofSeconds(30))
+    return send(HttpRequest.newBuilder(base.resolve(pathAndQuery)).timeout(timeout)
         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(text)).build());
   }
 
