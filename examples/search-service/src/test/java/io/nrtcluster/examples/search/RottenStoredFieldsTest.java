@@ -31,13 +31,14 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Bit rot in a running replica's stored sources, as a new user meets it (issue 26): the high bit of
- * one byte inside the stored fields of its compound file flips and the file's timestamps are put
- * back. A search over the rotten block is a 503 {@code corrupt_read} with {@code Retry-After}, never
- * a 500: a source that is not valid JSON is reported through {@code ClusterNode.reportUnreadable}
- * (a codec's own failure through {@code ClusterNode.storedFields}); the replica finds the file
- * corrupt, copies it again, and answers with every document intact. Before, the page was a {@code
- * 500 internal error: JsonParseException} and the replica kept serving the rotten file.
+ * Bit rot in a running node's stored sources, as a new user meets it (issue 26): the high bit of one
+ * byte inside the stored fields of its compound file flips and the file's timestamps are put back.
+ * A search over the rotten block is a 503 {@code corrupt_read} with {@code Retry-After}, never a
+ * 500: a source that is not valid JSON is reported through {@code ClusterNode.reportUnreadable} (a
+ * codec's own failure through {@code ClusterNode.storedFields}); a replica finds the file corrupt and
+ * copies it again, a primary steps down and copies it from its successor; then every document reads
+ * intact. Before, the page was a {@code 500 internal error} ({@code JsonParseException} or {@code
+ * ArrayIndexOutOfBoundsException}) and the node kept serving the rotten file.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RottenStoredFieldsTest {
@@ -51,8 +52,18 @@ class RottenStoredFieldsTest {
 
   @Test
   void aSourceRottenOnAReplicaIsA503WithRetryAfterAndTheReplicaCopiesTheFileAgain() throws Exception {
+    rotOn(2);
+  }
+
+  @Test
+  void aSourceRottenOnThePrimaryIsA503AndThePrimaryStepsDownAndCopiesTheFileFromItsSuccessor() throws Exception {
+    rotOn(1);
+  }
+
+  /** Node 1 leads, node 2 follows; node {@code victim}'s stored sources rot. */
+  private void rotOn(int victim) throws Exception {
     long seed = SearchServiceEndToEndTest.seed();
-    System.out.println("RottenStoredFieldsTest seed " + seed);
+    System.out.println("RottenStoredFieldsTest seed " + seed + ", rot on N" + victim);
     Random random = new Random(seed);
     String why = "seed " + seed;
     try (TestingServer zk = new TestingServer(true);
@@ -75,13 +86,14 @@ class RottenStoredFieldsTest {
       Http.Reply written = http.post(primary.httpUrl(), "/indexes/docs/docs?refresh=true", docs);
       assertThat(written.status()).as(why + ": %s", written.text()).isEqualTo(200);
       long version = written.json().get("version").asLong();
-      URI url = replica.httpUrl();
+      SearchNode rotting = victim == 1 ? primary : replica;
+      URI url = rotting.httpUrl();
       String all = "/indexes/docs/search?size=" + DOCS;
-      Http.Reply before = http.get(url, all + "&min_version=" + version);
+      Http.Reply before = http.get(replica.httpUrl(), all + "&min_version=" + version);
       assertThat(before.status()).as(why + ": %s", before.text()).isEqualTo(200);
       assertThat(sources(before.json())).as(why).isEqualTo(expected(docs));
 
-      Path index = dir.resolve("n2").resolve("docs").resolve("index");
+      Path index = dir.resolve("n" + victim).resolve("docs").resolve("index");
       Http.Reply rotten = null;
       for (int attempt = 0; attempt < 3 && rotten == null; attempt++) {
         flipHighBitInStoredFields(index, random);
@@ -93,16 +105,23 @@ class RottenStoredFieldsTest {
       HttpApiErrorsTest.assertError(rotten, 503, "corrupt_read", "retry");
       assertThat(rotten.header("Retry-After")).as(why).isPresent();
 
-      await(why + ": the replica copies the file again and every source is intact").atMost(Duration.ofSeconds(60))
+      if (victim == 1) {
+        await(why + ": the other node leads").atMost(Duration.ofSeconds(60)).until(() -> replica.index("docs").isWritablePrimary());
+      }
+      await(why + ": N" + victim + " copies the file again and every source is intact").atMost(Duration.ofSeconds(60))
           .pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
             Http.Reply r = http.get(url, all);
             assertThat(r.status()).as(why + ": never a 500: %s", r.text()).isIn(200, 503);
             assertThat(r.status()).as(r.text()).isEqualTo(200);
             assertThat(sources(r.json())).isEqualTo(expected(docs));
           });
+      assertThat(rotting.index("docs").integrity().corruptFiles()).as(why).isEmpty();
       String metrics = http.get(url, "/metrics").text();
       assertThat(counter(metrics, "nrt_search_unreadable_total")).as(why + ": reported through the library").isPositive();
       assertThat(counter(metrics, "nrt_replica_corrupt_files_found_total{found_by=\"read\"")).as(why).isEqualTo(1);
+      if (victim == 1) {
+        assertThat(counter(metrics, "nrt_primary_writer_lost_total")).as(why + ": a tragic event").isEqualTo(1);
+      }
     }
   }
 
