@@ -711,20 +711,15 @@ public final class Replica implements Closeable {
     return integrity.corruptFiles();
   }
 
-  /**
-   * A read of this replica's searcher failed and {@code fileName} then failed its whole checksum:
-   * repaired as when the scrub finds it (quarantined, copied again; {@link #corruptFiles()} names it
-   * until then). Returns at once; the repair runs on the replica's own executor.
-   */
+  /** A read failed, then {@code fileName} its checksum: repaired as after the scrub, on the replica's own executor. */
   public void corruptFileRead(String fileName) {
     readRepairs.submit(fileName);
   }
 
   /**
-   * Quarantines corrupt {@code fileName} found by the scrub or after a read: stops serving the
-   * searcher that reads it at once (no earlier searcher stands in: it may read the same bytes),
-   * reopens the index from what is verified, and lets the catch-up copy the rest from the primary.
-   * Runs on the scrub's or the read repairs' executor.
+   * Quarantines corrupt {@code fileName} found by the scrub or after a read: stops serving the searcher
+   * that reads it at once (no earlier searcher stands in: it may read the same bytes), reopens the index
+   * from what is verified, and lets the catch-up copy the rest from the primary. Runs on their executors.
    */
   private void repair(String fileName, boolean byScrub) {
     try {
