@@ -244,10 +244,11 @@ public final class ClusterNode implements Closeable {
 
   /**
    * The stored fields of {@code searcher} (one of this node's), for reading the documents of hits:
-   * a read that fails on possibly corrupt bytes (Lucene's {@code CorruptIndexException}, a read past
-   * a file's end, or any runtime error of the codec, such as the {@code ArrayIndexOutOfBoundsException}
-   * that rot in compressed stored fields often gives) raises {@link CorruptIndexReadException}
-   * instead, after {@link #reportUnreadable} queued the check of the document's segment.
+   * a read that fails on possibly corrupt bytes (any I/O or runtime error of the codec: Lucene's
+   * {@code CorruptIndexException}, LZ4's {@code IOException} for an invalid offset, the {@code
+   * ArrayIndexOutOfBoundsException} that rot in compressed stored fields often gives) raises {@link
+   * CorruptIndexReadException} instead, after {@link #reportUnreadable} queued the check of the
+   * document's segment. A closed reader's error passes through unchanged.
    */
   public StoredFields storedFields(IndexSearcher searcher) throws IOException {
     return new CheckedStoredFields(searcher.storedFields(), searcher, reads);
