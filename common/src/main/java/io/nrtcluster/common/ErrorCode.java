@@ -88,6 +88,14 @@ public enum ErrorCode {
    */
   INSUFFICIENT_STORAGE(42),
   /**
+   * A read of a document failed on bytes that may be corrupt (Lucene's {@code CorruptIndexException},
+   * an unexpected error of a codec, or the application's report that a stored value cannot be
+   * decoded): the node checks the segment's files at once and repairs what fails (a replica
+   * quarantines the file and copies it again; a primary steps down). Retry shortly, here or on
+   * another node; the message names the segment.
+   */
+  CORRUPT_INDEX_READ(43),
+  /**
    * The object store refused this identity for the configured bucket (wrong or missing credentials,
    * no permission) or the bucket does not exist. Raised at once, never retried: the configuration
    * must be fixed. The message names the bucket.

@@ -47,6 +47,7 @@ public class NrtClusterException extends IOException {
       case NOT_PUBLISHED -> new NotPublishedException(text);
       case WRITER_LOST -> new WriterLostException(text, null);
       case INSUFFICIENT_STORAGE -> new InsufficientStorageException(text, null, -1, -1);
+      case CORRUPT_INDEX_READ -> new CorruptIndexReadException(text, null, null);
       case ZOOKEEPER_ACCESS_DENIED, ZOOKEEPER_OPEN_ACL -> new ZooKeeperAccessException(code, text);
       default -> new RemoteException(code, text);
     };

@@ -1,5 +1,7 @@
 package io.nrtcluster.node;
 
+import io.nrtcluster.common.CorruptIndexReadException;
+import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NotPrimaryException;
 import io.nrtcluster.common.Stable;
@@ -16,6 +18,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.lucene.index.IndexableField;
+import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
@@ -35,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * HostConfig#minFreeDiskBytes}) refuses writes with {@code InsufficientStorageException} until
  * space returns; {@link #isWritablePrimary()}, {@link #status()} and the member record say false
  * whenever a write would be refused, and why; a node that loses its epoch drops what it never replicated and
- * rejoins as a replica; the application's replay position travels with each refresh so that after a
+ * rejoins as a replica; a read of a document that fails on possibly corrupt bytes ({@link
+ * #storedFields}, {@link #reportUnreadable}) gets the retryable {@link CorruptIndexReadException}
+ * and has its segment's checksums checked at once; the application's replay position travels with each refresh so that after a
  * failover {@link #replayPosition()} on the new primary says where to replay from.
  */
 @Stable
@@ -51,6 +56,7 @@ public final class ClusterNode implements Closeable {
   private final LostWriterWatch lostWriter;
   private final PrimarySuspicion suspicion;
   private final Writability writability;
+  private final UnreadableReads reads;
   private OperatorChannel operators;
 
   private ClusterNode(NrtHost host, IndexSettings settings) {
@@ -65,6 +71,8 @@ public final class ClusterNode implements Closeable {
     this.suspicion = new PrimarySuspicion(roles,
         host.config().failoverOnSuspicion() ? host.config().suspicionDelay() : java.time.Duration.ZERO, System::nanoTime);
     this.writability = new Writability(roles, floor);
+    this.reads = new UnreadableReads(roles, settings.name(), host.config().dataDir().resolve(settings.name()), log,
+        this::metrics, host.executors().serial(ExecutorSource.Pool.WORK, "nrt-readcheck-" + host.nodeId() + "-" + settings.name()));
     this.progress = new ProgressReporter(host, settings.name(), roles, log, this::periodic, floor, writability);
     // Last: the gauges may read this node as soon as they are registered.
     this.metrics = host.metricsFor(this);
@@ -248,6 +256,32 @@ public final class ClusterNode implements Closeable {
     searcher.getIndexReader().decRef();
   }
 
+  /**
+   * The stored fields of {@code searcher} (one of this node's), for reading the documents of hits:
+   * a read that fails on possibly corrupt bytes (any I/O or runtime error of the codec: Lucene's
+   * {@code CorruptIndexException}, LZ4's {@code IOException} for an invalid offset, the {@code
+   * ArrayIndexOutOfBoundsException} that rot in compressed stored fields often gives) raises {@link
+   * CorruptIndexReadException} instead, after {@link #reportUnreadable} queued the check of the
+   * document's segment. A closed reader's error passes through unchanged.
+   */
+  public StoredFields storedFields(IndexSearcher searcher) throws IOException {
+    return new CheckedStoredFields(searcher.storedFields(), searcher, reads);
+  }
+
+  /**
+   * Reports that document {@code docId} of {@code searcher} (a searcher of this node, not released
+   * yet) cannot be read or decoded because of {@code cause}, for example a stored value that is not
+   * what the application wrote (rot in compressed stored fields usually yields such bytes rather
+   * than an exception); {@code docId} -1 when the failing document is not known (then every segment
+   * of the searcher is checked). Returns at once with the error to throw; meanwhile the whole
+   * checksum of every file of the document's segment is checked (at most once a minute per segment)
+   * and a corrupt file is quarantined and copied again (replica) or steps this primary down (a
+   * tragic event of its writer); either way this node ranks in no election while it holds the file.
+   */
+  public CorruptIndexReadException reportUnreadable(IndexSearcher searcher, int docId, Throwable cause) {
+    return reads.report(searcher, docId, cause);
+  }
+
   /** Version searched now. */
   public long searchingVersion() {
     return roles.searchingVersion();
@@ -368,6 +402,7 @@ public final class ClusterNode implements Closeable {
   private void stop(boolean graceful) throws IOException {
     roles.beginClose();
     progress.stop();
+    reads.close();
     if (operators != null) {
       operators.close();
     }

@@ -18,6 +18,12 @@ interface IndexMetrics {
   /** The primary's index writer was lost for {@code reason}; the node gave its epoch up. */
   default void writerLost(StepDownReason reason) {}
 
+  /** A read of a document failed on possibly corrupt bytes and was reported (its segment is checked). */
+  default void unreadableRead() {}
+
+  /** The check after a failed read found a local file corrupt (counted once per file name). */
+  default void corruptFileFoundByRead() {}
+
   /** A write was refused because the data directory is below its free-space floor. */
   default void writeRefusedForSpace() {}
 

@@ -51,6 +51,8 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   private final Counter staleGenerations;
   private final Counter corruptAtStart;
   private final Counter corruptByScrub;
+  private final Counter corruptByRead;
+  private final Counter unreadableReads;
   private final Timer delay;
   private final Tags tags;
   private final Counter refusedForSpace;
@@ -104,6 +106,10 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
         .description("local files found corrupt and quarantined").register(registry));
     corruptByScrub = add(Counter.builder(NrtMeters.CORRUPT_FILES_FOUND).tags(tags).tag(NrtMeters.TAG_FOUND_BY, "scrub")
         .description("local files found corrupt and quarantined").register(registry));
+    corruptByRead = add(Counter.builder(NrtMeters.CORRUPT_FILES_FOUND).tags(tags).tag(NrtMeters.TAG_FOUND_BY, "read")
+        .description("local files found corrupt and quarantined").register(registry));
+    unreadableReads = add(Counter.builder(NrtMeters.UNREADABLE_READS).tags(tags)
+        .description("document reads that failed on possibly corrupt bytes (each had its segment checked)").register(registry));
     add(Gauge.builder(NrtMeters.CORRUPT_FILES, node, n -> n.integrity().corruptFiles().size()).tags(tags)
         .description("corrupt local files not yet copied again from a primary").register(registry));
     add(Gauge.builder(NrtMeters.QUARANTINED_FILES, node, n -> n.integrity().quarantinedFiles()).tags(tags)
@@ -250,6 +256,16 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   @Override
   public void corruptFileFound(String fileName, boolean byScrub) {
     (byScrub ? corruptByScrub : corruptAtStart).increment();
+  }
+
+  @Override
+  public void unreadableRead() {
+    unreadableReads.increment();
+  }
+
+  @Override
+  public void corruptFileFoundByRead() {
+    corruptByRead.increment();
   }
 
   @Override

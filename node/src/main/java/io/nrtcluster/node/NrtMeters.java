@@ -80,12 +80,19 @@ public final class NrtMeters {
   /** Counter: NRT points, copy-states or primaries this replica refused for a stale generation. */
   public static final String STALE_GENERATIONS = "nrt.replica.stale.generations";
   /**
-   * Counter: local index files found corrupt and quarantined, tagged {@value #TAG_FOUND_BY} ({@code
-   * start}: the check before the index opens; {@code scrub}: the background scrub).
+   * Counter: local index files found corrupt, tagged {@value #TAG_FOUND_BY} ({@code start}: the
+   * check before the index opens; {@code scrub}: the background scrub; {@code read}: the check after
+   * a failed read, in either role: a replica quarantines the file, a primary steps down).
    */
   public static final String CORRUPT_FILES_FOUND = "nrt.replica.corrupt.files.found";
-  /** Tag of {@link #CORRUPT_FILES_FOUND}: {@code start} or {@code scrub}. */
+  /** Tag of {@link #CORRUPT_FILES_FOUND}: {@code start}, {@code scrub} or {@code read}. */
   public static final String TAG_FOUND_BY = "found_by";
+  /**
+   * Counter: reads of a document that failed on possibly corrupt bytes (a codec's error in {@code
+   * ClusterNode.storedFields}, or the application's {@code ClusterNode.reportUnreadable}); each
+   * raised {@code CorruptIndexReadException} and had its segment checked (at most once a minute).
+   */
+  public static final String UNREADABLE_READS = "nrt.search.unreadable";
   /**
    * Gauge: corrupt local files not yet replaced by a copy from a primary; while above 0 the node
    * neither ranks in an election nor is promoted without force.

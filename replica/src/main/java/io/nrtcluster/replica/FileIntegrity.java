@@ -33,7 +33,7 @@ final class FileIntegrity {
   private final ReplicaStats stats;
   private final VerifiedFiles record;
   private final LocalFileVerifier verifier;
-  /** Files the scrub already counted, so the check that follows does not count them again. */
+  /** Files the scrub (or the node, after a read) already counted, so the check that follows does not count them again. */
   private final Set<String> foundByScrub = ConcurrentHashMap.newKeySet();
   private volatile boolean awaitingRepair;
 
@@ -67,10 +67,15 @@ final class FileIntegrity {
     }
   }
 
-  /** The scrub found {@code name} corrupt: the next check reads it again (and quarantines it). */
-  void foundByScrub(String name) throws StorageException {
+  /**
+   * The scrub, or the check after a failed read (which the node counts itself), found {@code name}
+   * corrupt: the next check reads it again (and quarantines it) without counting it as found at start.
+   */
+  void found(String name, boolean byScrub) throws StorageException {
     foundByScrub.add(name);
-    stats.corruptFileFound(name, true);
+    if (byScrub) {
+      stats.corruptFileFound(name, true);
+    }
     record.forget(name);
   }
 

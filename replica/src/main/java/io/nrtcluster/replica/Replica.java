@@ -100,6 +100,7 @@ public final class Replica implements Closeable {
   private final CatchUpLoop catchUp;
   private final FileIntegrity integrity;
   private final Scrubber scrubber;
+  private final ReadRepairs readRepairs;
   /** Held by whoever reopens the index (the catch-up thread, or the scrub after a corrupt file). */
   private final ReentrantLock reopening = new ReentrantLock();
   private final BadFileTracker badFiles;
@@ -138,6 +139,7 @@ public final class Replica implements Closeable {
     this.integrity = new FileIntegrity(config, log, ctx.stats());
     this.scrubber = new Scrubber(config.scrub(), config.indexPath(), log, ctx.stats(), new ScrubTarget(),
         executors.serial(ExecutorSource.Pool.WORK, "nrt-scrub-" + name));
+    this.readRepairs = new ReadRepairs(executors.serial(ExecutorSource.Pool.WORK, "nrt-readrepair-" + name), f -> repair(f, false));
     this.badFiles = new BadFileTracker(ctx, this::onHoldChanged);
     this.catchUp = new CatchUpLoop(log, this::catchUpStep, config.reconnectMin(), config.reconnectMax(),
         this::holdOff, executors.serial(ExecutorSource.Pool.WORK, "nrt-catchup-" + name));
@@ -725,14 +727,19 @@ public final class Replica implements Closeable {
     return integrity.corruptFiles();
   }
 
+  /** A read failed, then {@code fileName} its checksum: repaired as after the scrub, on the replica's own executor. */
+  public void corruptFileRead(String fileName) {
+    readRepairs.submit(fileName);
+  }
+
   /**
-   * Quarantines corrupt {@code fileName} found by the scrub: stops serving the searcher that reads
-   * it at once (no earlier searcher stands in: it may read the same bytes), reopens the index from
-   * what is verified, and lets the catch-up copy the rest from the primary. Runs on the scrub's executor.
+   * Quarantines corrupt {@code fileName} found by the scrub or after a read: stops serving the searcher
+   * that reads it at once (no earlier searcher stands in: it may read the same bytes), reopens the index
+   * from what is verified, and lets the catch-up copy the rest from the primary. Runs on their executors.
    */
-  private void repairAfterScrub(String fileName) {
+  private void repair(String fileName, boolean byScrub) {
     try {
-      integrity.foundByScrub(fileName);
+      integrity.found(fileName, byScrub);
     } catch (IOException e) {
       log.warn("could not update the record of verified files: {}", e.toString());
     }
@@ -771,7 +778,7 @@ public final class Replica implements Closeable {
 
     @Override
     public void corrupt(String fileName, String reason) {
-      repairAfterScrub(fileName);
+      repair(fileName, true);
     }
   }
 
@@ -868,6 +875,7 @@ public final class Replica implements Closeable {
     // The catch-up thread and the scrub reopen the index: once they are gone, no node can be
     // opened behind our back.
     scrubber.close(config.closeTimeout().toMillis());
+    readRepairs.close(config.closeTimeout().toMillis());
     catchUp.close(config.closeTimeout().toMillis());
     link.close();
     runner.close(config.closeTimeout().toMillis());

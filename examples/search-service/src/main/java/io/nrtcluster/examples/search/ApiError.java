@@ -34,6 +34,12 @@ public enum ApiError {
    * refreshes go on) until an operator frees space; retrying at once does not help.
    */
   INSUFFICIENT_STORAGE(507, "insufficient_storage"),
+  /**
+   * A document of the page could not be read or its stored source did not decode (bit rot, most
+   * likely): the node is checking the segment's files and copies a corrupt one again (or, as the
+   * primary, steps down). Retry shortly, or on another node.
+   */
+  CORRUPT_READ(503, "corrupt_read"),
   /** A bounded wait ran out (e.g. {@code min_version} never became searchable here). */
   TIMEOUT(504, "timeout"),
   /** A failure of the service itself, not of the request. */

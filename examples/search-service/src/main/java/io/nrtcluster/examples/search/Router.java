@@ -15,7 +15,8 @@ import org.apache.lucene.store.AlreadyClosedException;
 /**
  * The one {@link HttpHandler} of the server: finds the route of a request, runs it, and turns every
  * failure into a JSON error with the right status ({@link ApiError}): bad input is always a 4xx,
- * the cluster's own states (no primary, closing, a refresh the primary could not publish) a 503, and
+ * the cluster's own states (no primary, closing, a refresh the primary could not publish, a replica
+ * reopening its index, a read of rotten bytes the node is checking) a 503 with {@code Retry-After}, and
  * only a failure of the service itself a 500. Times every request ({@code nrt.example.http.requests}, by route, method and status).
  */
 final class Router implements HttpHandler {
@@ -113,7 +114,8 @@ final class Router implements HttpHandler {
   private static ApiException translate(NrtClusterException e) {
     ApiError error = switch (e.code()) {
       case NOT_PRIMARY -> ApiError.NO_PRIMARY;
-      case NODE_CLOSED, CONNECTION, NOT_PUBLISHED, OBJECT_STORE_UNAVAILABLE -> ApiError.UNAVAILABLE;
+      case NODE_CLOSED, CONNECTION, NOT_PUBLISHED, OBJECT_STORE_UNAVAILABLE, INDEX_UNAVAILABLE -> ApiError.UNAVAILABLE;
+      case CORRUPT_INDEX_READ -> ApiError.CORRUPT_READ;
       case TIMEOUT -> ApiError.TIMEOUT;
       case WRITER_LOST -> ApiError.WRITER_LOST;
       case INSUFFICIENT_STORAGE -> ApiError.INSUFFICIENT_STORAGE;

@@ -1,6 +1,9 @@
 package io.nrtcluster.examples.search;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nrtcluster.node.ClusterNode;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,6 +13,7 @@ import java.util.Map;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.document.Document;
+import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.queryparser.classic.ParseException;
 import org.apache.lucene.queryparser.classic.QueryParser;
@@ -25,7 +29,9 @@ import org.apache.lucene.util.BytesRef;
  * Runs one page of a search: Lucene's classic query parser on the catch-all field (the analyzer is
  * the one documents are indexed with), hits by score then doc id, and point-in-time paging. Without
  * a version the page is read from the version this node searches now, which is then kept for later
- * pages; with one, from that exact version if this node still holds it.
+ * pages; with one, from that exact version if this node still holds it. A document that cannot be
+ * read or whose source is not valid JSON is reported to the node ({@code CorruptIndexReadException}:
+ * a 503 with {@code Retry-After}, never a 500).
  */
 final class SearchService {
   static final int MAX_QUERY_LENGTH = 8192;
@@ -83,13 +89,18 @@ final class SearchService {
       }
       after = r.after().scoreDoc();
     }
+    ClusterNode node = index.node();
     TopDocs top;
     try {
       top = searcher.searchAfter(after, query, r.size());
     } catch (IndexSearcher.TooManyClauses e) {
       throw new ApiException(ApiError.BAD_REQUEST, "query expands to too many terms: " + e.getMessage());
+    } catch (CorruptIndexException e) {
+      // Which document is not known: the node checks every segment of this point-in-time.
+      throw node.reportUnreadable(searcher, -1, e);
     }
-    StoredFields stored = searcher.storedFields();
+    // The node's stored fields turn a codec's failure on rotten bytes into a retryable error.
+    StoredFields stored = node.storedFields(searcher);
     List<Map<String, Object>> hits = new ArrayList<>(top.scoreDocs.length);
     for (ScoreDoc sd : top.scoreDocs) {
       Document doc = stored.document(sd.doc);
@@ -97,7 +108,17 @@ final class SearchService {
       hit.put("id", doc.get(DocumentMapper.ID));
       hit.put("score", sd.score);
       BytesRef source = doc.getBinaryValue(DocumentMapper.SOURCE);
-      hit.put("source", source == null ? null : json.readTree(source.bytes, source.offset, source.length));
+      JsonNode parsed = null;
+      if (source != null) {
+        try {
+          parsed = json.readTree(source.bytes, source.offset, source.length);
+        } catch (JsonProcessingException e) {
+          // Every source was valid JSON when it was written: rot in compressed stored fields
+          // usually decodes to bytes that are not, which only this service can tell.
+          throw node.reportUnreadable(searcher, sd.doc, e);
+        }
+      }
+      hit.put("source", parsed);
       hits.add(hit);
     }
     Map<String, Object> reply = new LinkedHashMap<>();
