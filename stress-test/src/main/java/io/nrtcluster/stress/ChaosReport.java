@@ -119,11 +119,29 @@ public record ChaosReport(
       long convergeMillis) {}
 
   /**
-   * One bit flipped on a stopped node's disk: the file of its last commit, where, and how long after
-   * its restart the node had quarantined the file (-1: not within the recovery timeout, a problem).
+   * One bit flipped on a node's disk (timestamps put back): on a killed node (then restarted) or on
+   * a running one, in a file of its last commit, where, how it was found and how long after the
+   * restart (killed) or the flip (running).
    */
-  public record DiskFlip(long atMillis, int node, boolean primary, String file, long length, long bit,
-      long quarantinedAfterMillis) {}
+  public record DiskFlip(long atMillis, int node, boolean primary, boolean running, String file, long length, long bit,
+      Found found, long foundAfterMillis) {
+    /** Whether the rule for its kind held: found at start (killed) or within the bound (running). */
+    boolean ok() {
+      return running ? found == Found.QUARANTINED || found == Found.DISCARDED : found == Found.AT_START;
+    }
+  }
+
+  /** How a flipped file was found. */
+  public enum Found {
+    /** Quarantined by the node's check at start, before it served anything. */
+    AT_START,
+    /** Quarantined later (a killed node: it served first, a problem; a running node: by its scrub or a read). */
+    QUARANTINED,
+    /** Gone from the index (merged away, or replaced by a copy or a restore) before anything found it. */
+    DISCARDED,
+    /** Neither within the bound: a problem. */
+    NOT_FOUND
+  }
 
   /**
    * One replica wiped and rebuilt: how its bootstrap ended ({@code BootstrapResult.Outcome} name, or

@@ -98,9 +98,10 @@ public final class ChaosRun {
         converge.size() + faults.notConverged(), faults.notConverged(),
         new ChaosReport.Millis(Percentiles.of(converge, 50), Percentiles.max(converge)));
     for (ChaosReport.DiskFlip d : faults.diskFlips()) {
-      if (d.quarantinedAfterMillis() < 0) {
-        problems.add("N" + d.node() + " never quarantined " + d.file() + " after bit " + d.bit()
-            + " of it was flipped on its disk at " + d.atMillis() + " ms");
+      if (!d.ok()) {
+        problems.add("N" + d.node() + (d.running() ? " (running" : " (killed") + (d.primary() ? ", primary)" : ")")
+            + " did not find " + d.file() + (d.running() ? " within one scrub pass" : " before it served")
+            + " after bit " + d.bit() + " of it was flipped on its disk at " + d.atMillis() + " ms: " + d.found());
       }
     }
     List<ChaosReport.Rebuild> rebuilds = faults.rebuilds();
@@ -171,7 +172,7 @@ public final class ChaosRun {
         faults.recoveryTimeouts());
     boolean valid = outcome.lost().isEmpty() && outcome.unexpected().isEmpty() && ledger.mismatches() == 0
         && checkIndexFailures == 0 && unreferenced == 0 && outcome.converged() && safety.clean() && flips.clean()
-        && faults.diskFlips().stream().allMatch(d -> d.quarantinedAfterMillis() >= 0) && storeClean;
+        && faults.diskFlips().stream().allMatch(ChaosReport.DiskFlip::ok) && storeClean;
     return new ChaosReport(config.seed(), config.duration().toSeconds(), config.nodes(), config.network(), config.storage(),
         new ChaosReport.Ops(log.attempted(), log.acknowledged(), outcome.lost().size(), outcome.unexpected().size(),
             path.replayed()),
@@ -194,7 +195,7 @@ public final class ChaosRun {
         zkServerRestart=%d fullClusterRestart=%d promotion=%d; kills during copy %d, during pre-copy %d
           failovers %d (p50 %d ms, max %d ms); replication lag p50 %d ms, p99 %d ms
           primaryPause=%d partitionPrimaryZooKeeper=%d partitionPrimaryReplicas=%d partitionHalves=%d \
-        partitionBridge=%d partitionOneWay=%d slowLink=%d (network: %s); diskFull=%d (storage: %s) diskBitFlip=%d (%d not quarantined) copyDrop=%d
+        partitionBridge=%d partitionOneWay=%d slowLink=%d (network: %s); diskFull=%d (storage: %s) diskBitFlip=%d (%d on running nodes, %d not found in time) copyDrop=%d
           version checks %d, mismatches %d; CheckIndex failures %d; unreferenced files %d; final version %d
           safety: %d publications in ZooKeeper; %d refresh acks judged (%d unattributed), %d unpublished, %d in overlapping epochs; \
         %d versions reused; %d searches judged, %d back in time; searched documents: %d contents judged (%d unjudged), \
@@ -208,7 +209,8 @@ public final class ChaosRun {
         r.replicationLagMs().p99(), f.primaryPause(), f.partitionPrimaryZooKeeper(), f.partitionPrimaryReplicas(),
         f.partitionHalves(), f.partitionBridge(), f.partitionOneWay(), f.slowLink(),
         r.network().name().toLowerCase(Locale.ROOT), f.diskFull(), r.storage().name().toLowerCase(Locale.ROOT),
-        f.diskBitFlip(), r.diskFlips().stream().filter(d -> d.quarantinedAfterMillis() < 0).count(), f.copyDrop(),
+        f.diskBitFlip(), r.diskFlips().stream().filter(ChaosReport.DiskFlip::running).count(),
+        r.diskFlips().stream().filter(d -> !d.ok()).count(), f.copyDrop(),
         r.versionChecks(), r.versionMismatches(), r.checkIndexFailures(),
         r.unreferencedFiles(), r.finalVersion(), s.publications(), s.refreshAcks(), s.unattributedAcks(), s.ackedUnpublished(),
         s.epochOverlaps(), s.versionsReused(), s.searchesJudged(), s.searchesBackInTime(), s.contentsJudged(),

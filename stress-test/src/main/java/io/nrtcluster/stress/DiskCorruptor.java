@@ -6,6 +6,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -15,8 +17,9 @@ import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 
 /**
- * Bit rot from outside a stopped node's process: flips one bit of one file of the last commit in an
- * index directory, and tells whether the node has since quarantined that file.
+ * Bit rot from outside a node's process (stopped or running): flips one bit of one file of the last
+ * commit in an index directory and puts the file's timestamps back, as real rot changes none, and
+ * tells whether the node has since quarantined that file.
  */
 final class DiskCorruptor {
   /** Where the replica moves files that failed verification (its {@code FileIntegrity.QUARANTINE_DIR}). */
@@ -55,6 +58,7 @@ final class DiskCorruptor {
       return null;
     }
     long bit = random.nextLong(length * 8);
+    BasicFileAttributes before = Files.readAttributes(file, BasicFileAttributes.class);
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer b = ByteBuffer.allocate(1);
       ch.read(b, bit >>> 3);
@@ -63,7 +67,14 @@ final class DiskCorruptor {
       ch.write(ByteBuffer.wrap(new byte[] {flipped}), bit >>> 3);
       ch.force(true);
     }
+    Files.getFileAttributeView(file, BasicFileAttributeView.class)
+        .setTimes(before.lastModifiedTime(), before.lastAccessTime(), before.creationTime());
     return new Flip(name, length, bit);
+  }
+
+  /** Whether {@code file} is gone from the index directory (merged away, or replaced by a copy or restore). */
+  static boolean gone(Path indexDir, String file) {
+    return !Files.exists(indexDir.resolve(file));
   }
 
   /** Whether the node has moved {@code file} into its quarantine folder (named {@code <file>.<millis>}). */

@@ -41,8 +41,11 @@ public enum FaultKind {
   /** A node's disk (its tmpfs) filled from outside until nothing is left, then freed. */
   DISK_FULL("diskFull", false, true),
   /**
-   * SIGKILL of a node, one bit flipped in a random file of its last commit on disk, and a restart:
-   * the node must find and quarantine that file before it serves or offers anything.
+   * One bit flipped in a random file of a node's last commit on disk, its timestamps put back (the
+   * primary's or a replica's). Half the time the node is killed first and restarted: it must
+   * quarantine the file before it serves or offers anything. Otherwise it runs on: its scrub (or a
+   * read) must find the file within one pass, unless the file is merged away or replaced first
+   * ({@link DiskFlipFault}).
    */
   DISK_BIT_FLIP("diskBitFlip"),
   /**

@@ -46,11 +46,29 @@ final class FaultRunner {
   private final List<ChaosReport.Rebuild> rebuilds = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final List<ChaosReport.StoreOutage> storeOutages = new java.util.concurrent.CopyOnWriteArrayList<>();
 
+  private final DiskFlipFault diskFlip;
+
   FaultRunner(ChaosConfig config, ChaosCluster cluster, WritePath path, Timeline timeline) {
     this.config = config;
     this.cluster = cluster;
     this.path = path;
     this.timeline = timeline;
+    this.diskFlip = new DiskFlipFault(new DiskFlipFault.Nodes() {
+      @Override
+      public NodeProcess primary() throws IOException {
+        return requirePrimary();
+      }
+
+      @Override
+      public NodeProcess replica(int pick) throws IOException {
+        return pickReplica(pick, false);
+      }
+
+      @Override
+      public void restartAfter(NodeProcess n, long millis) throws IOException, InterruptedException {
+        FaultRunner.this.restartAfter(n, millis);
+      }
+    }, timeline, config.recoveryTimeout(), diskFlips);
     this.random = new SplittableRandom(config.seed() ^ 0x5DEECE66DL);
   }
 
@@ -160,7 +178,7 @@ final class FaultRunner {
       case PARTITION_PRIMARY_ZOOKEEPER, PARTITION_PRIMARY_REPLICAS, PARTITION_HALVES, PARTITION_BRIDGE,
           PARTITION_ONE_WAY, SLOW_LINK -> network(f);
       case DISK_FULL -> diskFull(f);
-      case DISK_BIT_FLIP -> diskBitFlip(f);
+      case DISK_BIT_FLIP -> diskFlip.inject(f);
       case REPLICA_REBUILD -> replicaRebuild(f);
       case STORE_RESTART -> storeRestart(f);
       case COPY_DROP -> {
@@ -256,41 +274,6 @@ final class FaultRunner {
     diskOutcomes.add(new ChaosReport.DiskFault(at, f.holdMillis(), n.id(), f.variant(), taken, took));
     if (took < 0) {
       LOG.warn("the cluster did not converge within {} after freeing N{}'s disk", config.recoveryTimeout(), n.id());
-    }
-  }
-
-  /**
-   * Kills a node (the primary when the plan's variant says so), flips one bit of one file of its last
-   * commit on disk, restarts it, and waits (bounded by the recovery timeout) for the file to appear
-   * in its quarantine folder: its check at start must catch the flip before it serves anything.
-   */
-  private void diskBitFlip(Planned f) throws IOException, InterruptedException {
-    NodeProcess n = f.variant() ? requirePrimary() : pickReplica(f.pick(), false);
-    n.kill();
-    long at = timeline.now();
-    Path index = DiskCorruptor.indexDir(n.dir(), ChaosCluster.INDEX);
-    DiskCorruptor.Flip flip = DiskCorruptor.flip(index, new SplittableRandom(f.pick()));
-    timeline.fault(f.kind(), "N" + n.id(), flip == null ? "SIGKILL; no commit on disk to corrupt"
-        : "SIGKILL, bit " + flip.bit() + " of " + flip.file() + " (" + flip.length() + " bytes) flipped on disk"
-            + (f.variant() ? ", primary" : ""));
-    restartAfter(n, f.holdMillis());
-    if (flip == null) {
-      return;
-    }
-    long restarted = System.nanoTime();
-    long deadline = restarted + config.recoveryTimeout().toNanos();
-    long found = -1;
-    while (System.nanoTime() < deadline) {
-      if (DiskCorruptor.quarantined(index, flip.file())) {
-        found = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restarted);
-        break;
-      }
-      Thread.sleep(100);
-    }
-    diskFlips.add(new ChaosReport.DiskFlip(at, n.id(), f.variant(), flip.file(), flip.length(), flip.bit(), found));
-    if (found < 0) {
-      LOG.warn("N{} did not quarantine {} (bit {} flipped on disk) within {}", n.id(), flip.file(), flip.bit(),
-          config.recoveryTimeout());
     }
   }
 

@@ -1,10 +1,12 @@
 package io.nrtcluster.stress.agent;
 
 import io.nrtcluster.election.Role;
+import io.nrtcluster.replica.ScrubConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -13,6 +15,14 @@ import java.util.List;
  * searches through it exactly as a search service would call the library.
  */
 public final class AgentApi {
+  /**
+   * The background scrub of every chaos node: a pass every 20 s at up to 64 MiB/s, so that bit rot
+   * flipped into a running node's file must be found within one run (the production default is one
+   * pass an hour at 4 MiB/s). The harness's bound for finding a flip derives from it.
+   */
+  public static final ScrubConfig SCRUB = ScrubConfig.builder().interval(Duration.ofSeconds(20))
+      .bytesPerSecond(64L << 20).build();
+
   private AgentApi() {}
 
   /** What a logged write does to its document. */

@@ -106,7 +106,8 @@ public final class ChaosNodeMain implements Callable<Integer> {
         .connectionTimeout(Duration.ofSeconds(30)).electionSettle(Duration.ofMillis(500)).transport(transport)
         // Wire faults flip bits on purpose: a file reported after repeated flips (the primary finds it
         // intact) waits seconds before the next try, not the production default of up to minutes.
-        .replicaTuning(ReplicaTuning.builder().badFileBackoff(Duration.ofMillis(200), Duration.ofSeconds(5)).build())
+        .replicaTuning(ReplicaTuning.builder().badFileBackoff(Duration.ofMillis(200), Duration.ofSeconds(5))
+            .scrub(AgentApi.SCRUB).build())
         .build();
     NrtHost host = NrtHost.start(config);
     HostObjectStore store = storeOptions.enabled() ? HostObjectStore.open(host, storeConfig()) : null;
