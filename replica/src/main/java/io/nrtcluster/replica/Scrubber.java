@@ -17,7 +17,7 @@ import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.store.ChecksumIndexInput;
 import org.apache.lucene.store.Directory;
-import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.NIOFSDirectory;
 import org.apache.lucene.util.IOUtils;
 
 /**
@@ -28,7 +28,8 @@ import org.apache.lucene.util.IOUtils;
  * <p>Guarantees: a file whose checksum fails is reported to its {@link Target} once per pass (the
  * replica quarantines it and copies it again); a file that disappears while it is read (merged
  * away) is skipped; the scrub never writes to the index and stops within one step of {@link
- * #close}. It reads in steps on a serial executor ({@link ExecutorSource.Pool#WORK}): a step reads
+ * #close}. It reads in steps on a serial executor ({@link ExecutorSource.Pool#WORK}), each step on
+ * whichever pool thread is free, so a file begun on one thread is read on in others: a step reads
  * until it is ahead of the pace or has read for {@value #STEP_MILLIS} ms, then gives the thread back
  * and is scheduled again when the pace allows, so the scrub holds no thread while it waits, and
  * between passes it holds no buffer either.
@@ -160,7 +161,13 @@ final class Scrubber {
       endPassAndWait();
       return false;
     }
-    dir = FSDirectory.open(indexPath);
+    // Not FSDirectory.open: its MMapDirectory maps a READONCE input (openChecksumInput) in a confined
+    // Arena, readable only by the thread that opened it, and the next step of a file may run on
+    // another pool thread (WrongThreadException). NIOFSDirectory reads with positional FileChannel
+    // reads, which any thread may make, and into a small buffer rather than mapping each file whole
+    // for one sequential pass. Reopening the file in every step instead would map it once per step
+    // and need the running checksum carried across steps by hand.
+    dir = new NIOFSDirectory(indexPath);
     files = List.copyOf(names).iterator();
     buffer = new byte[CHUNK];
     passBytes = 0;
