@@ -44,6 +44,17 @@ final class Scrubber {
     void corrupt(String fileName, String reason);
   }
 
+  /**
+   * Fault-injection point "scrubRead": called before each chunk the scrub reads; what it throws
+   * stands for a failed read. {@link #NONE} (no fault) unless a test passes one to the constructor.
+   */
+  @FunctionalInterface
+  interface ReadFault {
+    ReadFault NONE = (fileName, offset) -> {};
+
+    void beforeRead(String fileName, long offset) throws IOException;
+  }
+
   private static final int CHUNK = 64 * 1024;
   /** The longest a step reads before it lets other work have the thread. */
   static final long STEP_MILLIS = 50;
@@ -56,6 +67,7 @@ final class Scrubber {
   private final ReplicaStats stats;
   private final Target target;
   private final SerialExecutor executor;
+  private final ReadFault readFault;
   private volatile boolean closed;
   // The pass under way; only the executor's tasks touch it (and close, once they are done).
   private Directory dir;
@@ -74,6 +86,13 @@ final class Scrubber {
 
   /** As above, reading on {@code executor}, which the scrub shuts down when it closes. */
   Scrubber(ScrubConfig config, Path indexPath, NodeLog log, ReplicaStats stats, Target target, SerialExecutor executor) {
+    this(config, indexPath, log, stats, target, executor, ReadFault.NONE);
+  }
+
+  /** As above, with the fault-injection point {@code readFault}. */
+  Scrubber(ScrubConfig config, Path indexPath, NodeLog log, ReplicaStats stats, Target target, SerialExecutor executor,
+      ReadFault readFault) {
+    this.readFault = readFault;
     this.config = config;
     this.indexPath = indexPath;
     this.log = log;
@@ -127,6 +146,7 @@ final class Scrubber {
             return;
           }
           int n = (int) Math.min(CHUNK, left);
+          readFault.beforeRead(current, input.getFilePointer());
           input.readBytes(buffer, 0, n);
           left -= n;
           passBytes += n;

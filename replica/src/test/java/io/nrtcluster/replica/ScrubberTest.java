@@ -3,6 +3,10 @@ package io.nrtcluster.replica;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.nrtcluster.common.NamedThreadFactory;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.SerialExecutor;
@@ -24,6 +28,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.index.IndexWriter;
@@ -66,10 +72,14 @@ class ScrubberTest {
    */
   private final ExecutorService pool = Executors.newFixedThreadPool(4, new NamedThreadFactory("t-work"));
   private Scrubber scrubber;
+  private final Logger logger = (Logger) LoggerFactory.getLogger(ScrubberTest.class);
+  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
 
   @BeforeEach
   void printSeed() {
     System.out.println("ScrubberTest seed " + seed);
+    logged.start();
+    logger.addAppender(logged);
   }
 
   @AfterEach
@@ -79,6 +89,7 @@ class ScrubberTest {
     }
     pool.shutdownNow();
     timer.shutdownNow();
+    logger.detachAppender(logged);
   }
 
   @Test
@@ -106,7 +117,42 @@ class ScrubberTest {
     assertThat(stepThreads).as("the steps ran on several threads").hasSizeGreaterThan(1);
   }
 
+  @Test
+  void aStepThatFailsIsLoggedOncePerKindAndTheScrubGoesOnWithItsNextPass() throws Exception {
+    Path index = dir.resolve("index");
+    Collection<String> files = buildIndex(index);
+    long total = totalBytes(index, files);
+    AtomicInteger reads = new AtomicInteger();
+    AtomicLong verifiedBeforeLastFailure = new AtomicLong(-1);
+
+    // Each failed read ends its pass: three passes fail one way, two another, then reads succeed.
+    scrubber = start(index, files, (fileName, offset) -> {
+      int n = reads.incrementAndGet();
+      if (n <= 3) {
+        throw new IllegalStateException("injected failure " + n);
+      }
+      if (n <= 5) {
+        verifiedBeforeLastFailure.set(stats.bytesVerified());
+        throw new IOException("injected read error " + n);
+      }
+    });
+
+    await("a whole pass after five failed ones, seed " + seed).atMost(WAIT)
+        .until(() -> verifiedBeforeLastFailure.get() >= 0 && reads.get() > 5
+            && stats.bytesVerified() >= verifiedBeforeLastFailure.get() + total);
+    List<String> warnings = logged.list.stream().filter(e -> e.getLevel() == Level.WARN)
+        .map(ILoggingEvent::getFormattedMessage).toList();
+    assertThat(warnings).as("one line per kind of failure, not one per failure").hasSize(2);
+    assertThat(warnings.get(0)).contains("IllegalStateException");
+    assertThat(warnings.get(1)).contains("IOException");
+    assertThat(corrupt).isEmpty();
+  }
+
   private Scrubber start(Path index, Collection<String> files) {
+    return start(index, files, Scrubber.ReadFault.NONE);
+  }
+
+  private Scrubber start(Path index, Collection<String> files, Scrubber.ReadFault fault) {
     SerialExecutor executor = new SerialExecutor("t-scrub", task -> pool.execute(() -> {
       stepThreads.add(Thread.currentThread().getName());
       task.run();
@@ -122,7 +168,7 @@ class ScrubberTest {
           public void corrupt(String fileName, String reason) {
             corrupt.add(fileName);
           }
-        }, executor);
+        }, executor, fault);
     s.start();
     return s;
   }
