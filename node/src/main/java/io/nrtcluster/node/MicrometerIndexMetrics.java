@@ -51,6 +51,7 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   private final Counter staleGenerations;
   private final Counter corruptAtStart;
   private final Counter corruptByScrub;
+  private final Counter scrubFailures;
   private final Timer delay;
   private final Tags tags;
   private final Counter refusedForSpace;
@@ -104,6 +105,9 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
         .description("local files found corrupt and quarantined").register(registry));
     corruptByScrub = add(Counter.builder(NrtMeters.CORRUPT_FILES_FOUND).tags(tags).tag(NrtMeters.TAG_FOUND_BY, "scrub")
         .description("local files found corrupt and quarantined").register(registry));
+    scrubFailures = add(Counter.builder(NrtMeters.SCRUB_FAILURES).tags(tags)
+        .description("background scrub passes that ended early on an I/O error or a bug (the next pass follows)")
+        .register(registry));
     add(Gauge.builder(NrtMeters.CORRUPT_FILES, node, n -> n.integrity().corruptFiles().size()).tags(tags)
         .description("corrupt local files not yet copied again from a primary").register(registry));
     add(Gauge.builder(NrtMeters.QUARANTINED_FILES, node, n -> n.integrity().quarantinedFiles()).tags(tags)
@@ -250,6 +254,11 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   @Override
   public void corruptFileFound(String fileName, boolean byScrub) {
     (byScrub ? corruptByScrub : corruptAtStart).increment();
+  }
+
+  @Override
+  public void scrubFailed() {
+    scrubFailures.increment();
   }
 
   @Override

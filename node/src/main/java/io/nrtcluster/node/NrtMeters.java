@@ -84,6 +84,12 @@ public final class NrtMeters {
    * start}: the check before the index opens; {@code scrub}: the background scrub).
    */
   public static final String CORRUPT_FILES_FOUND = "nrt.replica.corrupt.files.found";
+  /**
+   * Counter: background scrub passes that ended early on a failure other than a corrupt or vanished
+   * file (an I/O error, a bug); the next pass starts on schedule, and the node's log names the first
+   * failure of each kind at WARN.
+   */
+  public static final String SCRUB_FAILURES = "nrt.scrub.failures";
   /** Tag of {@link #CORRUPT_FILES_FOUND}: {@code start} or {@code scrub}. */
   public static final String TAG_FOUND_BY = "found_by";
   /**

@@ -9,8 +9,10 @@ import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.lucene.codecs.CodecUtil;
@@ -27,8 +29,10 @@ import org.apache.lucene.util.IOUtils;
  *
  * <p>Guarantees: a file whose checksum fails is reported to its {@link Target} once per pass (the
  * replica quarantines it and copies it again); a file that disappears while it is read (merged
- * away) is skipped; the scrub never writes to the index and stops within one step of {@link
- * #close}. It reads in steps on a serial executor ({@link ExecutorSource.Pool#WORK}), each step on
+ * away) is skipped; any other failure of a step (an I/O error, a bug) ends that pass only: it is
+ * counted ({@link ReplicaStats#scrubFailures()}), logged at WARN the first time its kind occurs,
+ * and the next pass starts on schedule; the scrub never writes to the index and stops within one
+ * step of {@link #close}. It reads in steps on a serial executor ({@link ExecutorSource.Pool#WORK}), each step on
  * whichever pool thread is free, so a file begun on one thread is read on in others: a step reads
  * until it is ahead of the pace or has read for {@value #STEP_MILLIS} ms, then gives the thread back
  * and is scheduled again when the pace allows, so the scrub holds no thread while it waits, and
@@ -69,6 +73,8 @@ final class Scrubber {
   private final SerialExecutor executor;
   private final ReadFault readFault;
   private volatile boolean closed;
+  /** Classes of the failures logged at WARN so far ({@link #failed}); only the executor's tasks touch it. */
+  private final Set<String> failureKindsLogged = new HashSet<>();
   // The pass under way; only the executor's tasks touch it (and close, once they are done).
   private Directory dir;
   private Iterator<String> files;
@@ -164,13 +170,30 @@ final class Scrubber {
       submit(this::step, 0);
     } catch (CorruptIndexException | EOFException e) {
       corrupt(e.getMessage());
-    } catch (IOException e) {
-      log.warn("scrub pass failed: {}", e.toString());
-      endPassAndWait();
-    } catch (RuntimeException e) {
-      log.warn("the background scrub stopped: {}", e.toString());
-      endPass();
+    } catch (IOException | RuntimeException e) {
+      failed(e);
     }
+  }
+
+  /**
+   * A step failed for a reason that says nothing about the file's bytes (the disk or the code): the
+   * pass ends, the next starts on schedule. Logged at WARN, with its stack, once per kind of failure
+   * per scrub: one that recurs every pass (every interval, on every index of the host) would
+   * otherwise bury the log; the counter still counts each.
+   */
+  private void failed(Exception e) {
+    stats.scrubFailed();
+    if (failureKindsLogged.add(e.getClass().getName())) {
+      log.warn("scrub: a pass failed (file: {}): {}; the next pass starts on schedule, failures of this kind are counted"
+          + " (scrub failures) and log at DEBUG from now on", reading(), e.toString(), e);
+    } else {
+      log.debug("scrub: a pass failed (file: {}): {}", reading(), e.toString());
+    }
+    endPassAndWait();
+  }
+
+  private String reading() {
+    return current == null ? "none open" : current;
   }
 
   /** Starts a pass over the files searched now; false (the next one is scheduled) when there are none. */
@@ -218,10 +241,12 @@ final class Scrubber {
 
   private void corrupt(String problem) {
     String name = current;
-    endPassAndWait();
+    endPass();
     log.warn("scrub: file {} failed its checksum ({}); quarantining it and copying it again", name, problem);
-    // The searched point changes now: the next pass looks at the new one.
+    // The searched point changes now: the next pass looks at the new one. Scheduled only once the
+    // target is done: should it throw, the failure schedules the next pass instead (never both).
     target.corrupt(name, problem);
+    endPassAndWait();
   }
 
   /** Ends the pass and schedules the next one an interval after this one started. */
@@ -242,6 +267,7 @@ final class Scrubber {
     IOUtils.closeWhileHandlingException(dir);
     dir = null;
     files = null;
+    current = null;
     buffer = null;
   }
 

@@ -145,6 +145,7 @@ class ScrubberTest {
     assertThat(warnings).as("one line per kind of failure, not one per failure").hasSize(2);
     assertThat(warnings.get(0)).contains("IllegalStateException");
     assertThat(warnings.get(1)).contains("IOException");
+    assertThat(stats.scrubFailures()).as("each failure counted").isEqualTo(5);
     assertThat(corrupt).isEmpty();
   }
 
