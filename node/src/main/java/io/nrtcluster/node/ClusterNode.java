@@ -49,6 +49,7 @@ public final class ClusterNode implements Closeable {
   private final IndexMetrics metrics;
   private final LostWriterWatch lostWriter;
   private final PrimarySuspicion suspicion;
+  private final PrimaryScrubWatch primaryScrub;
   private OperatorChannel operators;
 
   private ClusterNode(NrtHost host, IndexSettings settings) {
@@ -62,6 +63,8 @@ public final class ClusterNode implements Closeable {
         host.config().connectionTimeout().toMillis(), lostWriter, floor);
     this.suspicion = new PrimarySuspicion(roles,
         host.config().failoverOnSuspicion() ? host.config().suspicionDelay() : java.time.Duration.ZERO, System::nanoTime);
+    this.primaryScrub = new PrimaryScrubWatch(host, roles, host.config().dataDir().resolve(settings.name()), settings.name(),
+        log, this::metrics);
     this.progress = new ProgressReporter(host, settings.name(), roles, log, this::periodic, floor);
     // Last: the gauges may read this node as soon as they are registered.
     this.metrics = host.metricsFor(this);
@@ -106,12 +109,13 @@ public final class ClusterNode implements Closeable {
   }
 
   /**
-   * Every progress report (about every 100 ms): the followed primary's silence is judged here, and
-   * a lost writer is noticed here when nothing writes.
+   * Every progress report (about every 100 ms): the followed primary's silence is judged here, a
+   * lost writer is noticed here when nothing writes, and the primary's scrub follows the role.
    */
   private void periodic() {
     suspicion.check();
     lostWriter.check();
+    primaryScrub.check();
     roles.dropBridgeOnceFollowing();
     metrics.sample(this);
   }
@@ -328,6 +332,7 @@ public final class ClusterNode implements Closeable {
   void leaveElectionAbruptly() {
     roles.beginClose();
     progress.stop();
+    primaryScrub.close();
     if (operators != null) {
       operators.close();
     }
@@ -350,6 +355,7 @@ public final class ClusterNode implements Closeable {
   private void stop(boolean graceful) throws IOException {
     roles.beginClose();
     progress.stop();
+    primaryScrub.close();
     if (operators != null) {
       operators.close();
     }

@@ -62,14 +62,16 @@ class PrimaryScrubTest {
       Path victim = TragicStepDownTest.largestSegmentFile(c.root().resolve("n" + (p + 1)).resolve(ClusterHarness.INDEX).resolve("index"));
       String name = victim.getFileName().toString();
       FileTime mtime = Files.getLastModifiedTime(victim);
+      long size = Files.size(victim);
       TragicStepDownTest.flipMiddleByte(victim);
       Files.setLastModifiedTime(victim, mtime);
       long flippedAt = System.nanoTime();
 
       await("seed " + seed + ": the primary's scrub finds " + name).atMost(ClusterHarness.TIMEOUT)
           .until(() -> primary.status().lastStepDown() != null);
+      // Printed before the assertions (the replica reopened since may have quarantined the file already).
       System.out.printf("PrimaryScrubTest seed %d: %s (%d bytes) found, the epoch given up %d ms after the flip%n", seed, name,
-          Files.size(victim), (System.nanoTime() - flippedAt) / 1_000_000);
+          size, (System.nanoTime() - flippedAt) / 1_000_000);
       assertThat(primary.status().lastStepDown().reason()).as("seed %d", seed).isEqualTo(StepDownReason.CORRUPT_INDEX);
       assertThat(primary.status().lastStepDown().message()).contains(name);
 

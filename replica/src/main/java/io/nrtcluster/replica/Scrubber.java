@@ -23,18 +23,18 @@ import org.apache.lucene.store.NIOFSDirectory;
 import org.apache.lucene.util.IOUtils;
 
 /**
- * The background scrub of one replica: rereads every file of the point-in-time the replica searches
- * and recomputes its whole checksum, at no more than {@link ScrubConfig#bytesPerSecond()} on
- * average, one pass per {@link ScrubConfig#interval()}.
+ * The background scrub of one replica, or of a cluster node's primary ({@link PrimaryScrub}):
+ * rereads every file of the point-in-time it searches and recomputes its whole checksum, at no more
+ * than {@link ScrubConfig#bytesPerSecond()} on average, one pass per {@link ScrubConfig#interval()}.
  *
- * <p>Guarantees: a file whose checksum fails is reported to its {@link Target} once per pass (the
- * replica quarantines it and copies it again); a file that disappears while it is read (merged
+ * <p>Guarantees: a file whose checksum fails is reported to its {@link Target} once per pass (a
+ * replica quarantines it and copies it again; a primary steps down); a file that disappears while it is read (merged
  * away) is skipped; any other failure of a step (an I/O error, a bug) ends that pass only: it is
  * counted ({@link ReplicaStats#scrubFailures()}), logged at WARN the first time its kind occurs,
  * and the next pass starts on schedule; the scrub never writes to the index and stops within one
- * step of {@link #close}. It reads in steps on a serial executor ({@link ExecutorSource.Pool#WORK}), each step on
- * whichever pool thread is free, so a file begun on one thread is read on in others: a step reads
- * until it is ahead of the pace or has read for {@value #STEP_MILLIS} ms, then gives the thread back
+ * step of {@link #close}. It reads in steps on a serial executor ({@link ExecutorSource.Pool#WORK}),
+ * each step on whichever pool thread is free, so a file begun on one thread is read on in others: a
+ * step reads until it is ahead of the pace or has read for {@value #STEP_MILLIS} ms, then gives the thread back
  * and is scheduled again when the pace allows, so the scrub holds no thread while it waits, and
  * between passes it holds no buffer either.
  */
@@ -122,7 +122,8 @@ final class Scrubber {
         executor.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
       }
     } catch (RejectedExecutionException e) {
-      // Closed meanwhile.
+      // Closed meanwhile, while a step ran (close could not wait for it): that step lets the pass go.
+      endPass();
     }
   }
 
@@ -242,7 +243,8 @@ final class Scrubber {
   private void corrupt(String problem) {
     String name = current;
     endPass();
-    log.warn("scrub: file {} failed its checksum ({}); quarantining it and copying it again", name, problem);
+    // Role-neutral: what follows logs itself (a replica's check quarantines the file, a primary steps down).
+    log.warn("scrub: file {} failed its checksum ({})", name, problem);
     // The searched point changes now: the next pass looks at the new one. Scheduled only once the
     // target is done: should it throw, the failure schedules the next pass instead (never both).
     target.corrupt(name, problem);
