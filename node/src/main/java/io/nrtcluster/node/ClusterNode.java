@@ -57,6 +57,7 @@ public final class ClusterNode implements Closeable {
   private final PrimarySuspicion suspicion;
   private final Writability writability;
   private final UnreadableReads reads;
+  private final PrimaryScrubWatch primaryScrub;
   private OperatorChannel operators;
 
   private ClusterNode(NrtHost host, IndexSettings settings) {
@@ -73,6 +74,8 @@ public final class ClusterNode implements Closeable {
     this.writability = new Writability(roles, floor);
     this.reads = new UnreadableReads(roles, settings.name(), host.config().dataDir().resolve(settings.name()), log,
         this::metrics, host.executors().serial(ExecutorSource.Pool.WORK, "nrt-readcheck-" + host.nodeId() + "-" + settings.name()));
+    this.primaryScrub = new PrimaryScrubWatch(host, roles, host.config().dataDir().resolve(settings.name()), settings.name(),
+        log, this::metrics);
     this.progress = new ProgressReporter(host, settings.name(), roles, log, this::periodic, floor, writability);
     // Last: the gauges may read this node as soon as they are registered.
     this.metrics = host.metricsFor(this);
@@ -117,12 +120,13 @@ public final class ClusterNode implements Closeable {
   }
 
   /**
-   * Every progress report (about every 100 ms): the followed primary's silence is judged here, and
-   * a lost writer is noticed here when nothing writes.
+   * Every progress report (about every 100 ms): the followed primary's silence is judged here, a
+   * lost writer is noticed here when nothing writes, and the primary's scrub follows the role.
    */
   private void periodic() {
     suspicion.check();
     lostWriter.check();
+    primaryScrub.check();
     roles.dropBridgeOnceFollowing();
     metrics.sample(this);
   }
@@ -380,6 +384,7 @@ public final class ClusterNode implements Closeable {
   void leaveElectionAbruptly() {
     roles.beginClose();
     progress.stop();
+    primaryScrub.close();
     if (operators != null) {
       operators.close();
     }
@@ -403,6 +408,7 @@ public final class ClusterNode implements Closeable {
     roles.beginClose();
     progress.stop();
     reads.close();
+    primaryScrub.close();
     if (operators != null) {
       operators.close();
     }

@@ -37,8 +37,9 @@ import java.util.Map;
  *     membership (for example the address of the application's own API), readable by every node
  *     in {@code ClusterNode.members()}; bounded by {@link MemberMetadata}; changeable later with
  *     {@link NrtHost#setMemberMetadata}. Empty by default
- * @param replicaTuning how this host's replicas scrub their files, report bad primary files and
- *     resume dropped copies ({@link ReplicaTuning#defaults()} by default)
+ * @param replicaTuning how this host's replicas (and, at the same pace, its primaries) scrub their
+ *     files, and how its replicas report bad primary files and resume dropped copies ({@link
+ *     ReplicaTuning#defaults()} by default)
  * @param minFreeDiskBytes the free-space floor of the data directory: while its usable space is
  *     below this many bytes, a primary refuses writes ({@code InsufficientStorageException}) before
  *     Lucene runs the disk full in a flush or merge; refreshes, commits and searches go on, and

@@ -53,6 +53,7 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   private final Counter corruptByScrub;
   private final Counter corruptByRead;
   private final Counter unreadableReads;
+  private final Counter scrubFailures;
   private final Timer delay;
   private final Tags tags;
   private final Counter refusedForSpace;
@@ -110,6 +111,9 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
         .description("local files found corrupt and quarantined").register(registry));
     unreadableReads = add(Counter.builder(NrtMeters.UNREADABLE_READS).tags(tags)
         .description("document reads that failed on possibly corrupt bytes (each had its segment checked)").register(registry));
+    scrubFailures = add(Counter.builder(NrtMeters.SCRUB_FAILURES).tags(tags)
+        .description("background scrub passes that ended early on an I/O error or a bug (the next pass follows)")
+        .register(registry));
     add(Gauge.builder(NrtMeters.CORRUPT_FILES, node, n -> n.integrity().corruptFiles().size()).tags(tags)
         .description("corrupt local files not yet copied again from a primary").register(registry));
     add(Gauge.builder(NrtMeters.QUARANTINED_FILES, node, n -> n.integrity().quarantinedFiles()).tags(tags)
@@ -266,6 +270,11 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   @Override
   public void corruptFileFoundByRead() {
     corruptByRead.increment();
+  }
+
+  @Override
+  public void scrubFailed() {
+    scrubFailures.increment();
   }
 
   @Override

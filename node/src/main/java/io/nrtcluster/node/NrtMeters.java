@@ -85,6 +85,12 @@ public final class NrtMeters {
    * a failed read, in either role: a replica quarantines the file, a primary steps down).
    */
   public static final String CORRUPT_FILES_FOUND = "nrt.replica.corrupt.files.found";
+  /**
+   * Counter: background scrub passes that ended early on a failure other than a corrupt or vanished
+   * file (an I/O error, a bug); the next pass starts on schedule, and the node's log names the first
+   * failure of each kind at WARN.
+   */
+  public static final String SCRUB_FAILURES = "nrt.scrub.failures";
   /** Tag of {@link #CORRUPT_FILES_FOUND}: {@code start}, {@code scrub} or {@code read}. */
   public static final String TAG_FOUND_BY = "found_by";
   /**

@@ -12,7 +12,8 @@ import java.time.Duration;
  * with {@link #builder()}, which validates every bound and names the offending field; the defaults
  * are {@link ReplicaConfig}'s.
  *
- * @param scrub pace of the background scrub that rereads every searched file ({@link ScrubConfig#off()}: none)
+ * @param scrub pace of the background scrub that rereads every searched file ({@link ScrubConfig#off()}:
+ *     none); a node's primary scrubs its files at the same pace
  * @param corruptFileReportAfter checksum failures of one file from one primary before the replica
  *     asks that primary to verify it
  * @param badFileBackoffMin first wait before fetching a reported file again (doubling up to the max)

@@ -85,6 +85,7 @@ class MetricsTest {
         assertThat(counter(r, NrtMeters.CHECKSUM_MISMATCHES)).isZero();
         assertThat(counter(r, NrtMeters.COPY_FAILURES)).isZero();
         assertThat(counter(r, NrtMeters.STORAGE_FAILURES)).isZero();
+        assertThat(counter(r, NrtMeters.SCRUB_FAILURES)).isZero();
         assertThat(r.get(NrtMeters.COPY_FAILURES_BY_REASON).counters()).as("one counter per reason").hasSize(4)
             .allSatisfy(f -> assertThat(f.count()).isZero());
         assertThat(r.get(NrtMeters.FILE_VERDICTS).counters()).hasSize(2).allSatisfy(f -> assertThat(f.count()).isZero());

@@ -71,4 +71,10 @@ public interface ReplicaObserver {
    * the check at start) and was quarantined; the replica copies it again from its primary.
    */
   default void corruptFileFound(String fileName, boolean byScrub) {}
+
+  /**
+   * A background scrub pass ended early on a failure other than a corrupt or vanished file (an I/O
+   * error, a bug); the next pass starts on schedule.
+   */
+  default void scrubFailed() {}
 }

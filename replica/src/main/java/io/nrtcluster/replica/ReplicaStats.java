@@ -31,6 +31,7 @@ public final class ReplicaStats {
   private final AtomicLong corruptByScrub = new AtomicLong();
   private final AtomicLong quarantined = new AtomicLong();
   private final AtomicLong bytesVerified = new AtomicLong();
+  private final AtomicLong scrubFailures = new AtomicLong();
   private final Map<CopyFailureReason, AtomicLong> failuresByReason = new EnumMap<>(CopyFailureReason.class);
   private final AtomicLong corruptFileReports = new AtomicLong();
   private final AtomicLong primaryFilesCorrupt = new AtomicLong();
@@ -125,6 +126,11 @@ public final class ReplicaStats {
 
   void verified(long bytes) {
     bytesVerified.addAndGet(bytes);
+  }
+
+  void scrubFailed() {
+    scrubFailures.incrementAndGet();
+    observer.scrubFailed();
   }
 
   void preCopyCompleted() {
@@ -288,6 +294,15 @@ public final class ReplicaStats {
     return bytesVerified.get();
   }
 
+  /**
+   * Scrub passes that ended early on a failure other than a corrupt or vanished file (an I/O error,
+   * a bug); each was followed by the next pass on schedule. Above 0, the scrub's WARN line names the
+   * first failure of each kind.
+   */
+  public long scrubFailures() {
+    return scrubFailures.get();
+  }
+
   /** Wall-clock millis of the last completed NRT copy, 0 if none. */
   public long lastCopyCompletedMillis() {
     return lastCopyCompletedMillis;
@@ -300,6 +315,7 @@ public final class ReplicaStats {
         + ", copies=" + nrtCopiesCompleted + ", failed=" + nrtCopiesFailed
         + ", inARow=" + failuresInARow + ", byReason=" + failuresByReason + ", storageFailures=" + storageFailures
         + ", corruptAtStart=" + corruptAtStart + ", corruptByScrub=" + corruptByScrub + ", quarantined=" + quarantined
+        + ", scrubFailures=" + scrubFailures
         + ", reports=" + corruptFileReports + ", primaryCorrupt=" + primaryFilesCorrupt + ", primaryIntact=" + primaryFilesIntact + ")";
   }
 }

@@ -9,27 +9,32 @@ import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.store.ChecksumIndexInput;
 import org.apache.lucene.store.Directory;
-import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.NIOFSDirectory;
 import org.apache.lucene.util.IOUtils;
 
 /**
- * The background scrub of one replica: rereads every file of the point-in-time the replica searches
- * and recomputes its whole checksum, at no more than {@link ScrubConfig#bytesPerSecond()} on
- * average, one pass per {@link ScrubConfig#interval()}.
+ * The background scrub of one replica, or of a cluster node's primary ({@link PrimaryScrub}):
+ * rereads every file of the point-in-time it searches and recomputes its whole checksum, at no more
+ * than {@link ScrubConfig#bytesPerSecond()} on average, one pass per {@link ScrubConfig#interval()}.
  *
- * <p>Guarantees: a file whose checksum fails is reported to its {@link Target} once per pass (the
- * replica quarantines it and copies it again); a file that disappears while it is read (merged
- * away) is skipped; the scrub never writes to the index and stops within one step of {@link
- * #close}. It reads in steps on a serial executor ({@link ExecutorSource.Pool#WORK}): a step reads
- * until it is ahead of the pace or has read for {@value #STEP_MILLIS} ms, then gives the thread back
+ * <p>Guarantees: a file whose checksum fails is reported to its {@link Target} once per pass (a
+ * replica quarantines it and copies it again; a primary steps down); a file that disappears while it is read (merged
+ * away) is skipped; any other failure of a step (an I/O error, a bug) ends that pass only: it is
+ * counted ({@link ReplicaStats#scrubFailures()}), logged at WARN the first time its kind occurs,
+ * and the next pass starts on schedule; the scrub never writes to the index and stops within one
+ * step of {@link #close}. It reads in steps on a serial executor ({@link ExecutorSource.Pool#WORK}),
+ * each step on whichever pool thread is free, so a file begun on one thread is read on in others: a
+ * step reads until it is ahead of the pace or has read for {@value #STEP_MILLIS} ms, then gives the thread back
  * and is scheduled again when the pace allows, so the scrub holds no thread while it waits, and
  * between passes it holds no buffer either.
  */
@@ -41,6 +46,17 @@ final class Scrubber {
 
     /** {@code fileName} failed its checksum. */
     void corrupt(String fileName, String reason);
+  }
+
+  /**
+   * Fault-injection point "scrubRead": called before each chunk the scrub reads; what it throws
+   * stands for a failed read. {@link #NONE} (no fault) unless a test passes one to the constructor.
+   */
+  @FunctionalInterface
+  interface ReadFault {
+    ReadFault NONE = (fileName, offset) -> {};
+
+    void beforeRead(String fileName, long offset) throws IOException;
   }
 
   private static final int CHUNK = 64 * 1024;
@@ -55,7 +71,10 @@ final class Scrubber {
   private final ReplicaStats stats;
   private final Target target;
   private final SerialExecutor executor;
+  private final ReadFault readFault;
   private volatile boolean closed;
+  /** Classes of the failures logged at WARN so far ({@link #failed}); only the executor's tasks touch it. */
+  private final Set<String> failureKindsLogged = new HashSet<>();
   // The pass under way; only the executor's tasks touch it (and close, once they are done).
   private Directory dir;
   private Iterator<String> files;
@@ -73,6 +92,13 @@ final class Scrubber {
 
   /** As above, reading on {@code executor}, which the scrub shuts down when it closes. */
   Scrubber(ScrubConfig config, Path indexPath, NodeLog log, ReplicaStats stats, Target target, SerialExecutor executor) {
+    this(config, indexPath, log, stats, target, executor, ReadFault.NONE);
+  }
+
+  /** As above, with the fault-injection point {@code readFault}. */
+  Scrubber(ScrubConfig config, Path indexPath, NodeLog log, ReplicaStats stats, Target target, SerialExecutor executor,
+      ReadFault readFault) {
+    this.readFault = readFault;
     this.config = config;
     this.indexPath = indexPath;
     this.log = log;
@@ -96,7 +122,8 @@ final class Scrubber {
         executor.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
       }
     } catch (RejectedExecutionException e) {
-      // Closed meanwhile.
+      // Closed meanwhile, while a step ran (close could not wait for it): that step lets the pass go.
+      endPass();
     }
   }
 
@@ -126,6 +153,7 @@ final class Scrubber {
             return;
           }
           int n = (int) Math.min(CHUNK, left);
+          readFault.beforeRead(current, input.getFilePointer());
           input.readBytes(buffer, 0, n);
           left -= n;
           passBytes += n;
@@ -143,13 +171,30 @@ final class Scrubber {
       submit(this::step, 0);
     } catch (CorruptIndexException | EOFException e) {
       corrupt(e.getMessage());
-    } catch (IOException e) {
-      log.warn("scrub pass failed: {}", e.toString());
-      endPassAndWait();
-    } catch (RuntimeException e) {
-      log.warn("the background scrub stopped: {}", e.toString());
-      endPass();
+    } catch (IOException | RuntimeException e) {
+      failed(e);
     }
+  }
+
+  /**
+   * A step failed for a reason that says nothing about the file's bytes (the disk or the code): the
+   * pass ends, the next starts on schedule. Logged at WARN, with its stack, once per kind of failure
+   * per scrub: one that recurs every pass (every interval, on every index of the host) would
+   * otherwise bury the log; the counter still counts each.
+   */
+  private void failed(Exception e) {
+    stats.scrubFailed();
+    if (failureKindsLogged.add(e.getClass().getName())) {
+      log.warn("scrub: a pass failed (file: {}): {}; the next pass starts on schedule, failures of this kind are counted"
+          + " (scrub failures) and log at DEBUG from now on", reading(), e.toString(), e);
+    } else {
+      log.debug("scrub: a pass failed (file: {}): {}", reading(), e.toString());
+    }
+    endPassAndWait();
+  }
+
+  private String reading() {
+    return current == null ? "none open" : current;
   }
 
   /** Starts a pass over the files searched now; false (the next one is scheduled) when there are none. */
@@ -160,7 +205,13 @@ final class Scrubber {
       endPassAndWait();
       return false;
     }
-    dir = FSDirectory.open(indexPath);
+    // Not FSDirectory.open: its MMapDirectory maps a READONCE input (openChecksumInput) in a confined
+    // Arena, readable only by the thread that opened it, and the next step of a file may run on
+    // another pool thread (WrongThreadException). NIOFSDirectory reads with positional FileChannel
+    // reads, which any thread may make, and into a small buffer rather than mapping each file whole
+    // for one sequential pass. Reopening the file in every step instead would map it once per step
+    // and need the running checksum carried across steps by hand.
+    dir = new NIOFSDirectory(indexPath);
     files = List.copyOf(names).iterator();
     buffer = new byte[CHUNK];
     passBytes = 0;
@@ -191,10 +242,13 @@ final class Scrubber {
 
   private void corrupt(String problem) {
     String name = current;
-    endPassAndWait();
-    log.warn("scrub: file {} failed its checksum ({}); quarantining it and copying it again", name, problem);
-    // The searched point changes now: the next pass looks at the new one.
+    endPass();
+    // Role-neutral: what follows logs itself (a replica's check quarantines the file, a primary steps down).
+    log.warn("scrub: file {} failed its checksum ({})", name, problem);
+    // The searched point changes now: the next pass looks at the new one. Scheduled only once the
+    // target is done: should it throw, the failure schedules the next pass instead (never both).
     target.corrupt(name, problem);
+    endPassAndWait();
   }
 
   /** Ends the pass and schedules the next one an interval after this one started. */
@@ -215,6 +269,7 @@ final class Scrubber {
     IOUtils.closeWhileHandlingException(dir);
     dir = null;
     files = null;
+    current = null;
     buffer = null;
   }
 

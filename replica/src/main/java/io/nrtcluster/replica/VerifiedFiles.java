@@ -92,10 +92,14 @@ final class VerifiedFiles {
     }
   }
 
-  /** Forgets that {@code name} was verified: the next check reads it again. */
+  /**
+   * Forgets that {@code name} was verified: the next check reads it again. Durable (fsynced), unlike
+   * a new verified entry: {@code name} was found corrupt, and a record that still vouched for it
+   * after a crash would let the next start trust it.
+   */
   synchronized void forget(String name) throws StorageException {
     if (verified.remove(name) != null) {
-      write(false);
+      write(true);
     }
   }
 
