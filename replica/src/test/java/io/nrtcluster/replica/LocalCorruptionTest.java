@@ -10,6 +10,9 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Comparator;
@@ -73,6 +76,63 @@ class LocalCorruptionTest {
           .isLessThan(indexBytes / 100);
       assertThat(allDocs(again)).isEqualTo(primaryDocs(cluster));
     }
+  }
+
+  /**
+   * Issue 26: bit rot changes no timestamp, and a replica that did not stop cleanly cannot vouch for
+   * the record of verified files it left: it verifies every file at start, before it serves. The
+   * record here is as a killed process leaves it (the replica stopped without its clean close; the
+   * record's session is another process's), and one bit flips with the file's timestamps put back.
+   * A clean stop keeps trusting the record (the restart in the test above reads almost nothing).
+   */
+  @Test
+  void aFlipWithItsTimestampsKeptOnAReplicaThatDidNotStopCleanlyIsFoundAtStart() throws Exception {
+    long seed = TestSeeds.seed();
+    Random random = new Random(seed);
+    try (MiniCluster cluster = new MiniCluster(dir, seed, 1, MiniCluster.fastTransport(), MiniCluster.fastTransport())
+        .replicaScrub(0, ScrubConfig.off()).start()) {
+      cluster.addDocs(20_000);
+      cluster.awaitAllAt(cluster.refresh());
+      Replica r = cluster.replica(0);
+      r.commit();
+      r.closeWithoutCommit();
+      leftByAnotherProcess(cluster.dataDir(0));
+      Path index = cluster.dataDir(0).resolve("index");
+      Path largest;
+      try (Stream<Path> files = Files.list(index)) {
+        largest = files.filter(p -> !p.getFileName().toString().equals("write.lock"))
+            .max(Comparator.comparingLong(p -> p.toFile().length())).orElseThrow();
+      }
+      BasicFileAttributes before = Files.readAttributes(largest, BasicFileAttributes.class);
+      String flipped = flipIn(index, random, name -> name.equals(largest.getFileName().toString()));
+      Files.getFileAttributeView(largest, BasicFileAttributeView.class)
+          .setTimes(before.lastModifiedTime(), before.lastAccessTime(), before.creationTime());
+      long indexBytes = RestartTest.sizeOf(index);
+
+      cluster.reopenReplica(0);
+      Replica again = cluster.replica(0);
+      assertThat(again.stats().corruptFilesAtStart()).as("seed %d: %s found at start", seed, flipped).isEqualTo(1);
+      assertThat(again.stats().bytesVerified()).as("seed %d: every file read again", seed).isGreaterThan(indexBytes / 2);
+      try (Stream<Path> q = Files.list(cluster.dataDir(0).resolve(FileIntegrity.QUARANTINE_DIR))) {
+        assertThat(q.map(p -> p.getFileName().toString())).anyMatch(n -> n.startsWith(flipped + "."));
+      }
+      cluster.addDocs(10);
+      cluster.awaitAllAt(cluster.refresh());
+      await("repaired").atMost(MiniCluster.TIMEOUT).until(() -> again.corruptFiles().isEmpty());
+      assertThat(allDocs(again)).as("seed %d: every document as on the primary", seed).isEqualTo(primaryDocs(cluster));
+    }
+  }
+
+  /**
+   * Makes the record of verified files in {@code dataDir} look as a killed process of another run
+   * leaves it: its session line names that process and says it never stopped cleanly.
+   */
+  private static void leftByAnotherProcess(Path dataDir) throws IOException {
+    Path record = dataDir.resolve(FileIntegrity.RECORD_FILE);
+    List<String> lines = new java.util.ArrayList<>(Files.readAllLines(record));
+    lines.removeIf(l -> l.startsWith("S "));
+    lines.add("S another-process open");
+    Files.write(record, lines);
   }
 
   /**
