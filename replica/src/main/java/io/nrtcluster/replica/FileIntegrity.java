@@ -37,13 +37,25 @@ final class FileIntegrity {
   private final Set<String> foundByScrub = ConcurrentHashMap.newKeySet();
   private volatile boolean awaitingRepair;
 
-  FileIntegrity(ReplicaConfig config, NodeLog log, ReplicaStats stats) {
+  FileIntegrity(ReplicaConfig config, NodeLog log, ReplicaStats stats) throws StorageException {
     this.config = config;
     this.log = log;
     this.stats = stats;
     this.record = VerifiedFiles.open(config.dataDir().resolve(RECORD_FILE));
+    if (record.beginSession()) {
+      log.warn("the last process did not stop cleanly: every file of the last commit is read again at start");
+    }
     this.verifier = new LocalFileVerifier(config.indexPath(), config.dataDir().resolve(QUARANTINE_DIR), record, log);
     this.awaitingRepair = !record.corrupt().isEmpty();
+  }
+
+  /** The replica closed cleanly: the next process may trust what the record says was verified. */
+  void stoppedCleanly() {
+    try {
+      record.endSessionCleanly();
+    } catch (StorageException e) {
+      log.warn("could not record the clean stop (the next start reads every file again): {}", e.toString());
+    }
   }
 
   /** Verifies the last commit before the index is opened (nothing may have it open). */

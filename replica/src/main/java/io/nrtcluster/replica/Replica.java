@@ -842,7 +842,7 @@ public final class Replica implements Closeable {
    */
   @Override
   public void close() throws IOException {
-    close(config.commitOnClose());
+    close(config.commitOnClose(), true);
   }
 
   /**
@@ -850,10 +850,11 @@ public final class Replica implements Closeable {
    * restart copies whatever the last explicit commit lacks.
    */
   public void closeWithoutCommit() throws IOException {
-    close(false);
+    close(false, false);
   }
 
-  private void close(boolean commitFirst) throws IOException {
+  /** {@code clean}: the next process may trust the record of verified files (a halt must look like a crash). */
+  private void close(boolean commitFirst, boolean clean) throws IOException {
     if (state == State.CLOSED) {
       return;
     }
@@ -883,6 +884,9 @@ public final class Replica implements Closeable {
       if (n != null) {
         n.close();
       }
+      if (clean) {
+        integrity.stoppedCleanly();
+      }
     } finally {
       fallback.release();
       if (ownsTransport) {
@@ -894,7 +898,7 @@ public final class Replica implements Closeable {
 
   private void closeQuietly() {
     try {
-      close();
+      close(false, false);
     } catch (IOException | RuntimeException e) {
       log.warn("close after failed start", e);
     }

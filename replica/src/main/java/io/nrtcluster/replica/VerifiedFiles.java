@@ -26,6 +26,12 @@ import java.util.TreeSet;
  * changes its modification time, so a restart reads it again. Bit rot that leaves the modification
  * time alone is what the background scrub is for.
  *
+ * <p>The record vouches for its entries only after a clean stop of the process that wrote it (or
+ * within that process): it carries a session line naming the process that uses it and whether that
+ * process stopped cleanly. A process that was killed or crashed may have left files half written and
+ * the record itself behind what happened last, so the next process reads every file again ({@link
+ * #beginSession}).
+ *
  * <p>Updates replace the file atomically (temp file, rename). Verified entries are written without
  * fsync (losing them costs a reread, never a wrong answer); the corrupt set is fsynced with its
  * directory, since forgetting it could let a node holding a corrupt file lead.
@@ -36,12 +42,21 @@ final class VerifiedFiles {
 
   private static final String VERIFIED = "V";
   private static final String CORRUPT = "C";
+  private static final String SESSION = "S";
+  private static final String CLEAN = "clean";
+  private static final String OPEN = "open";
+  /** This process, as named in the session line: unique per process (and class loader). */
+  static final String THIS_PROCESS = java.util.UUID.randomUUID().toString();
 
   private final Path file;
   private final Map<String, Stamp> verified = new HashMap<>();
   private final TreeSet<String> corrupt = new TreeSet<>();
   /** Immutable copy of {@link #corrupt}, replaced whenever it changes. */
   private volatile List<String> corruptNow = List.of();
+  /** The process the session line names, or null when the record has none (new, or an older format). */
+  private String session;
+  /** Whether that process stopped cleanly. */
+  private boolean clean;
 
   private VerifiedFiles(Path file) {
     this.file = file;
@@ -61,6 +76,9 @@ final class VerifiedFiles {
           v.verified.put(f[1], new Stamp(Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4])));
         } else if (f.length == 2 && f[0].equals(CORRUPT)) {
           v.corrupt.add(f[1]);
+        } else if (f.length == 3 && f[0].equals(SESSION)) {
+          v.session = f[1];
+          v.clean = f[2].equals(CLEAN);
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -69,6 +87,34 @@ final class VerifiedFiles {
     }
     v.corruptNow = List.copyOf(v.corrupt);
     return v;
+  }
+
+  /**
+   * This process starts using the record to decide what to read at start: unless the process that
+   * wrote it last stopped cleanly (or is this one), every verified entry is dropped, so every file is
+   * read again. The record then names this process as using it, not stopped cleanly (durable), so a
+   * crash from here on is noticed by the next process. Returns whether the entries were dropped.
+   */
+  synchronized boolean beginSession() throws StorageException {
+    boolean trusted = clean || THIS_PROCESS.equals(session);
+    boolean dropped = !trusted && !verified.isEmpty();
+    if (!trusted) {
+      verified.clear();
+    }
+    if (!THIS_PROCESS.equals(session) || clean) {
+      session = THIS_PROCESS;
+      clean = false;
+      write(true);
+    }
+    return dropped;
+  }
+
+  /** This process stopped using the record cleanly: the next process may trust its entries (durable). */
+  synchronized void endSessionCleanly() throws StorageException {
+    if (THIS_PROCESS.equals(session) && !clean) {
+      clean = true;
+      write(true);
+    }
   }
 
   synchronized boolean isVerified(String name, Stamp stamp) {
@@ -132,6 +178,9 @@ final class VerifiedFiles {
     try {
       AtomicFiles.replace(file, out -> {
         Writer w = new OutputStreamWriter(out, StandardCharsets.UTF_8);
+        if (session != null) {
+          w.write(SESSION + " " + session + " " + (clean ? CLEAN : OPEN) + "\n");
+        }
         for (String name : corrupt) {
           w.write(CORRUPT + " " + name + "\n");
         }
