@@ -557,6 +557,11 @@ public final class Replica implements Closeable {
         if (last != null) {
           return last;
         }
+        if (n.searchesUnpublishedCommit()) {
+          // Waiting would not help: only a copy from a primary, seconds away at best, replaces it.
+          throw new IndexUnavailableException("replica " + log.name() + " holds a primary's commit with writes no refresh"
+              + " published; it serves once it has copied a point from the primary; retry");
+        }
         try {
           return n.getSearcherManager().acquire();
         } catch (AlreadyClosedException e) {

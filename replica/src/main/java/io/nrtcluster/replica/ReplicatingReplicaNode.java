@@ -85,6 +85,12 @@ final class ReplicatingReplicaNode extends ReplicaNode {
    * primary's when a copy from it starts, this moves only once a copied point is searched.
    */
   private volatile long installedGeneration = -1;
+  /**
+   * Whether the local commit opened at start was a primary's with writes after its last published
+   * point (its version above the published version it records): never searched, never committed
+   * again as if published, until a copied point replaces it.
+   */
+  private volatile boolean unpublishedCommit;
   /** The NRT copy running now (Lucene's {@code curNRTCopy}), readable without the monitor. */
   private final AtomicReference<CopyJob> nrtCopy = new AtomicReference<>();
   /** When {@link #nrtCopy} was launched (written before it, so a reader of the job sees its start). */
@@ -114,6 +120,32 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     // Lucene sets the files' metadata at start only when it synced from the primary; otherwise the
     // searched point is the local commit, whatever generation Lucene now calls it.
     installedGeneration = lastFileMetaData != null ? lastPrimaryGen : -1;
+    unpublishedCommit = installedGeneration < 0 && holdsUnpublishedWrites();
+    if (unpublishedCommit) {
+      log.warn("the local commit (version {}) holds writes no refresh published: nothing is searched until a point is copied"
+          + " from the primary", getCurrentSearchingVersion());
+    }
+  }
+
+  /**
+   * A primary's commit records the last version it published ({@code VERSION_KEY}) and takes every
+   * write so far, so its own version is above that when writes followed the last refresh; a
+   * replica's commit records the version it searches, its own.
+   */
+  private boolean holdsUnpublishedWrites() throws IOException {
+    SegmentInfos infos;
+    try {
+      infos = SegmentInfos.readLatestCommit(dir);
+    } catch (IndexNotFoundException e) {
+      return false;
+    }
+    String published = infos.getUserData().get(VERSION_KEY);
+    return published != null && infos.getVersion() > Long.parseLong(published);
+  }
+
+  /** True while the searched point is a local commit holding writes no refresh published (see {@link #unpublishedCommit}). */
+  boolean searchesUnpublishedCommit() {
+    return unpublishedCommit && installedGeneration < 0;
   }
 
   /** See {@link #installedGeneration}: a volatile read, never the node's monitor. */
@@ -419,6 +451,11 @@ final class ReplicatingReplicaNode extends ReplicaNode {
    */
   @Override
   public void commit() throws IOException {
+    if (searchesUnpublishedCommit()) {
+      // Nothing was copied since it opened, so the last commit is this point already; committing it
+      // again would record its own version as published, and a later restart would serve it.
+      return;
+    }
     synchronized (commitLock()) {
       long version = getCurrentSearchingVersion();
       String position = replayPosition(version);
