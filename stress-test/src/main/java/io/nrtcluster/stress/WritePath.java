@@ -62,6 +62,7 @@ final class WritePath {
   private final AtomicLong replayed = new AtomicLong();
   private final AtomicLong refreshFailures = new AtomicLong();
   private final AtomicLong commits = new AtomicLong();
+  private final WriteGaps gaps = new WriteGaps();
 
   WritePath(ChaosCluster cluster, TxLog log, Timeline timeline, AckLog acks) {
     this.cluster = cluster;
@@ -92,6 +93,7 @@ final class WritePath {
       try {
         t.node().client().write(ops, () -> t.leave(view));
         log.acknowledge(ops);
+        gaps.acknowledged(timeline.now());
         return true;
       } catch (AgentException e) {
         markDirty("write to N" + t.node().id() + " failed: " + e.getMessage());
@@ -213,6 +215,7 @@ final class WritePath {
           synchronized (failoverMillis) {
             failoverMillis.add(took);
           }
+          gaps.failover(timeline.now());
           LOG.info("failover: N{} gen={} -> N{} gen={} in {} ms, replayed {} writes after position {}",
               before.node().id(), before.gen(), p.id(), s.gen(), took, tail.size(), from);
         } else if (!tail.isEmpty()) {
@@ -299,6 +302,11 @@ final class WritePath {
     synchronized (failoverMillis) {
       return List.copyOf(failoverMillis);
     }
+  }
+
+  /** The gaps between acknowledged writes, as the application saw them. */
+  ChaosReport.WriteGap writeGaps() {
+    return gaps.figures();
   }
 
   long replayed() {
