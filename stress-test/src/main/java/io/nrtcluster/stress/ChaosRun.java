@@ -21,9 +21,10 @@ public final class ChaosRun {
     Files.createDirectories(config.reportDir());
     FaultPlan plan = FaultPlan.generate(config);
     long durationMs = config.duration().toMillis();
-    out.accept(String.format(Locale.ROOT, "chaos: seed %d, %d nodes, %d s, faults %s; %d planned; report in %s", config.seed(),
-        config.nodes(), config.duration().toSeconds(), config.faults().stream().map(FaultKind::key).sorted().toList(),
-        plan.faults().size(), config.reportDir()));
+    out.accept(String.format(Locale.ROOT, "chaos: seed %d, %d nodes, %d s, faults %s; %d planned (%d an hour; about %d wire "
+        + "bit flips expected); report in %s", config.seed(), config.nodes(), config.duration().toSeconds(),
+        config.faults().stream().map(FaultKind::key).sorted().toList(), plan.faults().size(), config.faultRate(),
+        plan.expectedWireFlips(), config.reportDir()));
     try (ChaosCluster cluster = ChaosCluster.start(config, config.reportDir())) {
       Timeline timeline = new Timeline();
       TxLog log = new TxLog(config.seed());
