@@ -111,6 +111,16 @@ public final class ChaosCommand implements Callable<Integer> {
       description = "ZooKeeper session timeout of the nodes (default: ${DEFAULT-VALUE}).")
   Duration sessionTimeout;
 
+  @Option(names = "--fault-rate", paramLabel = "N", defaultValue = "400",
+      description = "Faults planned an hour, 10-1200 (default: ${DEFAULT-VALUE}, one every 9 s); primary kills, pauses "
+          + "and wire faults come most often. Each fault still waits for the cluster to recover from the one before.")
+  int faultRate;
+
+  @Option(names = "--wire-flip-probability", paramLabel = "P", defaultValue = "0.2",
+      description = "Highest per-frame bit-flip probability of a wire fault, at most 0.5; each draws one between a tenth "
+          + "of it and it (default: ${DEFAULT-VALUE}).")
+  double wireFlipProbability;
+
   @Option(names = "--node-heap-mb", paramLabel = "MB", defaultValue = "256",
       description = "Heap of each node JVM (default: ${DEFAULT-VALUE}).")
   int nodeHeapMb;
@@ -144,7 +154,8 @@ public final class ChaosCommand implements Callable<Integer> {
     try {
       config = ChaosConfig.builder().nodes(nodes).duration(duration).seed(seed).reportDir(report.toAbsolutePath())
           .faults(kinds).writesPerSecond(writesPerSecond).sessionTimeout(sessionTimeout).nodeHeapMb(nodeHeapMb).network(mode)
-          .storage(storage).diskMb(diskMb).objectStore(objectStore).backupMode(backups).build();
+          .storage(storage).diskMb(diskMb).objectStore(objectStore).backupMode(backups).faultRate(faultRate)
+          .wireFlipProbability(wireFlipProbability).build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -40,8 +40,17 @@ class ChaosCommandTest {
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("--store-backups", "commit or point");
 
+    r = NrtRun.nrt("chaos", "--fault-rate", "5000", "--report", report);
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("faultRate").doesNotContain("Exception");
+
+    r = NrtRun.nrt("chaos", "--wire-flip-probability", "0.9", "--report", report);
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("wireFlipProbability").doesNotContain("Exception");
+
     r = NrtRun.nrt("chaos", "--help");
     assertThat(r.exit()).isZero();
-    assertThat(r.out()).contains("--seed", "--faults", "chaos-report.json", "--object-store", "replicaRebuild", "storeRestart");
+    assertThat(r.out()).contains("--seed", "--faults", "chaos-report.json", "--object-store", "replicaRebuild", "storeRestart",
+        "--fault-rate", "--wire-flip-probability");
   }
 }

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Calls one node process's control endpoint. Every call has a deadline (a paused process never
@@ -37,6 +38,16 @@ final class AgentClient {
 
   AgentApi.WriteReply write(List<AgentApi.Op> ops) throws AgentException {
     return post("/ops", new AgentApi.WriteRequest(ops), Duration.ofSeconds(10), AgentApi.WriteReply.class);
+  }
+
+  /** {@link #write(List)}, given up as soon as {@code giveUp} names a reason (see {@link JsonClient}). */
+  AgentApi.WriteReply write(List<AgentApi.Op> ops, Supplier<String> giveUp) throws AgentException {
+    return json.post("/ops", new AgentApi.WriteRequest(ops), Duration.ofSeconds(10), AgentApi.WriteReply.class, giveUp);
+  }
+
+  /** {@link #refresh(long)}, given up as soon as {@code giveUp} names a reason. */
+  AgentApi.RefreshReply refresh(long position, Supplier<String> giveUp) throws AgentException {
+    return json.post("/refresh?position=" + position, null, Duration.ofSeconds(20), AgentApi.RefreshReply.class, giveUp);
   }
 
   AgentApi.RefreshReply refresh(long position) throws AgentException {

@@ -169,6 +169,22 @@ final class ChaosCluster implements Closeable {
     return processes.primary();
   }
 
+  /**
+   * Who ZooKeeper names primary now, and at which generation, as a client of the cluster sees it;
+   * null when ZooKeeper does not answer.
+   */
+  WriteRoute.View view() {
+    long at = System.nanoTime();
+    try {
+      IndexStatus s = admin.status(CLUSTER, INDEX);
+      return s.primaryNodeId() > 0 && s.primaryNodeId() <= nodes().size()
+          ? new WriteRoute.View(s.primaryNodeId(), s.primaryGen(), at) : WriteRoute.View.none(at);
+    } catch (NrtClusterException e) {
+      LOG.debug("no view of the primary: {}", e.toString());
+      return null;
+    }
+  }
+
   private NodeProcess zooKeepersPrimary() {
     try {
       IndexStatus s = admin.status(CLUSTER, INDEX);

@@ -33,6 +33,12 @@ import java.util.Set;
  * @param objectStore whether the harness runs an S3-compatible store and every node opens its index
  *     through it (backups while it leads, bootstrap from the newest backup, retention sweeps)
  * @param backupMode which points the primary backs up (with {@code objectStore})
+ * @param faultRate faults planned an hour (10-1,200; default 400, one every 9 s); primary kills,
+ *     pauses and wire faults come more often than the other kinds ({@link FaultPlan}), and the runner
+ *     still waits for the cluster to accept writes again after each fault, so a plan faster than the
+ *     cluster recovers runs late (faults not started by 1.5 times the duration are skipped, counted)
+ * @param wireFlipProbability the highest per-frame bit-flip probability of a wire fault (each draws
+ *     one between a tenth of it and it; default 0.2, at most 0.5)
  */
 public record ChaosConfig(
     int nodes,
@@ -54,7 +60,9 @@ public record ChaosConfig(
     StorageMode storage,
     int diskMb,
     boolean objectStore,
-    BackupMode backupMode) {
+    BackupMode backupMode,
+    int faultRate,
+    double wireFlipProbability) {
 
   public ChaosConfig {
     Checks.inRange("nodes", nodes, 3, 9);
@@ -81,6 +89,10 @@ public record ChaosConfig(
     Checks.notNull("storage", storage);
     Checks.inRange("diskMb", diskMb, 64, 65_536);
     Checks.notNull("backupMode", backupMode);
+    Checks.inRange("faultRate (faults an hour)", faultRate, 10, 1_200);
+    if (!(wireFlipProbability > 0 && wireFlipProbability <= 0.5)) {
+      throw new IllegalArgumentException("wireFlipProbability must be in (0, 0.5], got " + wireFlipProbability);
+    }
     for (FaultKind k : faults) {
       if (k.needsNamespaces() && network != NetworkMode.NAMESPACES) {
         throw new IllegalArgumentException("faults: " + k.key() + " cuts or slows links, which needs network "
@@ -123,6 +135,8 @@ public record ChaosConfig(
     private int ackUnpublishedEvery;
     private boolean objectStore;
     private BackupMode backupMode = BackupMode.EVERY_COMMIT;
+    private int faultRate = 400;
+    private double wireFlipProbability = 0.2;
 
     public Builder nodes(int v) {
       nodes = v;
@@ -231,12 +245,24 @@ public record ChaosConfig(
       return this;
     }
 
+    /** Faults planned an hour (see {@link ChaosConfig#faultRate()}). */
+    public Builder faultRate(int v) {
+      faultRate = v;
+      return this;
+    }
+
+    /** The highest per-frame bit-flip probability of a wire fault (see {@link ChaosConfig#wireFlipProbability()}). */
+    public Builder wireFlipProbability(double v) {
+      wireFlipProbability = v;
+      return this;
+    }
+
     public ChaosConfig build() {
       Set<FaultKind> kinds = faults != null ? faults
           : network == null || storage == null ? null : FaultKind.available(network, storage, objectStore);
       return new ChaosConfig(nodes, duration, seed, reportDir, kinds, writesPerSecond, indexers, searchers,
           refreshInterval, commitInterval, sessionTimeout, recoveryTimeout, nodeHeapMb, dropEveryNthWrite, network,
-          ackUnpublishedEvery, storage, diskMb, objectStore, backupMode);
+          ackUnpublishedEvery, storage, diskMb, objectStore, backupMode, faultRate, wireFlipProbability);
     }
   }
 }

@@ -21,6 +21,7 @@ public record ChaosReport(
     Faults faults,
     int failovers,
     Millis failoverMs,
+    WriteGap writeGapMs,
     Lag replicationLagMs,
     long versionMismatches,
     long versionChecks,
@@ -102,6 +103,17 @@ public record ChaosReport(
       int recoveryTimeouts) {}
 
   public record Millis(long p50, long max) {}
+
+  /**
+   * The gaps a client saw between acknowledged writes ({@link WriteGaps}); -1 where there were none.
+   *
+   * @param maxMs the longest time between two consecutive acknowledged writes
+   * @param maxEndedAtMillis when (run-relative) the longest gap ended
+   * @param failoverP50Ms median of the gaps that failovers left
+   * @param failoverMaxMs the longest of them
+   * @param failoverGaps how many gaps failovers left
+   */
+  public record WriteGap(long maxMs, long maxEndedAtMillis, long failoverP50Ms, long failoverMaxMs, int failoverGaps) {}
 
   /**
    * What one partition or slow link did: the primary (node, generation) when it began and once the

@@ -21,9 +21,10 @@ public final class ChaosRun {
     Files.createDirectories(config.reportDir());
     FaultPlan plan = FaultPlan.generate(config);
     long durationMs = config.duration().toMillis();
-    out.accept(String.format(Locale.ROOT, "chaos: seed %d, %d nodes, %d s, faults %s; %d planned; report in %s", config.seed(),
-        config.nodes(), config.duration().toSeconds(), config.faults().stream().map(FaultKind::key).sorted().toList(),
-        plan.faults().size(), config.reportDir()));
+    out.accept(String.format(Locale.ROOT, "chaos: seed %d, %d nodes, %d s, faults %s; %d planned (%d an hour; about %d wire "
+        + "bit flips expected); report in %s", config.seed(), config.nodes(), config.duration().toSeconds(),
+        config.faults().stream().map(FaultKind::key).sorted().toList(), plan.faults().size(), config.faultRate(),
+        plan.expectedWireFlips(), config.reportDir()));
     try (ChaosCluster cluster = ChaosCluster.start(config, config.reportDir())) {
       Timeline timeline = new Timeline();
       TxLog log = new TxLog(config.seed());
@@ -177,6 +178,7 @@ public final class ChaosRun {
         new ChaosReport.Ops(log.attempted(), log.acknowledged(), outcome.lost().size(), outcome.unexpected().size(),
             path.replayed()),
         f, failovers.size(), new ChaosReport.Millis(Percentiles.of(failovers, 50), Percentiles.max(failovers)),
+        path.writeGaps(),
         new ChaosReport.Lag(Percentiles.of(lags, 50), Percentiles.of(lags, 99), Percentiles.max(lags), lags.size()),
         ledger.mismatches(), ledger.checks(), checkIndexFailures, unreferenced, workload.searches(),
         workload.searchFailures(),
@@ -193,7 +195,7 @@ public final class ChaosRun {
           faults: primaryKill=%d replicaKill=%d jvmCrash=%d pause=%d wire=%d (bit flips %d injected, %d detected, %d discarded, \
         %d undetected, %d unaccounted; %d checksum mismatches) \
         zkServerRestart=%d fullClusterRestart=%d promotion=%d; kills during copy %d, during pre-copy %d
-          failovers %d (p50 %d ms, max %d ms); replication lag p50 %d ms, p99 %d ms
+          failovers %d (p50 %d ms, max %d ms; %s); replication lag p50 %d ms, p99 %d ms
           primaryPause=%d partitionPrimaryZooKeeper=%d partitionPrimaryReplicas=%d partitionHalves=%d \
         partitionBridge=%d partitionOneWay=%d slowLink=%d (network: %s); diskFull=%d (storage: %s) diskBitFlip=%d (%d on running nodes, %d not found in time) copyDrop=%d
           version checks %d, mismatches %d; CheckIndex failures %d; unreferenced files %d; final version %d
@@ -205,7 +207,8 @@ public final class ChaosRun {
         r.ops().unexpected(), f.primaryKill(), f.replicaKill(), f.jvmCrash(), f.pause(), f.wire(), f.bitFlipsInjected(),
         f.bitFlipsDetected(), f.bitFlipsDiscarded(), f.bitFlipsUndetected(), f.bitFlipsUnaccounted(),
         f.checksumMismatches(), f.zkServerRestart(), f.fullClusterRestart(), f.promotion(), f.killsDuringCopy(),
-        f.killsDuringPreCopy(), r.failovers(), r.failoverMs().p50(), r.failoverMs().max(), r.replicationLagMs().p50(),
+        f.killsDuringPreCopy(), r.failovers(), r.failoverMs().p50(), r.failoverMs().max(),
+        WriteGaps.describe(r.writeGapMs()), r.replicationLagMs().p50(),
         r.replicationLagMs().p99(), f.primaryPause(), f.partitionPrimaryZooKeeper(), f.partitionPrimaryReplicas(),
         f.partitionHalves(), f.partitionBridge(), f.partitionOneWay(), f.slowLink(),
         r.network().name().toLowerCase(Locale.ROOT), f.diskFull(), r.storage().name().toLowerCase(Locale.ROOT),

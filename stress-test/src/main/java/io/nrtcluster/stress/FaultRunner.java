@@ -140,7 +140,7 @@ final class FaultRunner {
         n.resume();
       }
       case WIRE -> {
-        double flip = 0.02 + random.nextDouble() * 0.18;
+        double flip = f.flipProbability();
         long throttle = (1 + random.nextInt(8)) * 1024L * 1024;
         setWireFaults(flip, throttle);
         timeline.fault(f.kind(), "all", String.format(Locale.ROOT,

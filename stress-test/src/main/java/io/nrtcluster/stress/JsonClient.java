@@ -8,6 +8,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * Calls a node process's JSON endpoint ({@link JsonHttp}) on loopback. Every call has a deadline (a
@@ -38,6 +43,41 @@ public final class JsonClient {
   }
 
   public <T> T post(String path, Object body, Duration timeout, Class<T> type) throws AgentException {
+    return call(postRequest(path, body, timeout), type);
+  }
+
+  /**
+   * {@link #post}, given up as soon as {@code giveUp} names a reason (it is asked every {@link
+   * WriteRoute#POLL_MILLIS} while the answer is awaited): the request is then cancelled and this fails
+   * with that reason. A request given up may still have reached the endpoint.
+   */
+  public <T> T post(String path, Object body, Duration timeout, Class<T> type, Supplier<String> giveUp)
+      throws AgentException {
+    HttpRequest request = postRequest(path, body, timeout);
+    CompletableFuture<HttpResponse<byte[]>> pending = HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+    while (true) {
+      HttpResponse<byte[]> response;
+      try {
+        response = pending.get(WriteRoute.POLL_MILLIS, TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        String why = giveUp.get();
+        if (why != null) {
+          pending.cancel(true);
+          throw new AgentException("GIVEN_UP", who + " " + path + " given up: " + why);
+        }
+        continue;
+      } catch (ExecutionException e) {
+        throw new AgentException(who + " " + path + " unreachable: " + e.getCause(), e.getCause());
+      } catch (InterruptedException e) {
+        pending.cancel(true);
+        Thread.currentThread().interrupt();
+        throw new AgentException(who + " " + path + " interrupted", e);
+      }
+      return read(request, response, type);
+    }
+  }
+
+  private HttpRequest postRequest(String path, Object body, Duration timeout) throws AgentException {
     HttpRequest.BodyPublisher publisher;
     try {
       publisher = body == null ? HttpRequest.BodyPublishers.noBody()
@@ -45,12 +85,15 @@ public final class JsonClient {
     } catch (IOException e) {
       throw new AgentException(who + ": cannot encode " + path, e);
     }
-    return call(HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout)
-        .header("Content-Type", "application/json").POST(publisher).build(), type);
+    return HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout)
+        .header("Content-Type", "application/json").POST(publisher).build();
   }
 
   private <T> T call(HttpRequest request, Class<T> type) throws AgentException {
-    HttpResponse<byte[]> response = send(request, HttpResponse.BodyHandlers.ofByteArray());
+    return read(request, send(request, HttpResponse.BodyHandlers.ofByteArray()), type);
+  }
+
+  private <T> T read(HttpRequest request, HttpResponse<byte[]> response, Class<T> type) throws AgentException {
     try {
       if (response.statusCode() == 200) {
         return JsonHttp.JSON.readValue(response.body(), type);

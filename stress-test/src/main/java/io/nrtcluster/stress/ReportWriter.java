@@ -49,6 +49,10 @@ final class ReportWriter {
     row(h, "unreferenced files", r.unreferencedFiles());
     row(h, "failovers", r.failovers());
     row(h, "failover ms p50 / max", r.failoverMs().p50() + " / " + r.failoverMs().max());
+    ChaosReport.WriteGap g = r.writeGapMs();
+    row(h, "client-observed write gap: longest ms (ended at s); around failovers ms p50 / max (gaps)", g.maxMs()
+        + String.format(Locale.ROOT, " (%.1f)", g.maxEndedAtMillis() / 1000.0) + "; " + g.failoverP50Ms() + " / "
+        + g.failoverMaxMs() + " (" + g.failoverGaps() + ")");
     row(h, "replication lag ms p50 / p99 / max (samples)", r.replicationLagMs().p50() + " / " + r.replicationLagMs().p99()
         + " / " + r.replicationLagMs().max() + " (" + r.replicationLagMs().samples() + ")");
     row(h, "searches answered / failed", r.searches() + " / " + r.searchesFailed());

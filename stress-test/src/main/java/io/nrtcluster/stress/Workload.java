@@ -21,6 +21,8 @@ import org.slf4j.LoggerFactory;
 final class Workload implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Workload.class);
   private static final int BATCH = 10;
+  /** How often the write path reads who leads from ZooKeeper, as a client of the cluster watching it would learn it. */
+  private static final long VIEW_PERIOD_MS = 100;
   private final ChaosConfig config;
   private final ChaosCluster cluster;
   private final TxLog log;
@@ -49,6 +51,7 @@ final class Workload implements AutoCloseable {
       spawn("chaos-indexer-" + i, () -> index(me, (long) (1e9 / batchesPerSecond)));
     }
     spawn("chaos-resync", this::resyncLoop);
+    spawn("chaos-view", this::followView);
     spawn("chaos-refresher", () -> every(config.refreshInterval().toNanos(), path::refresh));
     spawn("chaos-committer", () -> every(config.commitInterval().toNanos(), path::commitAll));
     for (int i = 0; i < config.searchers(); i++) {
@@ -110,6 +113,13 @@ final class Workload implements AutoCloseable {
           return;
         }
       }
+    }
+  }
+
+  private void followView() {
+    while (running) {
+      path.follow(cluster.view());
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(VIEW_PERIOD_MS));
     }
   }
 

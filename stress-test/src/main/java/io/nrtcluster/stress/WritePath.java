@@ -22,6 +22,11 @@ import org.slf4j.LoggerFactory;
  * read its replay position and replayed the log from there. Refreshes carry the log position they
  * cover, which is what the next primary's replay position will be.
  *
+ * <p>It follows the cluster's view as a client does ({@link #follow}, a few times a second): as soon
+ * as ZooKeeper names another primary or generation than the target's, the path is dirty and every
+ * write or refresh still waiting on the old target is given up ({@link WriteRoute}), so no write waits
+ * out its timeout on a paused or cut-off node the view no longer names.
+ *
  * <p>Writes run under the read side of a lock and resyncs and refresh snapshots under the write
  * side, so a refresh's position never covers a write still in flight, and a replay never races one.
  */
@@ -29,8 +34,13 @@ final class WritePath {
   private static final Logger LOG = LoggerFactory.getLogger(WritePath.class);
   private static final int REPLAY_BATCH = 500;
 
-  /** The primary writes go to, and the generation it leads. */
-  record Target(NodeProcess node, long gen) {}
+  /** The primary writes go to, the generation it leads, and when ({@link System#nanoTime}) it was chosen. */
+  record Target(NodeProcess node, long gen, long sinceNanos) {
+    /** Why writes must leave this target by {@code view}, or null (see {@link WriteRoute#leave}). */
+    String leave(WriteRoute.View view) {
+      return WriteRoute.leave(node.id(), gen, sinceNanos, view);
+    }
+  }
 
   /** One acknowledged refresh: when the harness asked for it (wall-clock millis), and on which primary. */
   record Refresh(long startMillis, int primaryId) {}
@@ -42,6 +52,8 @@ final class WritePath {
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock(true);
   private final Condition resynced = lock.writeLock().newCondition();
   private volatile Target target;
+  /** The newest view of who leads; null until one was read. */
+  private volatile WriteRoute.View view;
   private volatile boolean dirty = true;
   private final Object dirtySignal = new Object();
   private final AtomicLong firstFailureAt = new AtomicLong();
@@ -50,6 +62,7 @@ final class WritePath {
   private final AtomicLong replayed = new AtomicLong();
   private final AtomicLong refreshFailures = new AtomicLong();
   private final AtomicLong commits = new AtomicLong();
+  private final WriteGaps gaps = new WriteGaps();
 
   WritePath(ChaosCluster cluster, TxLog log, Timeline timeline, AckLog acks) {
     this.cluster = cluster;
@@ -78,8 +91,9 @@ final class WritePath {
         return true;
       }
       try {
-        t.node().client().write(ops);
+        t.node().client().write(ops, () -> t.leave(view));
         log.acknowledge(ops);
+        gaps.acknowledged(timeline.now());
         return true;
       } catch (AgentException e) {
         markDirty("write to N" + t.node().id() + " failed: " + e.getMessage());
@@ -87,6 +101,23 @@ final class WritePath {
       }
     } finally {
       lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * Takes a newer view of who leads (null: ZooKeeper did not answer; ignored): once it names another
+   * primary or generation than the target's, the path is dirty at once, without waiting for a write
+   * to fail.
+   */
+  void follow(WriteRoute.View v) {
+    if (v == null) {
+      return;
+    }
+    view = v;
+    Target t = target;
+    String why = t == null || dirty ? null : t.leave(v);
+    if (why != null) {
+      markDirty(why);
     }
   }
 
@@ -152,32 +183,39 @@ final class WritePath {
       if (!dirty) {
         return true;
       }
-      NodeProcess p = cluster.primary();
-      if (p == null || p.state() != NodeProcess.State.UP) {
+      long chosenAt = System.nanoTime();
+      WriteRoute.View v = cluster.view();
+      if (v == null || v.primaryId() < 0) {
         return false;
       }
+      NodeProcess p = cluster.node(v.primaryId());
+      if (p.state() != NodeProcess.State.UP) {
+        return false;
+      }
+      follow(v);
       try {
         AgentApi.Status s = p.client().status();
-        if (s.role() != Role.PRIMARY || !s.writable()) {
-          // Still promoting (or fenced): its replay position is not known yet.
+        if (s.role() != Role.PRIMARY || !s.writable() || s.gen() != v.gen()) {
+          // Still promoting (or fenced, or already replaced): its replay position is not known yet.
           return false;
         }
         long from = s.replayPosition() == null ? 0 : Long.parseLong(s.replayPosition());
         List<Op> tail = log.after(from);
         for (int i = 0; i < tail.size(); i += REPLAY_BATCH) {
           List<Op> batch = tail.subList(i, Math.min(tail.size(), i + REPLAY_BATCH));
-          p.client().write(batch);
+          p.client().write(batch, () -> WriteRoute.leave(p.id(), v.gen(), chosenAt, view));
           log.acknowledge(batch);
         }
         replayed.addAndGet(tail.size());
         Target before = target;
-        Target now = new Target(p, s.gen());
+        Target now = new Target(p, s.gen(), chosenAt);
         long since = firstFailureAt.getAndSet(0);
         if (before != null && (before.node() != p || before.gen() != s.gen())) {
           long took = since == 0 ? 0 : System.currentTimeMillis() - since;
           synchronized (failoverMillis) {
             failoverMillis.add(took);
           }
+          gaps.failover(timeline.now());
           LOG.info("failover: N{} gen={} -> N{} gen={} in {} ms, replayed {} writes after position {}",
               before.node().id(), before.gen(), p.id(), s.gen(), took, tail.size(), from);
         } else if (!tail.isEmpty()) {
@@ -215,7 +253,7 @@ final class WritePath {
     }
     long start = System.currentTimeMillis();
     try {
-      AgentApi.RefreshReply r = t.node().client().refresh(position);
+      AgentApi.RefreshReply r = t.node().client().refresh(position, () -> t.leave(view));
       acks.add(new AckLog.Ack(t.node().id(), r.gen(), r.version(), start, System.currentTimeMillis(), false,
           r.numDocs(), r.digest()));
       refreshes.putIfAbsent(r.version(), new Refresh(start, t.node().id()));
@@ -264,6 +302,11 @@ final class WritePath {
     synchronized (failoverMillis) {
       return List.copyOf(failoverMillis);
     }
+  }
+
+  /** The gaps between acknowledged writes, as the application saw them. */
+  ChaosReport.WriteGap writeGaps() {
+    return gaps.figures();
   }
 
   long replayed() {

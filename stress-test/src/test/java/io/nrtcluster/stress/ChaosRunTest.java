@@ -80,6 +80,7 @@ class ChaosRunTest {
     }
     assertThat(json.path("failoverMs").has("p50")).isTrue();
     assertThat(json.path("failoverMs").has("max")).isTrue();
+    assertThat(json.path("writeGapMs").path("maxMs").asLong()).as(context).isPositive();
     assertThat(json.path("replicationLagMs").has("p50")).isTrue();
     assertThat(json.path("replicationLagMs").has("p99")).isTrue();
     assertThat(Files.size(reports.resolve("chaos-report.png"))).isGreaterThan(10_000);

@@ -9,6 +9,7 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 class FaultPlanTest {
   private static ChaosConfig.Builder config(long seed) {
@@ -100,5 +101,59 @@ class FaultPlanTest {
         .allSatisfy(p -> assertThat(p.holdMillis()).isGreaterThan(4_000));
     assertThat(plan.faults()).filteredOn(p -> p.kind() == FaultKind.PARTITION_PRIMARY_ZOOKEEPER)
         .allSatisfy(p -> assertThat(p.holdMillis()).isGreaterThan(4_000));
+  }
+
+  /**
+   * At a raised fault rate an hour's plan holds at least 100 primary kills, 20 of each partition kind,
+   * 50 pauses, and wire faults whose flip probabilities (up to 0.5) and holds make at least 10,000 flips expected
+   * at {@link FaultPlan#WIRE_FRAMES_PER_SECOND}; faults stay spaced by at least half a slot (5 s at
+   * 720 an hour), and the runner still waits for recovery after each.
+   */
+  @Test
+  @Timeout(30)
+  void aRaisedFaultRateGivesAnHourHundredsOfPrimaryKillsPartitionsPausesAndWireFlips() {
+    for (boolean everything : new boolean[] {false, true}) {
+      for (long seed = 1; seed <= 20; seed++) {
+        ChaosConfig cfg = config(seed).network(NetworkMode.NAMESPACES).storage(everything ? StorageMode.TMPFS : StorageMode.PLAIN)
+            .objectStore(everything).duration(Duration.ofHours(1)).faultRate(720).wireFlipProbability(0.5).build();
+        FaultPlan plan = FaultPlan.generate(cfg);
+        String context = "seed=" + seed + ", every kind=" + everything;
+        java.util.Map<FaultKind, Long> counts = plan.faults().stream()
+            .collect(Collectors.groupingBy(FaultPlan.Planned::kind, Collectors.counting()));
+        assertThat(counts.get(FaultKind.PRIMARY_KILL)).as(context).isGreaterThanOrEqualTo(100);
+        assertThat(counts.get(FaultKind.PAUSE)).as(context).isGreaterThanOrEqualTo(50);
+        for (FaultKind k : FaultKind.values()) {
+          if (k.isPartition()) {
+            assertThat(counts.get(k)).as(context + ", " + k.key()).isGreaterThanOrEqualTo(20);
+          }
+        }
+        assertThat(plan.expectedWireFlips()).as(context).isGreaterThanOrEqualTo(10_000);
+        assertThat(plan.faults()).filteredOn(p -> p.kind() == FaultKind.WIRE)
+            .allSatisfy(p -> assertThat(p.flipProbability()).isBetween(0.05, 0.5));
+        assertThat(plan.faults()).filteredOn(p -> p.kind() != FaultKind.WIRE)
+            .allSatisfy(p -> assertThat(p.flipProbability()).isZero());
+        long previous = -1;
+        for (FaultPlan.Planned p : plan.faults()) {
+          assertThat(p.atMillis() - previous).as(context).isGreaterThanOrEqualTo(2_500);
+          previous = p.atMillis();
+        }
+        assertThat(previous).as(context).isLessThan(3_600_000);
+      }
+    }
+    // The default rate is the one before the setting existed: one fault every 9 s.
+    assertThat(FaultPlan.generate(config(42).duration(Duration.ofHours(1)).build()).faults()).hasSize(3590 / 9);
+    assertThat(FaultPlan.generate(config(42).duration(Duration.ofHours(1)).build()).expectedWireFlips())
+        .as("the default wire setting: flip probabilities 0.02-0.2").isLessThan(10_000);
+  }
+
+  @Test
+  @Timeout(10)
+  void theFaultRateAndWireFlipSettingsNameTheirFieldWhenOutOfBounds() {
+    assertThatThrownBy(() -> config(1).faultRate(5).build()).hasMessageContaining("faultRate");
+    assertThatThrownBy(() -> config(1).faultRate(5_000).build()).hasMessageContaining("faultRate");
+    assertThatThrownBy(() -> config(1).wireFlipProbability(0).build()).hasMessageContaining("wireFlipProbability");
+    assertThatThrownBy(() -> config(1).wireFlipProbability(0.9).build()).hasMessageContaining("wireFlipProbability");
+    assertThat(config(1).build().faultRate()).isEqualTo(400);
+    assertThat(config(1).build().wireFlipProbability()).isEqualTo(0.2);
   }
 }
