@@ -45,37 +45,21 @@ class StepDownSearchTest {
       c.awaitAllAt(published);
       long expected = ClusterHarness.count(old);
 
-      AtomicBoolean running = new AtomicBoolean(true);
-      AtomicLong fewest = new AtomicLong(Long.MAX_VALUE);
-      AtomicLong searches = new AtomicLong();
-      AtomicReference<Throwable> failure = new AtomicReference<>();
-      Thread searcher = new Thread(() -> {
-        while (running.get()) {
-          try {
-            long n = ClusterHarness.count(old);
-            fewest.accumulateAndGet(n, Math::min);
-            searches.incrementAndGet();
-          } catch (Throwable t) {
-            failure.compareAndSet(null, t);
-          }
-        }
-      }, "searcher");
-      searcher.start();
+      SearchLoop searches = SearchLoop.start(old);
       // The old primary copies the new primary's point slowly once it is a replica.
       c.host(0).transport().updateFaults(0, 64 * 1024);
       c.host(0).zooKeeper().curator().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
       await().atMost(Duration.ofSeconds(30)).until(() -> c.node(1).isWritablePrimary());
       await().atMost(Duration.ofSeconds(30)).until(() -> old.state() == IndexState.REPLICATING);
-      long during = searches.get();
-      await().atMost(Duration.ofSeconds(10)).until(() -> searches.get() > during + 50);
+      long during = searches.count();
+      await().atMost(Duration.ofSeconds(10)).until(() -> searches.count() > during + 50);
       c.host(0).transport().updateFaults(0, 0);
       long v = c.node(1).refresh();
       c.awaitAllAt(v);
-      running.set(false);
-      searcher.join();
+      searches.stop();
 
-      assertThat(failure.get()).as("seed %d: searches kept working", seed).isNull();
-      assertThat(fewest.get()).as("seed %d: never fewer documents than the last published point", seed).isEqualTo(expected);
+      assertThat(searches.failure()).as("seed %d: searches kept working", seed).isNull();
+      assertThat(searches.fewest()).as("seed %d: never fewer documents than the last published point", seed).isEqualTo(expected);
       assertThat(ClusterHarness.count(old)).isEqualTo(expected);
       assertThat(old.snapshotForTests().bridge()).as("dropped once the replica is as new").isNull();
     }
@@ -117,21 +101,7 @@ class StepDownSearchTest {
       assertThat(Long.parseLong(new String(max, java.nio.charset.StandardCharsets.UTF_8).trim()))
           .as("seed %d: the commit's version is reserved", seed).isGreaterThanOrEqualTo(committed);
 
-      AtomicBoolean running = new AtomicBoolean(true);
-      AtomicLong most = new AtomicLong();
-      AtomicLong searches = new AtomicLong();
-      AtomicReference<Throwable> failure = new AtomicReference<>();
-      Thread searcher = new Thread(() -> {
-        while (running.get()) {
-          try {
-            most.accumulateAndGet(ClusterHarness.count(old), Math::max);
-            searches.incrementAndGet();
-          } catch (Throwable t) {
-            failure.compareAndSet(null, t);
-          }
-        }
-      }, "searcher");
-      searcher.start();
+      SearchLoop searches = SearchLoop.start(old);
       c.host(0).transport().updateFaults(0, 64 * 1024);
       // Its commit makes the old primary look the most up to date: only the other node may claim next.
       c.host(1).zooKeeper().curator().create().forPath(
@@ -140,15 +110,14 @@ class StepDownSearchTest {
       c.host(0).zooKeeper().curator().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
       await().atMost(Duration.ofSeconds(30)).until(() -> c.node(1).isWritablePrimary());
       await().atMost(Duration.ofSeconds(30)).until(() -> old.state() == IndexState.REPLICATING);
-      long during = searches.get();
-      await().atMost(Duration.ofSeconds(10)).until(() -> searches.get() > during + 50);
+      long during = searches.count();
+      await().atMost(Duration.ofSeconds(10)).until(() -> searches.count() > during + 50);
       c.host(0).transport().updateFaults(0, 0);
       c.awaitAllAt(c.node(1).refresh());
-      running.set(false);
-      searcher.join();
+      searches.stop();
 
-      assertThat(failure.get()).as("seed %d: searches kept working", seed).isNull();
-      assertThat(most.get()).as("seed %d: never a document no refresh published", seed).isEqualTo(published);
+      assertThat(searches.failure()).as("seed %d: searches kept working", seed).isNull();
+      assertThat(searches.most()).as("seed %d: never a document no refresh published", seed).isEqualTo(published);
       assertThat(ClusterHarness.count(old)).isEqualTo(ClusterHarness.count(c.node(1)));
     }
   }
@@ -183,21 +152,7 @@ class StepDownSearchTest {
       old.commit();
       assertThat(old.status().commitVersion()).isGreaterThan(old.searchingVersion());
 
-      AtomicBoolean running = new AtomicBoolean(true);
-      AtomicLong most = new AtomicLong();
-      AtomicLong searches = new AtomicLong();
-      AtomicReference<Throwable> failure = new AtomicReference<>();
-      Thread searcher = new Thread(() -> {
-        while (running.get()) {
-          try {
-            most.accumulateAndGet(ClusterHarness.count(old), Math::max);
-            searches.incrementAndGet();
-          } catch (Throwable t) {
-            failure.compareAndSet(null, t);
-          }
-        }
-      }, "searcher");
-      searcher.start();
+      SearchLoop searches = SearchLoop.start(old);
       c.host(0).transport().updateFaults(0, 8 * 1024);
       c.host(1).zooKeeper().curator().create().forPath(
           io.nrtcluster.election.ZkLayout.of(ClusterHarness.CLUSTER, ClusterHarness.INDEX).successor(),
@@ -210,19 +165,67 @@ class StepDownSearchTest {
         return s.state() == IndexState.REPLICATING && s.replica() != null && s.replica().primaryGen() == newGen;
       });
       // The copy from the new primary has started and crawls: search along it.
-      long during = searches.get();
-      await().atMost(Duration.ofSeconds(10)).until(() -> searches.get() > during + 200);
+      long during = searches.count();
+      await().atMost(Duration.ofSeconds(10)).until(() -> searches.count() > during + 200);
       boolean stillCopying = old.snapshotForTests().replica().searchingVersion() != c.node(1).searchingVersion();
       c.host(0).transport().updateFaults(0, 0);
       c.awaitAllAt(c.node(1).refresh());
-      running.set(false);
-      searcher.join();
+      searches.stop();
 
       assertThat(stillCopying).as("seed %d: the searches ran while the first copy was under way", seed).isTrue();
-      assertThat(failure.get()).as("seed %d: searches kept working", seed).isNull();
-      assertThat(most.get()).as("seed %d: never a document no refresh published", seed).isEqualTo(published);
+      assertThat(searches.failure()).as("seed %d: searches kept working", seed).isNull();
+      assertThat(searches.most()).as("seed %d: never a document no refresh published", seed).isEqualTo(published);
       assertThat(ClusterHarness.count(old)).isEqualTo(ClusterHarness.count(c.node(1)));
       assertThat(old.snapshotForTests().bridge()).as("dropped once a copied point is searched").isNull();
+    }
+  }
+
+  /** Counts documents on {@code node} over and over on a thread of its own, keeping the fewest and most seen. */
+  private static final class SearchLoop {
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final AtomicLong fewest = new AtomicLong(Long.MAX_VALUE);
+    private final AtomicLong most = new AtomicLong();
+    private final AtomicLong count = new AtomicLong();
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private Thread thread;
+
+    static SearchLoop start(ClusterNode node) {
+      SearchLoop loop = new SearchLoop();
+      loop.thread = new Thread(() -> {
+        while (loop.running.get()) {
+          try {
+            long n = ClusterHarness.count(node);
+            loop.fewest.accumulateAndGet(n, Math::min);
+            loop.most.accumulateAndGet(n, Math::max);
+            loop.count.incrementAndGet();
+          } catch (Throwable t) {
+            loop.failure.compareAndSet(null, t);
+          }
+        }
+      }, "searcher");
+      loop.thread.start();
+      return loop;
+    }
+
+    void stop() throws InterruptedException {
+      running.set(false);
+      thread.join();
+    }
+
+    long count() {
+      return count.get();
+    }
+
+    long fewest() {
+      return fewest.get();
+    }
+
+    long most() {
+      return most.get();
+    }
+
+    Throwable failure() {
+      return failure.get();
     }
   }
 }

@@ -164,6 +164,16 @@ final class MiniCluster implements AutoCloseable {
         .badFileBackoffMin(Duration.ofMillis(100)).badFileBackoffMax(Duration.ofSeconds(1))).build();
   }
 
+  /** How many documents {@code r} searches now. */
+  static long count(Replica r) throws IOException {
+    IndexSearcher s = r.acquireSearcher();
+    try {
+      return s.count(MatchAllDocsQuery.INSTANCE);
+    } finally {
+      r.releaseSearcher(s);
+    }
+  }
+
   Replica openReplica(int i) throws IOException {
     if (replicaExecutors == null) {
       return Replica.open(replicaConfig(i), replicaObservers.get(i));

@@ -20,8 +20,6 @@ import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
-import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.Test;
@@ -90,15 +88,6 @@ class ResyncTest {
     }
   }
 
-  private static long count(Replica r) throws IOException {
-    IndexSearcher s = r.acquireSearcher();
-    try {
-      return s.count(MatchAllDocsQuery.INSTANCE);
-    } finally {
-      r.releaseSearcher(s);
-    }
-  }
-
   @Test
   void aResyncWhoseReopenFailsIsRetriedAndConvergesWhileTheLastSearcherServes() throws Exception {
     long seed = TestSeeds.seed();
@@ -113,13 +102,13 @@ class ResyncTest {
       await("R1 retries the reopen").atMost(CONVERGE).until(() -> disk.indexOpenFaults() >= 5);
       assertThat(r.state()).isEqualTo(Replica.State.RESYNCING);
       // The last point installed: A's, or B's first (empty) one, which shares no file with A's commit.
-      assertThat(count(r)).as("seed %d: the last good searcher serves", seed).isIn(0L, 200L);
+      assertThat(MiniCluster.count(r)).as("seed %d: the last good searcher serves", seed).isIn(0L, 200L);
 
       disk.failIndexOpens(false);
       cluster.awaitReplicasAt(target, CONVERGE);
       assertThat(r.state()).isEqualTo(Replica.State.RUNNING);
       assertThat(r.primaryGen()).isEqualTo(2);
-      assertThat(count(r)).as("seed %d: B's documents only", seed).isEqualTo(160);
+      assertThat(MiniCluster.count(r)).as("seed %d: B's documents only", seed).isEqualTo(160);
       assertThat(r.stats().resyncs()).isEqualTo(1);
     }
   }
@@ -147,13 +136,13 @@ class ResyncTest {
       }
       await("the failed sync was noticed").during(Duration.ofMillis(500)).atMost(CONVERGE)
           .untilAsserted(() -> assertThat(r.state()).as("searching %d", r.searchingVersion()).isEqualTo(Replica.State.RESYNCING));
-      assertThat(count(r)).as("seed %d: the last good searcher, not an empty index", seed).isEqualTo(200);
+      assertThat(MiniCluster.count(r)).as("seed %d: the last good searcher, not an empty index", seed).isEqualTo(200);
 
       r.transport().updateFaults(0, 0);
       try (Primary again = openOtherPrimary(cluster, dir, -1)) {
         r.setPrimary(again.address());
         await("R1 converges on B").atMost(CONVERGE).until(() -> r.searchingVersion() == again.version());
-        assertThat(count(r)).as("seed %d", seed).isEqualTo(20_000);
+        assertThat(MiniCluster.count(r)).as("seed %d", seed).isEqualTo(20_000);
       }
     }
   }
@@ -176,7 +165,7 @@ class ResyncTest {
       cluster.reopenReplica(0);
       Replica again = cluster.replica(0);
       cluster.awaitReplicasAt(target, CONVERGE);
-      assertThat(count(again)).as("seed %d", seed).isEqualTo(160);
+      assertThat(MiniCluster.count(again)).as("seed %d", seed).isEqualTo(160);
     }
   }
   private static Primary openFork(MiniCluster cluster, Path root, String name, long gen, long forceVersion, LostA a,
@@ -208,7 +197,7 @@ class ResyncTest {
       Thread searcher = new Thread(() -> {
         while (running.get()) {
           try {
-            long n = count(r);
+            long n = MiniCluster.count(r);
             if (n != 20_000) {
               fewest.accumulateAndGet(n, Math::min);
             }
@@ -240,7 +229,7 @@ class ResyncTest {
           await().atMost(CONVERGE).until(() -> searches.get() > during + 200);
           r.transport().updateFaults(0, 0);
           await("R1 converges on C").atMost(CONVERGE).until(() -> r.searchingVersion() == c.version());
-          assertThat(count(r)).as("seed %d", seed).isEqualTo(20_000);
+          assertThat(MiniCluster.count(r)).as("seed %d", seed).isEqualTo(20_000);
         }
       } finally {
         running.set(false);

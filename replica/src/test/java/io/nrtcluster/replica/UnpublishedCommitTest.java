@@ -10,8 +10,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.index.IndexWriterConfig;
-import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.MatchAllDocsQuery;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,15 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(120)
 class UnpublishedCommitTest {
   @TempDir Path dir;
-
-  private static long count(Replica r) throws IOException {
-    IndexSearcher s = r.acquireSearcher();
-    try {
-      return s.count(MatchAllDocsQuery.INSTANCE);
-    } finally {
-      r.releaseSearcher(s);
-    }
-  }
 
   @Test
   void aPrimarysCommitWithUnpublishedWritesIsNeverSearchedByTheReplicaItRestartsAs() throws Exception {
@@ -56,7 +45,7 @@ class UnpublishedCommitTest {
           .dataDir(exPrimary).transport(MiniCluster.fastTransport()).scrub(ScrubConfig.off()).build();
       Replica restarted = Replica.open(config);
       try {
-        assertThatThrownBy(() -> count(restarted)).as("seed %d: the commit's 150 documents, 50 never published", seed)
+        assertThatThrownBy(() -> MiniCluster.count(restarted)).as("seed %d: the commit's 150 documents, 50 never published", seed)
             .isInstanceOf(IndexUnavailableException.class);
         // Committing (an application's commit, or the one a graceful close makes) must not record the
         // unpublished commit as a published point: a later restart would serve it.
@@ -66,14 +55,14 @@ class UnpublishedCommitTest {
       }
       Replica again = Replica.open(config);
       try {
-        assertThatThrownBy(() -> count(again)).as("seed %d: still unpublished after its own commit", seed)
+        assertThatThrownBy(() -> MiniCluster.count(again)).as("seed %d: still unpublished after its own commit", seed)
             .isInstanceOf(IndexUnavailableException.class);
         try (Primary next = Primary.open(cluster.primaryConfig().nodeId(1).dataDir(dir.resolve("r1")).primaryGen(2)
             .forcePrimaryVersion(published + 1_000).build(), new IndexWriterConfig(new StandardAnalyzer()))) {
           again.setPrimary(next.address());
           await("the restarted node copies the new primary's point").atMost(MiniCluster.TIMEOUT)
               .until(() -> again.searchingVersion() == next.version());
-          assertThat(count(again)).as("seed %d: what the new primary published", seed).isEqualTo(100);
+          assertThat(MiniCluster.count(again)).as("seed %d: what the new primary published", seed).isEqualTo(100);
         }
       } finally {
         again.close();
