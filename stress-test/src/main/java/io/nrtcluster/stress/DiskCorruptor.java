@@ -40,6 +40,14 @@ final class DiskCorruptor {
    * included); null when there is no commit yet or its files cannot be listed.
    */
   static Flip flip(Path indexDir, SplittableRandom random) throws IOException {
+    return flip(indexDir, random, false);
+  }
+
+  /**
+   * As {@link #flip(Path, SplittableRandom)}; with {@code largest}, in the commit's largest file: the
+   * one a merge replaces last, so that a running node's scrub (not a merge) has to find it.
+   */
+  static Flip flip(Path indexDir, SplittableRandom random, boolean largest) throws IOException {
     List<String> files;
     try (Directory dir = FSDirectory.open(indexDir)) {
       files = new ArrayList<>(SegmentInfos.readLatestCommit(dir).files(true));
@@ -51,7 +59,7 @@ final class DiskCorruptor {
     if (files.isEmpty()) {
       return null;
     }
-    String name = files.get(random.nextInt(files.size()));
+    String name = largest ? largestOf(indexDir, files) : files.get(random.nextInt(files.size()));
     Path file = indexDir.resolve(name);
     long length = Files.size(file);
     if (length == 0) {
@@ -70,6 +78,19 @@ final class DiskCorruptor {
     Files.getFileAttributeView(file, BasicFileAttributeView.class)
         .setTimes(before.lastModifiedTime(), before.lastAccessTime(), before.creationTime());
     return new Flip(name, length, bit);
+  }
+
+  private static String largestOf(Path indexDir, List<String> files) throws IOException {
+    String best = files.get(0);
+    long bestSize = -1;
+    for (String f : files) {
+      long size = Files.size(indexDir.resolve(f));
+      if (size > bestSize) {
+        best = f;
+        bestSize = size;
+      }
+    }
+    return best;
   }
 
   /** Whether {@code file} is gone from the index directory (merged away, or replaced by a copy or restore). */

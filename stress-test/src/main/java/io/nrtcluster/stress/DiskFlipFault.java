@@ -97,7 +97,8 @@ final class DiskFlipFault {
   private void flipRunning(Planned f, NodeProcess n) throws IOException, InterruptedException {
     long at = timeline.now();
     Path index = DiskCorruptor.indexDir(n.dir(), ChaosCluster.INDEX);
-    DiskCorruptor.Flip flip = DiskCorruptor.flip(index, new SplittableRandom(f.pick()));
+    // The largest file: small ones are merged away within seconds, before any scrub pass comes.
+    DiskCorruptor.Flip flip = DiskCorruptor.flip(index, new SplittableRandom(f.pick()), true);
     timeline.fault(f.kind(), "N" + n.id(), flip == null ? "running; no commit on disk to corrupt"
         : "running, bit " + flip.bit() + " of " + flip.file() + " (" + flip.length() + " bytes) flipped on disk, timestamps kept"
             + (f.variant() ? ", primary" : ""));
