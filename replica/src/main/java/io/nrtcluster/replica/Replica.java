@@ -276,6 +276,8 @@ public final class Replica implements Closeable {
       if (gen < ctx.store().highestPrimaryGen()) {
         return CatchUpLoop.Outcome.CAUGHT_UP;
       }
+      n.announced(gen, version);
+      n.confirmLocalCommit();
       if (gen == n.lastPrimaryGen() && version <= n.getCurrentSearchingVersion()) {
         return CatchUpLoop.Outcome.CAUGHT_UP;
       }
@@ -506,6 +508,11 @@ public final class Replica implements Closeable {
       }
       if (s.version() <= searchingVersion() && s.primaryGen() == primaryGen()) {
         pushed.release();
+        ReplicatingReplicaNode n = node;
+        if (n != null) {
+          // Nothing to copy, but it may say the local commit's point is published.
+          n.announced(s.primaryGen(), s.version());
+        }
         return;
       }
       // Offered before it is announced, so the catch-up that the announcement wakes finds it.
@@ -530,6 +537,12 @@ public final class Replica implements Closeable {
     @Override
     public void onConnected(Connection c) {
       link.announce();
+      ReplicatingReplicaNode n = node;
+      if (n != null && n.searchesUnpublishedCommit()) {
+        // No point is announced by an idle primary: the catch-up asks it whether the local commit's
+        // point is published (a version no primary announces, so it starts no copy).
+        catchUp.announce(c.peerPrimaryGen(), -1);
+      }
       catchUp.wakeUp();
     }
 
@@ -557,16 +570,13 @@ public final class Replica implements Closeable {
         if (last != null) {
           return last;
         }
-        if (n.searchesUnpublishedCommit()) {
-          // Waiting would not help: only a copy from a primary, seconds away at best, replaces it.
-          throw new IndexUnavailableException("replica " + log.name() + " holds a primary's commit with writes no refresh"
-              + " published; it serves once it has copied a point from the primary; retry");
-        }
-        try {
-          return n.getSearcherManager().acquire();
-        } catch (AlreadyClosedException e) {
-          // A resync or close swapped the node: look again.
-          continue;
+        if (!n.searchesUnpublishedCommit()) {
+          try {
+            return n.getSearcherManager().acquire();
+          } catch (AlreadyClosedException e) {
+            // A resync or close swapped the node: look again.
+            continue;
+          }
         }
       }
       IndexSearcher f = fallback.acquire();
@@ -577,6 +587,8 @@ public final class Replica implements Closeable {
       if (left <= 0) {
         throw new IndexUnavailableException("replica " + log.name() + " has had no searcher for " + SEARCHER_WAIT_MILLIS
             + " ms (" + st + (integrity.awaitingRepair() ? ", copying its index again after corrupt files " + integrity.corruptFiles() : "")
+            + (n != null && n.searchesUnpublishedCommit() ? ", its local commit holds writes no refresh published: it serves"
+                + " once the primary published that point or it copied a newer one" : "")
             + "); retry");
       }
       synchronized (lifecycle) {

@@ -91,6 +91,8 @@ final class ReplicatingReplicaNode extends ReplicaNode {
    * again as if published, until a copied point replaces it.
    */
   private volatile boolean unpublishedCommit;
+  /** The generation that made the local commit opened at start (its {@code PRIMARY_GEN_KEY}), or -1. */
+  private volatile long commitGeneration = -1;
   /** The NRT copy running now (Lucene's {@code curNRTCopy}), readable without the monitor. */
   private final AtomicReference<CopyJob> nrtCopy = new AtomicReference<>();
   /** When {@link #nrtCopy} was launched (written before it, so a reader of the job sees its start). */
@@ -140,7 +142,54 @@ final class ReplicatingReplicaNode extends ReplicaNode {
       return false;
     }
     String published = infos.getUserData().get(VERSION_KEY);
+    String gen = infos.getUserData().get(PRIMARY_GEN_KEY);
+    commitGeneration = gen == null ? -1 : Long.parseLong(gen);
     return published != null && infos.getVersion() > Long.parseLong(published);
+  }
+
+  /**
+   * The primary of generation {@code gen} announced {@code version}. When that is the generation
+   * that made the local commit and the version is at or above the commit's, that primary published
+   * the commit's point itself (one generation publishes each version once, and after a commit its
+   * next points start at the commit's version): the commit is published from then on. A later
+   * generation never publishes the commit's version (it starts above every reserved one), so its
+   * point is copied as usual. Without this, a replica whose commit's version equals the primary's
+   * newest point (a bootstrap from a backup of the primary's last commit) counted itself caught up and
+   * never served.
+   */
+  void announced(long gen, long version) throws IOException {
+    if (unpublishedCommit && gen == commitGeneration && version >= getCurrentSearchingVersion()) {
+      unpublishedCommit = false;
+      log.info("generation {} published version {}: the local commit's point is published", gen, version);
+    }
+  }
+
+  /**
+   * While the local commit is not known to be published and the primary that made it is the one
+   * connected: asks it for its current point, which says whether it published the commit's version
+   * (an idle primary announces nothing, and a bootstrap from its last commit's backup would wait for
+   * its next refresh). Raises {@link ResyncRequiredException} as a copy-state request does.
+   */
+  void confirmLocalCommit() throws IOException {
+    if (!searchesUnpublishedCommit()) {
+      return;
+    }
+    Connection c = link.current();
+    if (c == null || c.peerPrimaryGen() != commitGeneration) {
+      return;
+    }
+    FetchedCopyState f;
+    try {
+      f = fetchCopyState(c, commitGeneration);
+    } catch (NodeCommunicationException e) {
+      log.debug("asking for the primary's current point failed: {}", e.toString());
+      return;
+    }
+    try {
+      announced(commitGeneration, f.state().version());
+    } finally {
+      f.release();
+    }
   }
 
   /** True while the searched point is a local commit holding writes no refresh published (see {@link #unpublishedCommit}). */
