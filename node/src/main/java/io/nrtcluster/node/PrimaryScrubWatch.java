@@ -115,13 +115,16 @@ final class PrimaryScrubWatch {
       if (closed || roles.snapshot().primary() != p) {
         return;
       }
-      log.error("scrub: file {} of the primary failed its checksum ({}); recording a tragic event on the writer", name, reason);
-      try {
-        // First: the step-down that follows reopens a replica, whose check at start must read the file.
-        PrimaryScrub.forgetVerified(dataDir, name);
-      } catch (StorageException e) {
-        log.warn("could not update the record of verified files: {}", e.toString());
-      }
+    }
+    // Not under the monitor: the record's write is fsynced, and the progress report's check (which
+    // must never wait) takes the monitor. A replica opening in between can only be one this primary's
+    // close let open, whose own start check reads what the record no longer vouches for.
+    log.error("scrub: file {} of the primary failed its checksum ({}); recording a tragic event on the writer", name, reason);
+    try {
+      // First: the step-down that follows reopens a replica, whose check at start must read the file.
+      PrimaryScrub.forgetVerified(dataDir, name);
+    } catch (StorageException e) {
+      log.warn("could not update the record of verified files: {}", e.toString());
     }
     p.writer().onTragicEvent(new CorruptIndexException("the scrub found file " + name + " corrupt: " + reason, name), "scrub");
   }
