@@ -85,14 +85,8 @@ final class ReplicatingReplicaNode extends ReplicaNode {
    * primary's when a copy from it starts, this moves only once a copied point is searched.
    */
   private volatile long installedGeneration = -1;
-  /**
-   * Whether the local commit opened at start was a primary's with writes after its last published
-   * point (its version above the published version it records): never searched, never committed
-   * again as if published, until a copied point replaces it.
-   */
-  private volatile boolean unpublishedCommit;
-  /** The generation that made the local commit opened at start (its {@code PRIMARY_GEN_KEY}), or -1. */
-  private volatile long commitGeneration = -1;
+  /** Whether the local commit opened at start (if no copy replaced it) holds writes no refresh published. */
+  private volatile LocalCommitPublication localCommit = LocalCommitPublication.none();
   /** The NRT copy running now (Lucene's {@code curNRTCopy}), readable without the monitor. */
   private final AtomicReference<CopyJob> nrtCopy = new AtomicReference<>();
   /** When {@link #nrtCopy} was launched (written before it, so a reader of the job sees its start). */
@@ -122,44 +116,21 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     // Lucene sets the files' metadata at start only when it synced from the primary; otherwise the
     // searched point is the local commit, whatever generation Lucene now calls it.
     installedGeneration = lastFileMetaData != null ? lastPrimaryGen : -1;
-    unpublishedCommit = installedGeneration < 0 && holdsUnpublishedWrites();
-    if (unpublishedCommit) {
+    localCommit = installedGeneration < 0 ? LocalCommitPublication.of(dir) : LocalCommitPublication.none();
+    if (localCommit.unpublished()) {
       log.warn("the local commit (version {}) holds writes no refresh published: nothing is searched until a point is copied"
-          + " from the primary", getCurrentSearchingVersion());
+          + " from the primary", localCommit.version());
     }
   }
 
   /**
-   * A primary's commit records the last version it published ({@code VERSION_KEY}) and takes every
-   * write so far, so its own version is above that when writes followed the last refresh; a
-   * replica's commit records the version it searches, its own.
+   * The primary of generation {@code gen} announced {@code version}: may publish the local commit
+   * ({@link LocalCommitPublication}). Without this, a replica whose commit's version equals the
+   * primary's newest point (a bootstrap from a backup of the primary's last commit) counted itself
+   * caught up and never served.
    */
-  private boolean holdsUnpublishedWrites() throws IOException {
-    SegmentInfos infos;
-    try {
-      infos = SegmentInfos.readLatestCommit(dir);
-    } catch (IndexNotFoundException e) {
-      return false;
-    }
-    String published = infos.getUserData().get(VERSION_KEY);
-    String gen = infos.getUserData().get(PRIMARY_GEN_KEY);
-    commitGeneration = gen == null ? -1 : Long.parseLong(gen);
-    return published != null && infos.getVersion() > Long.parseLong(published);
-  }
-
-  /**
-   * The primary of generation {@code gen} announced {@code version}. When that is the generation
-   * that made the local commit and the version is at or above the commit's, that primary published
-   * the commit's point itself (one generation publishes each version once, and after a commit its
-   * next points start at the commit's version): the commit is published from then on. A later
-   * generation never publishes the commit's version (it starts above every reserved one), so its
-   * point is copied as usual. Without this, a replica whose commit's version equals the primary's
-   * newest point (a bootstrap from a backup of the primary's last commit) counted itself caught up and
-   * never served.
-   */
-  void announced(long gen, long version) throws IOException {
-    if (unpublishedCommit && gen == commitGeneration && version >= getCurrentSearchingVersion()) {
-      unpublishedCommit = false;
+  void announced(long gen, long version) {
+    if (localCommit.announced(gen, version)) {
       log.info("generation {} published version {}: the local commit's point is published", gen, version);
     }
   }
@@ -174,27 +145,28 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     if (!searchesUnpublishedCommit()) {
       return;
     }
+    long gen = localCommit.generation();
     Connection c = link.current();
-    if (c == null || c.peerPrimaryGen() != commitGeneration) {
+    if (c == null || c.peerPrimaryGen() != gen) {
       return;
     }
     FetchedCopyState f;
     try {
-      f = fetchCopyState(c, commitGeneration);
+      f = fetchCopyState(c, gen);
     } catch (NodeCommunicationException e) {
       log.debug("asking for the primary's current point failed: {}", e.toString());
       return;
     }
     try {
-      announced(commitGeneration, f.state().version());
+      announced(gen, f.state().version());
     } finally {
       f.release();
     }
   }
 
-  /** True while the searched point is a local commit holding writes no refresh published (see {@link #unpublishedCommit}). */
+  /** True while the searched point is a local commit holding writes no refresh published ({@link LocalCommitPublication}). */
   boolean searchesUnpublishedCommit() {
-    return unpublishedCommit && installedGeneration < 0;
+    return localCommit.unpublished() && installedGeneration < 0;
   }
 
   /** See {@link #installedGeneration}: a volatile read, never the node's monitor. */
