@@ -96,6 +96,13 @@ public enum ErrorCode {
    */
   CORRUPT_INDEX_READ(43),
   /**
+   * A replicated acknowledgement was asked for, but fewer replicas than the index's {@code
+   * minInSyncReplicas} hold the version (Kafka's {@code NotEnoughReplicas}): the version may be
+   * published and searchable, but it is not acknowledged, and a failover may lose it. Retry once
+   * replicas are back in sync.
+   */
+  NOT_ENOUGH_REPLICAS(44),
+  /**
    * The object store refused this identity for the configured bucket (wrong or missing credentials,
    * no permission) or the bucket does not exist. Raised at once, never retried: the configuration
    * must be fixed. The message names the bucket.

@@ -45,6 +45,7 @@ public class NrtClusterException extends IOException {
       case CHECKSUM_MISMATCH -> new ChecksumMismatchException(text);
       case NOT_PRIMARY -> new NotPrimaryException(text, null);
       case NOT_PUBLISHED -> new NotPublishedException(text);
+      case NOT_ENOUGH_REPLICAS -> new NotEnoughReplicasException(text, -1, -1, java.util.List.of());
       case WRITER_LOST -> new WriterLostException(text, null);
       case INSUFFICIENT_STORAGE -> new InsufficientStorageException(text, null, -1, -1);
       case CORRUPT_INDEX_READ -> new CorruptIndexReadException(text, null, null);

@@ -16,8 +16,9 @@ import java.util.Optional;
  * that second stage needs the members read at all.
  *
  * <p>Guarantees: only the designated successor claims while it is a live member; with no live
- * successor, a node claims only when failover is automatic, the settle time has passed, and it is
- * the best-ranked member that has not left ({@link MemberInfo#rank}; {@link Role#CLOSED} members
+ * successor, a node claims only when failover is automatic, the settle time has passed, the
+ * index's in-sync set lets it win ({@link InSyncRecord#electable}), and it is
+ * the best-ranked such member that has not left ({@link MemberInfo#rank}; {@link Role#CLOSED} members
  * and members that are not {@link MemberInfo#eligible()} (corrupt files, or not a candidate after
  * giving their epoch up) never win: when none is eligible, nobody
  * claims); a primary znode of this node from another session is removed, never followed or
@@ -135,16 +136,20 @@ final class ElectionDecision {
    */
   static Decision withoutPrimary(int self, Integer successor, List<MemberInfo> members, boolean automatic,
       long noPrimaryMillis, long settleMillis, long retryMillis) {
-    return withoutPrimary(self, successor, members, automatic, noPrimaryMillis, settleMillis, retryMillis, null, "");
+    return withoutPrimary(self, successor, members, automatic, noPrimaryMillis, settleMillis, retryMillis, null, "", null);
   }
 
   /**
    * {@link #withoutPrimary(int, Integer, List, boolean, long, long, long)} where the winner is the
    * member {@link #choose} picks with {@code primaries} (host node id to the primaries it holds
-   * other than {@code index}; null: no placement, the best-ranked member wins).
+   * other than {@code index}; null: no placement, the best-ranked member wins), among the members
+   * {@code inSync} lets win ({@link InSyncRecord#electable}; null: all). A designated successor that
+   * is a live member claims whatever the record says: an operator designated it (a graceful
+   * promotion checks the record first; a forced one overrides it on purpose).
    */
   static Decision withoutPrimary(int self, Integer successor, List<MemberInfo> members, boolean automatic,
-      long noPrimaryMillis, long settleMillis, long retryMillis, Map<Integer, Integer> primaries, String index) {
+      long noPrimaryMillis, long settleMillis, long retryMillis, Map<Integer, Integer> primaries, String index,
+      InSyncRecord inSync) {
     boolean successorDead = false;
     if (successor != null) {
       if (isMember(successor, members)) {
@@ -159,7 +164,7 @@ final class ElectionDecision {
     if (noPrimaryMillis < settleMillis) {
       return Decision.waiting(Action.WAIT_TO_SETTLE, settleMillis - noPrimaryMillis, successorDead);
     }
-    Optional<MemberInfo> best = choose(members, primaries, index);
+    Optional<MemberInfo> best = choose(InSyncRecord.electable(inSync, members), primaries, index);
     if (best.isPresent() && best.get().nodeId() == self) {
       return new Decision(Action.CLAIM, false, 0, successorDead);
     }
@@ -194,20 +199,23 @@ final class ElectionDecision {
    */
   static Decision onSuspectedPrimary(int self, PrimaryInfo current, Integer successor, List<MemberInfo> members,
       Map<Integer, Long> suspicions, boolean automatic, long retryMillis) {
-    return onSuspectedPrimary(self, current, successor, members, suspicions, automatic, retryMillis, null, "");
+    return onSuspectedPrimary(self, current, successor, members, suspicions, automatic, retryMillis, null, "", null);
   }
 
   /**
    * {@link #onSuspectedPrimary(int, PrimaryInfo, Integer, List, Map, boolean, long)} where the
    * claimer is the member other than the suspected one that {@link #choose} picks with {@code
-   * primaries} (null: the best-ranked one).
+   * primaries} (null: the best-ranked one), among the members {@code inSync} lets win ({@link
+   * InSyncRecord#electable}; null: all).
    */
   static Decision onSuspectedPrimary(int self, PrimaryInfo current, Integer successor, List<MemberInfo> members,
-      Map<Integer, Long> suspicions, boolean automatic, long retryMillis, Map<Integer, Integer> primaries, String index) {
+      Map<Integer, Long> suspicions, boolean automatic, long retryMillis, Map<Integer, Integer> primaries, String index,
+      InSyncRecord inSync) {
     if (!automatic || successor != null || current.nodeId() == self || !majoritySuspects(current, members, suspicions)) {
       return Decision.of(Action.NOTHING);
     }
-    Optional<MemberInfo> best = choose(members.stream().filter(m -> m.nodeId() != current.nodeId()).toList(), primaries, index);
+    Optional<MemberInfo> best = choose(InSyncRecord.electable(inSync, members).stream()
+        .filter(m -> m.nodeId() != current.nodeId()).toList(), primaries, index);
     if (best.isPresent() && best.get().nodeId() == self) {
       return Decision.of(Action.CLAIM_DEPOSING);
     }

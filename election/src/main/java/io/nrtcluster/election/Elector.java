@@ -51,6 +51,7 @@ final class Elector {
   private final EpochClaim epochs;
   private final ScheduledExecutorService executor;
   private final Suspicions suspicions;
+  private final InSyncStore inSyncStore;
   private final Object roleLock = new Object();
   private volatile Role role = Role.JOINING;
   private volatile PrimaryInfo followed;
@@ -73,6 +74,7 @@ final class Elector {
     this.epochs = new EpochClaim(client, config, log);
     this.executor = executors.serial(ExecutorSource.Pool.ELECTION, "nrt-elect-" + config.nodeId() + "-" + layout.index());
     this.suspicions = new Suspicions(client, layout, config.nodeId(), log, this::executeIfOpen);
+    this.inSyncStore = new InSyncStore(client, layout, () -> {});
   }
 
   /** Weighs placement from now on (before the election starts). */
@@ -368,15 +370,17 @@ final class Elector {
     if (!suspected.containsValue(current.primaryGen())) {
       return;
     }
+    InSyncRecord.Stored inSync = inSyncStore.read();
     List<MemberInfo> members = readMembers();
     ElectionDecision.Decision d = ElectionDecision.onSuspectedPrimary(config.nodeId(), current, epochs.designatedSuccessor(),
-        members, suspected, config.automatic(), config.retryInterval().toMillis(), primaryCounts(), layout.index());
+        members, suspected, config.automatic(), config.retryInterval().toMillis(), primaryCounts(), layout.index(),
+        inSync.record());
     switch (d.action()) {
       case CLAIM_DEPOSING -> {
         long count = suspected.values().stream().filter(g -> g == current.primaryGen()).count();
         log.warn("electing on suspicion: {} member(s) suspect primary {} of epoch {}; claiming the next epoch without "
             + "waiting for its session to expire", count, current.nodeId(), current.primaryGen());
-        claim(members, current, version);
+        claim(members, current, version, inSync.zkVersion());
       }
       case WAIT_FOR_BETTER_CANDIDATE -> {
         log.debug("a majority suspects primary {} of epoch {}; a better-ranked member claims", current.nodeId(),
@@ -398,15 +402,19 @@ final class Elector {
     long waited = (now - noPrimarySince) / 1_000_000;
     long settle = config.settleTime().toMillis();
     Integer successor = epochs.designatedSuccessor();
-    List<MemberInfo> members = ElectionDecision.needsMembers(successor, config.automatic(), waited, settle)
-        ? readMembers() : List.of();
+    boolean needsMembers = ElectionDecision.needsMembers(successor, config.automatic(), waited, settle);
+    // Read before the members: the claim checks it is unchanged, so a primary that changed the set
+    // after this read (it may have acknowledged what a dropped member lacks) makes the claim fail.
+    InSyncRecord.Stored inSync = needsMembers ? inSyncStore.read() : null;
+    List<MemberInfo> members = needsMembers ? readMembers() : List.of();
     ElectionDecision.Decision d = ElectionDecision.withoutPrimary(config.nodeId(), successor, members, config.automatic(),
-        waited, settle, config.retryInterval().toMillis(), primaryCounts(), layout.index());
+        waited, settle, config.retryInterval().toMillis(), primaryCounts(), layout.index(),
+        inSync == null ? null : inSync.record());
     if (d.successorDead()) {
       log.warn("designated successor {} is not a live member; electing normally", successor);
     }
     if (d.action() == ElectionDecision.Action.CLAIM) {
-      claim(members);
+      claim(members, null, -1, inSync.zkVersion());
     } else if (d.action() == ElectionDecision.Action.WAIT_FOR_BETTER_CANDIDATE) {
       waitForCandidate(d.delayMillis());
     } else {
@@ -414,13 +422,13 @@ final class Elector {
     }
   }
 
-  private void claim(List<MemberInfo> members) throws Exception {
-    claim(members, null, -1);
-  }
-
-  /** Claims; {@code deposedVersion} not negative: deleting the suspected primary's znode at that version. */
-  private void claim(List<MemberInfo> members, PrimaryInfo deposed, int deposedVersion) throws Exception {
-    EpochClaim.Won won = epochs.claim(members, deposed, deposedVersion);
+  /**
+   * Claims; {@code deposedVersion} not negative: deleting the suspected primary's znode at that
+   * version; only while the in-sync set is still at data version {@code inSyncVersion}, the one the
+   * decision read.
+   */
+  private void claim(List<MemberInfo> members, PrimaryInfo deposed, int deposedVersion, int inSyncVersion) throws Exception {
+    EpochClaim.Won won = epochs.claim(members, deposed, deposedVersion, inSyncVersion);
     if (won == null) {
       scheduleEvaluate(0);
       return;

@@ -45,16 +45,18 @@ final class EpochClaim {
 
   /** Claims the next epoch over {@code members} (read just before); null when another node was first. */
   Won claim(List<MemberInfo> members) throws Exception {
-    return claim(members, null, -1);
+    return claim(members, null, -1, -1);
   }
 
   /**
    * Claims the next epoch over {@code members} (read just before); when {@code deposed} is not null,
    * deposes that primary: deletes the primary znode (read at data version {@code deposedVersion}) in
    * the same transaction, and only while the epoch znode still holds {@code deposed}'s generation.
-   * Null when another node was first or the primary znode is no longer the one read.
+   * Null when another node was first or the primary znode is no longer the one read, or when
+   * {@code inSyncVersion} is not negative and the in-sync set's znode is no longer at that data
+   * version (its primary changed it after the decision read it).
    */
-  Won claim(List<MemberInfo> members, PrimaryInfo deposed, int deposedVersion) throws Exception {
+  Won claim(List<MemberInfo> members, PrimaryInfo deposed, int deposedVersion, int inSyncVersion) throws Exception {
     Stat epochStat = new Stat();
     long epoch = FencedVersionWriter.parse(client.getData().storingStatIn(epochStat).forPath(layout.epoch()));
     if (deposed != null && epoch != deposed.primaryGen()) {
@@ -73,10 +75,13 @@ final class EpochClaim {
       if (deposed != null) {
         ops.add(client.transactionOp().delete().withVersion(deposedVersion).forPath(layout.primary()));
       }
+      if (inSyncVersion >= 0) {
+        ops.add(client.transactionOp().check().withVersion(inSyncVersion).forPath(layout.inSync()));
+      }
       ops.add(client.transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(layout.primary(), me.encode()));
       client.transaction().forOperations(ops);
     } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException | KeeperException.NoNodeException e) {
-      log.info("another node claimed the epoch first");
+      log.info("another node claimed the epoch first, or the in-sync set changed since it was read");
       return null;
     }
     try {

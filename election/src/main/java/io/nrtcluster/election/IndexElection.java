@@ -52,6 +52,7 @@ public final class IndexElection implements Closeable {
   private final ZkLayout layout;
   private final NodeLog log;
   private final FencedVersionWriter publisher;
+  private final InSyncStore inSync;
   private final MemberRegistration membership;
   private final Elector elector;
   private final ElectionWatch watch;
@@ -88,6 +89,7 @@ public final class IndexElection implements Closeable {
     this.layout = config.layout();
     this.log = new NodeLog(LoggerFactory.getLogger(IndexElection.class), "N" + config.nodeId() + "/" + layout.index(), this::epoch);
     this.publisher = new FencedVersionWriter(client, layout);
+    this.inSync = new InSyncStore(client, layout, () -> {});
     this.metadata = config.memberMetadata();
     this.membership = new MemberRegistration(client, config, initial.withMetadata(metadata), log);
     this.elector = new Elector(client, config, listener, log, executors);
@@ -266,6 +268,39 @@ public final class IndexElection implements Closeable {
     }
     long epoch = elector.epoch();
     publisher.publish(version, epoch, () -> notPrimary("publishing version " + version + ": epoch " + epoch
+        + " is no longer ours"));
+  }
+
+  /**
+   * The index's in-sync set as ZooKeeper holds it now, with its data version (the record null when
+   * no primary wrote one yet). Fails with {@link NotPublishedException} when ZooKeeper cannot be read.
+   */
+  public InSyncRecord.Stored readInSync() throws NrtClusterException {
+    try {
+      return inSync.read();
+    } catch (KeeperException.NoAuthException e) {
+      throw ZooKeeperAccess.denied(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new NotPublishedException("interrupted reading the in-sync set", e);
+    } catch (Exception e) {
+      throw new NotPublishedException("reading the in-sync set from ZooKeeper failed: " + e, e);
+    }
+  }
+
+  /**
+   * Replaces the in-sync set, read at data version {@code expected}, by {@code next}, only while this
+   * node holds its epoch ({@code next.epoch()}, checked in the same transaction as the write); returns
+   * what was stored. {@link NotPrimaryException} when the epoch is not (or no longer) this node's:
+   * nothing changed; {@link NotPublishedException} when ZooKeeper could not write it, or the set
+   * changed since it was read (read again).
+   */
+  public InSyncRecord.Stored replaceInSync(InSyncRecord next, int expected) throws NrtClusterException {
+    long epoch = elector.epoch();
+    if (elector.role() != Role.PRIMARY || epoch != next.epoch() || next.primary() != config.nodeId()) {
+      throw notPrimary("changing the in-sync set of epoch " + next.epoch());
+    }
+    return inSync.replace(next, expected, epoch, () -> notPrimary("changing the in-sync set: epoch " + epoch
         + " is no longer ours"));
   }
 

@@ -38,6 +38,10 @@ import java.util.Properties;
  * @param lastStepDown the last time the node gave its epoch up by itself, or null if it never did
  * @param notWritable why the node does not take writes now, or null when it does; a record written
  *     before this field existed means what its role says ({@link NotWritableReason#impliedBy})
+ * @param incarnation names this run of the node's index: a new value each time the node opens it
+ *     (a restart, or a reopen), so the in-sync set ({@link InSyncRecord}) never takes a restarted
+ *     node, which lost the points it searched but had not committed, for the run that held them; 0
+ *     in records of nodes from before it existed
  */
 @Experimental
 public record MemberInfo(
@@ -54,7 +58,8 @@ public record MemberInfo(
     MemberIntegrity integrity,
     boolean candidate,
     StepDown lastStepDown,
-    NotWritableReason notWritable) {
+    NotWritableReason notWritable,
+    long incarnation) {
   /** Prefix of the metadata keys in the encoded record: a key of its own can never collide with the fixed fields. */
   private static final String METADATA_PREFIX = "meta.";
 
@@ -68,7 +73,15 @@ public record MemberInfo(
       boolean copying, long lastCopyMillis, Map<String, String> metadata, long consecutiveCopyFailures,
       MemberIntegrity integrity, boolean candidate, StepDown lastStepDown) {
     this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
-        consecutiveCopyFailures, integrity, candidate, lastStepDown, NotWritableReason.impliedBy(role));
+        consecutiveCopyFailures, integrity, candidate, lastStepDown, NotWritableReason.impliedBy(role), 0);
+  }
+
+  /** A record of a node that does not name its incarnation (0). */
+  public MemberInfo(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
+      boolean copying, long lastCopyMillis, Map<String, String> metadata, long consecutiveCopyFailures,
+      MemberIntegrity integrity, boolean candidate, StepDown lastStepDown, NotWritableReason notWritable) {
+    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
+        consecutiveCopyFailures, integrity, candidate, lastStepDown, notWritable, 0);
   }
 
   /** A candidate that never stepped down by itself. */
@@ -138,25 +151,25 @@ public record MemberInfo(
     NotWritableReason w = newRole == role ? notWritable
         : newRole == Role.PRIMARY ? NotWritableReason.PROMOTING : NotWritableReason.impliedBy(newRole);
     return new MemberInfo(nodeId, address, newRole, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
-        consecutiveCopyFailures, integrity, candidate, lastStepDown, w);
+        consecutiveCopyFailures, integrity, candidate, lastStepDown, w, incarnation);
   }
 
   /** This record with {@code newMetadata} (checked as {@link MemberMetadata#checked} does) instead of its own. */
   public MemberInfo withMetadata(Map<String, String> newMetadata) {
     return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, newMetadata,
-        consecutiveCopyFailures, integrity, candidate, lastStepDown, notWritable);
+        consecutiveCopyFailures, integrity, candidate, lastStepDown, notWritable, incarnation);
   }
 
   /** This record with {@code newIntegrity} instead of its own. */
   public MemberInfo withIntegrity(MemberIntegrity newIntegrity) {
     return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
-        consecutiveCopyFailures, newIntegrity, candidate, lastStepDown, notWritable);
+        consecutiveCopyFailures, newIntegrity, candidate, lastStepDown, notWritable, incarnation);
   }
 
   /** This record with the given candidacy and last step-down. */
   public MemberInfo withStanding(boolean newCandidate, StepDown newLastStepDown) {
     return new MemberInfo(nodeId, address, role, primaryGen, searchingVersion, commitVersion, copying, lastCopyMillis, metadata,
-        consecutiveCopyFailures, integrity, newCandidate, newLastStepDown, notWritable);
+        consecutiveCopyFailures, integrity, newCandidate, newLastStepDown, notWritable, incarnation);
   }
 
   byte[] encode() {
@@ -181,6 +194,9 @@ public record MemberInfo(
     p.setProperty("writable", Boolean.toString(notWritable == null));
     if (notWritable != null) {
       p.setProperty("notWritable", notWritable.name());
+    }
+    if (incarnation != 0) {
+      p.setProperty("incarnation", Long.toString(incarnation));
     }
     metadata.forEach((k, v) -> p.setProperty(METADATA_PREFIX + k, v));
     return PropertiesCodec.encode(p);
@@ -219,7 +235,9 @@ public record MemberInfo(
           MemberIntegrity.decodeFrom(p),
           !"false".equals(p.getProperty("candidate")),
           stepDown,
-          notWritable);
+          notWritable,
+          // Absent in records of nodes from before it was reported.
+          Long.parseLong(p.getProperty("incarnation", "0")));
     } catch (RuntimeException e) {
       throw new ProtocolException("malformed member data: " + e);
     }

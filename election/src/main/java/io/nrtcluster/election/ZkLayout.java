@@ -14,6 +14,7 @@ import org.apache.curator.utils.ZKPaths;
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/primary          ephemeral, the current primary: {@link PrimaryInfo}
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/epoch            persistent, the last primary generation handed out
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/maxVersion       persistent, the highest version ever published
+ * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/insync           persistent, the in-sync set the last primary wrote: {@link InSyncRecord}
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/successor        persistent while set: the only node that may claim next
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/handoff          persistent while an operator's promotion runs: {@link Handoff}
  * /nrtcluster/&lt;cluster&gt;/&lt;index&gt;/commands/cmd-N   an {@link OperatorCommand}; its children ack-&lt;id&gt;: {@link CommandAck}
@@ -114,6 +115,11 @@ public record ZkLayout(String root, String cluster, String index) {
 
   public String suspicion(int nodeId) {
     return ZKPaths.makePath(suspicions(), "n-" + nodeId);
+  }
+
+  /** The in-sync set ({@link InSyncRecord}); empty until a primary writes it. */
+  public String inSync() {
+    return ZKPaths.makePath(indexPath(), "insync");
   }
 
   public String maxVersion() {

@@ -320,7 +320,7 @@ class ElectionDecisionTest {
   }
 
   private static Decision electPlaced(int self, List<MemberInfo> members, java.util.Map<Integer, Integer> primaries, String index) {
-    return ElectionDecision.withoutPrimary(self, null, members, true, SETTLE, SETTLE, RETRY, primaries, index);
+    return ElectionDecision.withoutPrimary(self, null, members, true, SETTLE, SETTLE, RETRY, primaries, index, null);
   }
 
   private static int chosen(List<MemberInfo> members, java.util.Map<Integer, Integer> primaries, String index) {
@@ -344,9 +344,9 @@ class ElectionDecisionTest {
     List<MemberInfo> withPrimary = List.of(member(1, Role.PRIMARY, 7, 60, 60), member(ME, Role.REPLICA, 7, 60, 60),
         member(3, Role.REPLICA, 7, 59, 59));
     assertThat(ElectionDecision.onSuspectedPrimary(3, SUSPECT, null, withPrimary, java.util.Map.of(ME, 7L, 3, 7L), true, RETRY,
-        java.util.Map.of(1, 5, ME, 9, 3, 0), "a")).isEqualTo(Decision.waiting(Action.WAIT_FOR_BETTER_CANDIDATE, RETRY, false));
+        java.util.Map.of(1, 5, ME, 9, 3, 0), "a", null)).isEqualTo(Decision.waiting(Action.WAIT_FOR_BETTER_CANDIDATE, RETRY, false));
     assertThat(ElectionDecision.onSuspectedPrimary(ME, SUSPECT, null, withPrimary, java.util.Map.of(ME, 7L, 3, 7L), true, RETRY,
-        java.util.Map.of(1, 5, ME, 9, 3, 0), "a")).isEqualTo(Decision.of(Action.CLAIM_DEPOSING));
+        java.util.Map.of(1, 5, ME, 9, 3, 0), "a", null)).isEqualTo(Decision.of(Action.CLAIM_DEPOSING));
   }
 
   @Test

@@ -65,13 +65,13 @@ class EpochClaimTest {
     Stat read = b.checkExists().forPath(layout.primary());
     List<MemberInfo> members = List.of();
 
-    EpochClaim.Won first = claimer(a, 1).claim(members, suspected, a.checkExists().forPath(layout.primary()).getVersion());
+    EpochClaim.Won first = claimer(a, 1).claim(members, suspected, a.checkExists().forPath(layout.primary()).getVersion(), -1);
     assertThat(first).isNotNull();
     assertThat(first.gen()).isEqualTo(2);
     Stat now = b.checkExists().forPath(layout.primary());
     assertThat(now.getVersion()).as("the winner's new znode has the version read before it").isEqualTo(read.getVersion());
 
-    EpochClaim.Won second = claimer(b, 2).claim(members, suspected, read.getVersion());
+    EpochClaim.Won second = claimer(b, 2).claim(members, suspected, read.getVersion(), -1);
     assertThat(second).as("decided on the suspected primary, which is gone").isNull();
     assertThat(PrimaryInfo.decode(b.getData().forPath(layout.primary())).nodeId()).isEqualTo(1);
     assertThat(FencedVersionWriter.parse(b.getData().forPath(layout.epoch()))).isEqualTo(2);
@@ -83,7 +83,7 @@ class EpochClaimTest {
     dead.create().creatingParentsIfNeeded().forPath(layout.epoch(), FencedVersionWriter.bytes(4));
     dead.create().withMode(CreateMode.EPHEMERAL).forPath(layout.primary(), suspected.encode());
     int version = a.checkExists().forPath(layout.primary()).getVersion();
-    EpochClaim.Won won = claimer(a, 1).claim(List.of(), suspected, version);
+    EpochClaim.Won won = claimer(a, 1).claim(List.of(), suspected, version, -1);
     assertThat(won).isNotNull();
     assertThat(won.gen()).isEqualTo(5);
     assertThat(PrimaryInfo.decode(b.getData().forPath(layout.primary())).nodeId()).isEqualTo(1);

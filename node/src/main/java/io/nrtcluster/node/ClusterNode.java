@@ -58,6 +58,7 @@ public final class ClusterNode implements Closeable {
   private final Writability writability;
   private final UnreadableReads reads;
   private final PrimaryScrubWatch primaryScrub;
+  private final InSyncSet inSync;
   private OperatorChannel operators;
 
   private ClusterNode(NrtHost host, IndexSettings settings) {
@@ -67,8 +68,11 @@ public final class ClusterNode implements Closeable {
     this.roles = new RoleSwitch(host, settings, log, this::metrics, this::afterSwitch);
     DiskFloor floor = DiskFloor.of(host.config().dataDir().resolve(settings.name()), host.config(), log);
     this.lostWriter = new LostWriterWatch(roles, floor, this::metrics, log, host.nodeId(), settings.name());
+    this.inSync = new InSyncSet(log, host.executors().serial(ExecutorSource.Pool.ELECTION,
+        "nrt-insync-" + host.nodeId() + "-" + settings.name()), host.config().inSyncTimeout(), settings.minInSyncReplicas(),
+        System::nanoTime);
     this.operations = new RoleOperations(roles, host.nodeId(), settings.name(), this::metrics,
-        host.config().connectionTimeout().toMillis(), lostWriter, floor);
+        host.config().connectionTimeout().toMillis(), lostWriter, floor, inSync);
     this.suspicion = new PrimarySuspicion(roles,
         host.config().failoverOnSuspicion() ? host.config().suspicionDelay() : java.time.Duration.ZERO, System::nanoTime);
     this.writability = new Writability(roles, floor);
@@ -127,12 +131,20 @@ public final class ClusterNode implements Closeable {
     suspicion.check();
     lostWriter.check();
     primaryScrub.check();
+    inSync.tick();
     roles.dropBridgeOnceFollowing();
     metrics.sample(this);
   }
 
   /** After a role switch (outside the switch lock): a new primary reports at once, then listeners hear. */
   private void afterSwitch(Role role, long gen) {
+    Primary p = roles.primary();
+    if (role == Role.PRIMARY && p != null) {
+      // The first record of the epoch is written now, so replicated acknowledgements need not wait for it.
+      inSync.lead(p, roles.election(), p.primaryGen());
+    } else {
+      inSync.stop();
+    }
     if (role == Role.PRIMARY) {
       progress.report();
     }
@@ -233,9 +245,12 @@ public final class ClusterNode implements Closeable {
     operations.write("delete documents", w -> w.deleteDocuments(queries));
   }
 
-  /** Makes everything written so far searchable on every node; returns the new version. */
+  /**
+   * Makes everything written so far searchable on every node; returns the new version. The
+   * acknowledgement is {@link Durability#LOCAL}: see {@link #refresh(Durability)}.
+   */
   public long refresh() throws IOException {
-    return refresh(null);
+    return refresh((String) null);
   }
 
   /**
@@ -243,12 +258,73 @@ public final class ClusterNode implements Closeable {
    * offset) with the new version; it travels to replicas and into commits.
    */
   public long refresh(String sourcePosition) throws IOException {
-    return operations.refresh(sourcePosition);
+    return operations.refresh(sourcePosition, Durability.LOCAL).version();
+  }
+
+  /**
+   * Makes everything written so far searchable (primary only) and returns once it is acknowledged
+   * with {@code durability}:
+   *
+   * <ul>
+   *   <li>{@link Durability#LOCAL}: returns once the version is published (ZooKeeper recorded it
+   *       while this node held its epoch). Kept through any replica's loss, and through a partition
+   *       of this primary as long as it keeps leading; lost if this primary dies or is deposed before
+   *       a replica that then wins the election installed it (the application replays it from its
+   *       own source, {@link #replayPosition()}).
+   *   <li>{@link Durability#REPLICATED}: returns once every replica of the index's in-sync set, and
+   *       at least {@link IndexSettings#minInSyncReplicas()} replicas, installed the version. Only
+   *       in-sync replicas are elected (or promoted without {@code --force}), and a replica leaves
+   *       the set (in ZooKeeper, checked against this node's epoch) before this node acknowledges
+   *       anything it lacks, so the version survives the crash or partition of any one node, this
+   *       primary included, and of more as long as one node that held it keeps running. It is lost
+   *       only when every node that held it loses its memory at once (each restarts from its last
+   *       commit: use {@link #commit(Durability)} for that), or when an operator forces a promotion.
+   *       A replica that lacks the version for {@link HostConfig#inSyncTimeout()} after its
+   *       publication leaves the set, so the call waits at most that long (plus a ZooKeeper write).
+   * </ul>
+   *
+   * @throws io.nrtcluster.common.NotEnoughReplicasException fewer in-sync replicas than {@code
+   *     minInSyncReplicas} hold the version: it is published and searchable but not acknowledged
+   * @throws io.nrtcluster.common.NotPrimaryException this node is not (or no longer) the primary:
+   *     nothing acknowledged
+   * @throws io.nrtcluster.common.NotPublishedException ZooKeeper could not record the version or the
+   *     in-sync set: not acknowledged, retry
+   */
+  public Acknowledgement refresh(Durability durability) throws IOException {
+    return refresh(null, durability);
+  }
+
+  /** {@link #refresh(Durability)}, recording {@code sourcePosition} as {@link #refresh(String)} does. */
+  public Acknowledgement refresh(String sourcePosition, Durability durability) throws IOException {
+    return operations.refresh(sourcePosition, java.util.Objects.requireNonNull(durability, "durability"));
   }
 
   /** Durably commits what this node searches (any role). */
   public void commit() throws IOException {
     operations.commit();
+  }
+
+  /**
+   * On the primary: with {@link Durability#REPLICATED} first {@link #refresh(Durability) refreshes}
+   * with that guarantee (everything written before the call is then held by every in-sync replica),
+   * then commits on this node, so the writes also survive this node's restart; with {@link
+   * Durability#LOCAL} commits only ({@link #commit()}). Returns the refresh's acknowledgement (for
+   * LOCAL: the version searched, no replicas named). Writes made while it runs may be in the commit
+   * without being covered by the acknowledgement.
+   */
+  public Acknowledgement commit(Durability durability) throws IOException {
+    if (java.util.Objects.requireNonNull(durability, "durability") == Durability.REPLICATED) {
+      Acknowledgement a = refresh(durability);
+      commit();
+      return a;
+    }
+    commit();
+    return new Acknowledgement(searchingVersion(), Durability.LOCAL, List.of());
+  }
+
+  /** The index's in-sync set as this node, leading, last stored it; null when it does not lead (or has not yet). */
+  public io.nrtcluster.election.InSyncRecord inSyncSet() {
+    return inSync.current();
   }
 
   /** A searcher of the current version, in any role; release it with {@link #releaseSearcher}. */
@@ -384,6 +460,7 @@ public final class ClusterNode implements Closeable {
   void leaveElectionAbruptly() {
     roles.beginClose();
     progress.stop();
+    inSync.stop();
     primaryScrub.close();
     if (operators != null) {
       operators.close();
@@ -407,6 +484,7 @@ public final class ClusterNode implements Closeable {
   private void stop(boolean graceful) throws IOException {
     roles.beginClose();
     progress.stop();
+    inSync.close();
     reads.close();
     primaryScrub.close();
     if (operators != null) {

@@ -76,6 +76,12 @@ import java.util.Map;
  * @param threads the sizes of the host's shared thread pools, which every index's background work
  *     runs on ({@link HostThreads#defaults()} by default: a few threads when idle, whatever the
  *     number of indexes)
+ * @param inSyncTimeout how long a replica of the index's in-sync set may lack a version its primary
+ *     published before the primary removes it from the set (and so from the candidates of the next
+ *     election); a replicated acknowledgement waits at most this long (plus the ZooKeeper write) for a
+ *     slow replica. Positive, below {@link #sessionTimeout}, default 1 s: a replica that lags by
+ *     more is not worth a write's wait, and a primary must settle the set well before its own
+ *     session could expire
  */
 @Stable
 public record HostConfig(
@@ -101,7 +107,8 @@ public record HostConfig(
     boolean rebalance,
     int maxConcurrentHandoffs,
     Duration rebalanceQuietPeriod,
-    HostThreads threads) {
+    HostThreads threads,
+    Duration inSyncTimeout) {
 
   /** The {@link #zooKeeper} value that starts an in-process server. */
   public static final String EMBEDDED = "embedded";
@@ -141,7 +148,15 @@ public record HostConfig(
     Checks.positive("rebalanceQuietPeriod", rebalanceQuietPeriod);
     Checks.atMost("rebalanceQuietPeriod", rebalanceQuietPeriod, Duration.ofHours(1));
     Checks.notNull("threads", threads);
+    Checks.positive("inSyncTimeout", inSyncTimeout);
+    if (inSyncTimeout.compareTo(sessionTimeout) >= 0) {
+      throw new IllegalArgumentException("inSyncTimeout must be below sessionTimeout (" + sessionTimeout + "), got "
+          + inSyncTimeout);
+    }
   }
+
+  /** Default {@link #inSyncTimeout}. */
+  public static final Duration DEFAULT_IN_SYNC_TIMEOUT = Duration.ofSeconds(1);
 
   /** Whether replicas detect a failed primary themselves ({@link #suspicionDelay} not zero, failover automatic). */
   public boolean failoverOnSuspicion() {
@@ -179,6 +194,7 @@ public record HostConfig(
     private boolean rebalance = true;
     private int maxConcurrentHandoffs = DEFAULT_MAX_CONCURRENT_HANDOFFS;
     private Duration rebalanceQuietPeriod = DEFAULT_REBALANCE_QUIET_PERIOD;
+    private Duration inSyncTimeout = DEFAULT_IN_SYNC_TIMEOUT;
 
     /** See {@link HostConfig#rebalance()}: false keeps this host's primaries where the elections put them. */
     public Builder rebalance(boolean v) {
@@ -304,6 +320,12 @@ public record HostConfig(
       return this;
     }
 
+    /** See {@link HostConfig#inSyncTimeout()}. */
+    public Builder inSyncTimeout(Duration v) {
+      inSyncTimeout = v;
+      return this;
+    }
+
     /** See {@link HostConfig#replicaTuning()}. */
     public Builder replicaTuning(ReplicaTuning v) {
       replicaTuning = v;
@@ -314,7 +336,7 @@ public record HostConfig(
       return new HostConfig(nodeId, cluster, dataDir, zooKeeper, embeddedZooKeeperPort, bindHost, port,
           sessionTimeout, connectionTimeout, electionSettle, automaticFailover, transport, zooKeeperAuth, memberMetadata,
           replicaTuning, minFreeDiskBytes, freeSpaceCheckInterval, suspicionDelay, heartbeatInterval, rebalance,
-          maxConcurrentHandoffs, rebalanceQuietPeriod, threads);
+          maxConcurrentHandoffs, rebalanceQuietPeriod, threads, inSyncTimeout);
     }
   }
 }

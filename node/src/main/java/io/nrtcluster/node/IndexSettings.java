@@ -12,12 +12,30 @@ import org.apache.lucene.index.IndexWriterConfig;
  *
  * @param name index (shard) name
  * @param writerConfig supplies the analyzer and writer settings of the primary
+ * @param minInSyncReplicas how many in-sync replicas must hold a version before a {@link
+ *     Durability#REPLICATED} refresh or commit acknowledges it (Kafka's {@code min.insync.replicas},
+ *     counting replicas only); fewer fails with {@code NotEnoughReplicasException}. 0 to 64, default 1:
+ *     a replicated acknowledgement then always means "on at least two nodes"
  */
 @Stable
-public record IndexSettings(String name, Supplier<IndexWriterConfig> writerConfig) {
+public record IndexSettings(String name, Supplier<IndexWriterConfig> writerConfig, int minInSyncReplicas) {
+  /** Default {@link #minInSyncReplicas}. */
+  public static final int DEFAULT_MIN_IN_SYNC_REPLICAS = 1;
+
   public IndexSettings {
     Checks.safeName("index", name);
     Checks.notNull("writerConfig", writerConfig);
+    Checks.inRange("minInSyncReplicas", minInSyncReplicas, 0, 64);
+  }
+
+  /** Settings with the default {@link #minInSyncReplicas} (1). */
+  public IndexSettings(String name, Supplier<IndexWriterConfig> writerConfig) {
+    this(name, writerConfig, DEFAULT_MIN_IN_SYNC_REPLICAS);
+  }
+
+  /** These settings with {@code n} as {@link #minInSyncReplicas}. */
+  public IndexSettings withMinInSyncReplicas(int n) {
+    return new IndexSettings(name, writerConfig, n);
   }
 
   /**

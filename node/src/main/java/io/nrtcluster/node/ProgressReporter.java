@@ -93,12 +93,12 @@ final class ProgressReporter {
     NotWritableReason notWritable = writability.reason(s);
     if (p != null) {
       return new MemberInfo(host.nodeId(), address, role, p.primaryGen(), p.version(), p.lastCommitVersion(), false, 0, null, 0,
-          MemberIntegrity.CLEAN, true, null, notWritable);
+          MemberIntegrity.CLEAN, true, null, notWritable, p.incarnation());
     }
     if (r != null) {
       return new MemberInfo(host.nodeId(), address, role, r.primaryGen(), r.searchingVersion(),
           r.lastCommitVersion(), r.isCopying(), r.stats().lastCopyCompletedMillis(), null,
-          r.stats().consecutiveCopyFailures(), integrity(r), true, null, notWritable);
+          r.stats().consecutiveCopyFailures(), integrity(r), true, null, notWritable, r.incarnation());
     }
     // No index open (starting, verifying its files, promoting, closing): not a candidate, explicitly,
     // rather than merely the lowest rank.

@@ -39,13 +39,15 @@ final class RoleOperations {
   private final long switchWaitMillis;
   private final LostWriterWatch lostWriter;
   private final DiskFloor floor;
+  private final InSyncSet inSync;
 
   /**
    * @param metrics the node's metrics; a supplier because they are registered after this is built
    * @param switchWaitMillis how long a search or commit waits for a role switch to finish
    */
   RoleOperations(RoleSwitch roles, int nodeId, String index, Supplier<IndexMetrics> metrics, long switchWaitMillis,
-      LostWriterWatch lostWriter, DiskFloor floor) {
+      LostWriterWatch lostWriter, DiskFloor floor, InSyncSet inSync) {
+    this.inSync = inSync;
     this.lostWriter = lostWriter;
     this.floor = floor;
     this.roles = roles;
@@ -92,22 +94,36 @@ final class RoleOperations {
     }
   }
 
-  /** Refreshes the primary, recording {@code sourcePosition} when not null; returns the new version. */
-  long refresh(String sourcePosition) throws IOException {
+  /**
+   * Refreshes the primary, recording {@code sourcePosition} when not null; returns what was
+   * acknowledged: with {@link Durability#REPLICATED} only once the in-sync replicas installed the new
+   * version ({@link InSyncSet#await}).
+   */
+  Acknowledgement refresh(String sourcePosition, Durability durability) throws IOException {
     IndexSnapshot s = roles.snapshot();
     if (!s.state().admitsWrites()) {
       throw notPrimary("refresh", s);
     }
     Primary p = s.primary();
     long started = System.nanoTime();
+    long version;
     try {
-      long version = sourcePosition == null ? p.refresh() : p.refresh(sourcePosition);
+      version = sourcePosition == null ? p.refresh() : p.refresh(sourcePosition);
       metrics.get().refreshed(System.nanoTime() - started);
-      return version;
     } catch (NodeClosedException | AlreadyClosedException e) {
       throw switchedAway("refresh", p, lostOrSame(p, "refresh", e));
     } catch (IOException | RuntimeException e) {
       throw lostOr(p, "refresh", e);
+    }
+    inSync.published(p, version);
+    if (durability == Durability.LOCAL) {
+      return new Acknowledgement(version, Durability.LOCAL, inSync.holding(p, version));
+    }
+    inSync.lead(p, roles.election(), p.primaryGen());
+    try {
+      return new Acknowledgement(version, Durability.REPLICATED, inSync.await(p, version, switchWaitMillis));
+    } catch (NotPrimaryException e) {
+      throw switchedAway("refresh", p, e);
     }
   }
 

@@ -2,6 +2,7 @@ package io.nrtcluster.primary;
 
 import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.GenerationStore;
+import io.nrtcluster.common.Incarnations;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NotPrimaryException;
@@ -63,6 +64,8 @@ public final class Primary implements Closeable {
   private final boolean ownsTransport;
   private final TransportServer server;
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** This opening of the index ({@link Incarnations}): the in-sync set names the primary by it. */
+  private final long incarnation = Incarnations.next();
   private volatile PublishGate publishGate = version -> {};
   private volatile PrimaryObserver observer = PrimaryObserver.NONE;
   private volatile PointListener pointListener;
@@ -359,6 +362,15 @@ public final class Primary implements Closeable {
   }
 
   /**
+   * Passes every replica's report that it installed a published version to {@code listener} from
+   * now on ({@link InstallListener}); replicas of protocol version 3 report each install, and once
+   * right after they connect.
+   */
+  public void setInstallListener(InstallListener listener) {
+    endpoint.installs(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /**
    * Reports this primary's events (publications, merge pre-copies) to {@code observer} from now on;
    * it first hears of the version published now, so it knows every version from this one on.
    */
@@ -506,6 +518,11 @@ public final class Primary implements Closeable {
 
   public long primaryGen() {
     return node.getPrimaryGen();
+  }
+
+  /** This opening of the index ({@link Incarnations}): a new value for every open, never 0. */
+  public long incarnation() {
+    return incarnation;
   }
 
   public int nodeId() {

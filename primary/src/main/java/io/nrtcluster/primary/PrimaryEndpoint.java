@@ -42,6 +42,7 @@ final class PrimaryEndpoint implements Endpoint {
   private volatile boolean closing;
   private volatile LongFunction<String> positions = v -> null;
   private volatile LongSupplier publishedVersion = () -> Long.MAX_VALUE;
+  private volatile InstallListener installs = (node, incarnation, version) -> {};
 
   PrimaryEndpoint(int nodeId, long primaryGen, Path indexPath, NodeLog log) {
     this.nodeId = nodeId;
@@ -84,6 +85,11 @@ final class PrimaryEndpoint implements Endpoint {
   /** Where the last published version comes from: nothing newer is handed to replicas. */
   void publishedVersion(LongSupplier published) {
     this.publishedVersion = published;
+  }
+
+  /** Where replicas' install reports go. */
+  void installs(InstallListener listener) {
+    this.installs = listener;
   }
 
   /** Stops handing out new copy-states; copies in progress may finish. */
@@ -131,6 +137,17 @@ final class PrimaryEndpoint implements Endpoint {
         long version = publishedVersion.getAsLong();
         if (n.searchingVersion() != version) {
           sendPoint(c, version);
+        }
+      }
+      case Message.Installed i -> {
+        c.reply(new Message.Ack(i.requestId()));
+        long published = publishedVersion.getAsLong();
+        if (i.primaryGen() > primaryGen || i.version() > published) {
+          // Nothing a replica installed can be newer than what we published: a confused or stale peer.
+          log.warn("ignoring R{}'s report of version {} (generation {}): we published up to {}", c.peerNodeId(), i.version(),
+              i.primaryGen(), published);
+        } else {
+          installs.installed(c.peerNodeId(), i.incarnation(), i.version());
         }
       }
       case Message.ReportCorruptFile r -> onCorruptFileReport(c, r);

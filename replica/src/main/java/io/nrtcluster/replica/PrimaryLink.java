@@ -55,6 +55,9 @@ final class PrimaryLink implements RequestHandler {
 
     /** Version searched now, or -1 before the replica has started. */
     long searchingVersion();
+
+    /** The primary acknowledged our {@code NewReplica} on {@code connection}: report what we hold. */
+    void onAnnounced(Connection connection);
   }
 
   private final Transport transport;
@@ -429,8 +432,27 @@ final class PrimaryLink implements RequestHandler {
       return;
     }
     c.request(id -> new Message.NewReplica(id, ctx.config().nodeId(), listener.searchingVersion()))
+        .thenRun(() -> listener.onAnnounced(c))
         .exceptionally(t -> {
           log.debug("announcing to the primary failed: {}", t.toString());
+          return null;
+        });
+  }
+
+  /**
+   * Tells the primary connected now that this replica, in run {@code incarnation} of its index,
+   * searches {@code version}, a point of generation {@code gen} it copied (or held when it connected), if that primary takes such reports
+   * (protocol version 3). Best effort, never throws: a report lost with its connection is made again
+   * after the next connect, and the next install reports anew.
+   */
+  void reportInstalled(long gen, long version, long incarnation) {
+    Connection c = current();
+    if (c == null || !c.peerTakesInstallReports()) {
+      return;
+    }
+    c.request(id -> new Message.Installed(id, gen, version, incarnation))
+        .exceptionally(t -> {
+          log.debug("reporting version {} to the primary failed: {}", version, t.toString());
           return null;
         });
   }

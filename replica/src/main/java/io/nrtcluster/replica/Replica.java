@@ -550,6 +550,20 @@ public final class Replica implements Closeable {
     public long searchingVersion() {
       return Replica.this.searchingVersion();
     }
+
+    @Override
+    public void onAnnounced(Connection c) {
+      ReplicatingReplicaNode n = node;
+      if (n == null || !n.isStarted() || integrity.awaitingRepair() || n.installedPrimaryGen() < 0) {
+        // Only a point copied from a primary is reported: a local commit may hold unpublished writes.
+        return;
+      }
+      try {
+        link.reportInstalled(n.installedPrimaryGen(), n.getCurrentSearchingVersion(), n.incarnation());
+      } catch (IOException | AlreadyClosedException e) {
+        log.debug("not reporting the searched version: {}", e.toString());
+      }
+    }
   }
 
   /**
@@ -610,6 +624,16 @@ public final class Replica implements Closeable {
     } catch (IOException e) {
       log.warn("releasing a searcher failed", e);
     }
+  }
+
+  /**
+   * The run of the index this replica has open ({@link io.nrtcluster.common.Incarnations}): a new
+   * value whenever it opens its index from disk (start, resync), 0 while none is open. Its install
+   * reports to the primary carry it.
+   */
+  public long incarnation() {
+    ReplicatingReplicaNode n = node;
+    return n == null ? 0 : n.incarnation();
   }
 
   /** The version searched now (the primary's version of the same point-in-time). */

@@ -1,5 +1,6 @@
 package io.nrtcluster.replica;
 
+import io.nrtcluster.common.Incarnations;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
@@ -94,6 +95,11 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   /** Temp outputs created and not yet taken by their copy (only between the two, so a handful). */
   private final Map<String, LocalFileOutput> tempOutputs = new ConcurrentHashMap<>();
   private final AtomicLong tempCounter = new AtomicLong();
+  /**
+   * This opening of the index from disk ({@link Incarnations}): a resync reopens from the last commit
+   * with a new node, so the primary never counts what this one installed for the next one.
+   */
+  private final long incarnation = Incarnations.next();
 
   ReplicatingReplicaNode(int id, Directory dir, SearcherFactory searcherFactory,
       ReplicaContext ctx, PrimaryLink link, CopyJobRunner runner, CopyListener listener, BadFileTracker badFiles)
@@ -199,6 +205,11 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   }
 
   /** The link to the primary (a copy that lost its connection resumes on the link's next one). */
+  /** This opening of the index ({@link Incarnations}). */
+  long incarnation() {
+    return incarnation;
+  }
+
   PrimaryLink link() {
     return link;
   }
@@ -603,6 +614,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
         log.debug("searching version {} after copying {} bytes in {} ms", job.getCopyState().version(),
             job.getTotalBytesCopied(), (System.nanoTime() - startNS) / 1_000_000);
         ctx.store().observeVersion(job.getCopyState().version());
+        link.reportInstalled(job.getCopyState().primaryGen(), job.getCopyState().version(), incarnation);
       } else if (!(job instanceof StreamingCopyJob s && s.superseded())) {
         ctx.stats().nrtCopyFailed(CopyFailureReason.of(job instanceof StreamingCopyJob s ? s.failure() : null));
       }

@@ -96,6 +96,11 @@ public final class Connection {
     return peerProtocolVersion >= 2;
   }
 
+  /** Whether the peer (a primary) understands {@link Message.Installed} reports (protocol version 3). */
+  public boolean peerTakesInstallReports() {
+    return peerProtocolVersion >= 3;
+  }
+
   /** Node id the peer announced in the handshake. */
   public int peerNodeId() {
     return peerNodeId;

@@ -29,6 +29,7 @@ public sealed interface Message
         Message.NrtPoint,
         Message.NrtPointCopyState,
         Message.NewReplica,
+        Message.Installed,
         Message.PreCopyMerge,
         Message.PreCopyProgress,
         Message.PreCopyDone,
@@ -132,6 +133,15 @@ public sealed interface Message
 
   /** Replica started and wants NRT points and merge pre-copies; answered with {@link Ack}. */
   record NewReplica(long requestId, int replicaId, long searchingVersion) implements Message {}
+
+  /**
+   * Replica to primary (protocol version 3): this replica now searches {@code version}, which it
+   * copied from (or, right after connecting, already held of) a point the primary published; {@code
+   * incarnation} names this run of the replica's index (a restart has another), so that the primary
+   * counts an install only for the run that made it. Answered with {@link Ack}. The primary's
+   * in-sync set is built from these reports.
+   */
+  record Installed(long requestId, long primaryGen, long version, long incarnation) implements Message {}
 
   /**
    * Primary asks a replica to pre-copy a just-merged segment before the primary installs it. The

@@ -111,6 +111,10 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
             WireFormat.need(in, 12, "new replica");
             yield new Message.NewReplica(id, in.readInt(), in.readLong());
           }
+          case INSTALLED -> {
+            WireFormat.need(in, 24, "installed");
+            yield new Message.Installed(id, in.readLong(), in.readLong(), in.readLong());
+          }
           case PRE_COPY_MERGE -> {
             WireFormat.need(in, 16, "pre-copy header");
             long preCopyId = in.readLong();

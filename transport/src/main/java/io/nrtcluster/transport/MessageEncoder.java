@@ -108,6 +108,11 @@ final class MessageEncoder extends MessageToMessageEncoder<Message> {
         b.writeInt(m.replicaId());
         b.writeLong(m.searchingVersion());
       }
+      case Message.Installed m -> {
+        b.writeLong(m.primaryGen());
+        b.writeLong(m.version());
+        b.writeLong(m.incarnation());
+      }
       case Message.PreCopyMerge m -> {
         b.writeLong(m.preCopyId());
         b.writeLong(m.primaryGen());

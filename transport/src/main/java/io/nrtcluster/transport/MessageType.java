@@ -23,6 +23,7 @@ enum MessageType {
   PRE_COPY_MERGE(22, true),
   PRE_COPY_PROGRESS(23, false),
   PRE_COPY_DONE(24, false),
+  INSTALLED(26, true),
   REPORT_CORRUPT_FILE(30, true),
   FILE_VERDICT(31, false);
 
@@ -70,6 +71,7 @@ enum MessageType {
       case Message.NrtPoint x -> NRT_POINT;
       case Message.NrtPointCopyState x -> NRT_POINT_COPY_STATE;
       case Message.NewReplica x -> NEW_REPLICA;
+      case Message.Installed x -> INSTALLED;
       case Message.PreCopyMerge x -> PRE_COPY_MERGE;
       case Message.PreCopyProgress x -> PRE_COPY_PROGRESS;
       case Message.PreCopyDone x -> PRE_COPY_DONE;

@@ -16,9 +16,10 @@ import java.util.Set;
 final class WireFormat {
   /**
    * The protocol version this node speaks and announces in HELLO; bumped on any change. Version 2
-   * adds NRT_POINT_COPY_STATE, which a primary sends only to a peer that announced 2 or more.
+   * adds NRT_POINT_COPY_STATE, which a primary sends only to a peer that announced 2 or more;
+   * version 3 adds INSTALLED, which a replica sends only to a primary that accepted 3 or more.
    */
-  static final int PROTOCOL_VERSION = 2;
+  static final int PROTOCOL_VERSION = 3;
 
   /** The oldest version a server still accepts: a version-1 peer simply never gets version-2 messages. */
   static final int MIN_PROTOCOL_VERSION = 1;

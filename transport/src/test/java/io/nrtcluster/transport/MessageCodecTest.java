@@ -92,6 +92,7 @@ class MessageCodecTest {
             new Message.ErrorReply(0, ErrorCode.PROTOCOL, ""),
             new Message.ErrorReply(5, ErrorCode.STORAGE, "disk full ∅"),
             new Message.Ack(17),
+            new Message.Installed(18, 4, 1234, -7L),
             new Message.Ping(Long.MIN_VALUE),
             new Message.GetCopyState(3, 12),
             new Message.ReleaseCopyState(4, 99),
