@@ -449,4 +449,51 @@ class ElectionDecisionTest {
       assertThat(winner.searchingVersion()).as(why).isEqualTo(best.get().searchingVersion());
     }
   }
+
+  // ---------------------------------------------------------------- the in-sync set
+
+  private static MemberInfo run(int id, long gen, long searching, long incarnation) {
+    return new MemberInfo(id, "h" + id + ":1", Role.REPLICA, gen, searching, searching, false, 0, java.util.Map.of(), 0,
+        MemberIntegrity.CLEAN, true, null, NotWritableReason.impliedBy(Role.REPLICA), incarnation);
+  }
+
+  private static Decision electInSync(int self, List<MemberInfo> members, InSyncRecord inSync) {
+    return ElectionDecision.withoutPrimary(self, null, members, true, SETTLE, SETTLE, RETRY, null, "docs", inSync);
+  }
+
+  @Test
+  void onlyAMemberOfTheInSyncSetInTheIncarnationItNamesWins() {
+    // Node 1 led with node 2 in sync; node 3 is ahead of node 2 in nothing but rank (a higher id).
+    InSyncRecord set = InSyncRecord.start(7, 1, 100).with(ME, 200);
+    List<MemberInfo> live = List.of(run(ME, 7, 50, 200), run(3, 7, 50, 300));
+    assertThat(electInSync(3, live, set).action()).as("node 3 is out of the set").isEqualTo(Action.WAIT_FOR_BETTER_CANDIDATE);
+    assertThat(electInSync(ME, live, set).action()).isEqualTo(Action.CLAIM);
+    assertThat(electInSync(3, live, null).action()).as("no set: the best-ranked").isEqualTo(Action.CLAIM);
+
+    // Node 2 restarted (another incarnation: it lost what it had not committed) while node 1 is still
+    // gone: nobody may win, node 1 may come back holding what it acknowledged.
+    List<MemberInfo> restarted = List.of(run(ME, 7, 40, 201), run(3, 7, 50, 300));
+    assertThat(electInSync(ME, restarted, set).action()).isEqualTo(Action.WAIT_FOR_BETTER_CANDIDATE);
+    assertThat(electInSync(3, restarted, set).action()).isEqualTo(Action.WAIT_FOR_BETTER_CANDIDATE);
+
+    // Every node the set names is back in another incarnation (a whole-cluster restart): the newest
+    // commit wins, whoever holds it.
+    List<MemberInfo> allBack = List.of(run(1, 7, 45, 101), run(ME, 7, 40, 201), run(3, 7, 50, 300));
+    assertThat(electInSync(3, allBack, set).action()).isEqualTo(Action.CLAIM);
+
+    // The set's primary itself, alive in its own incarnation (deposed while cut off, say), may win.
+    List<MemberInfo> oldPrimary = List.of(run(1, 7, 60, 100), run(3, 7, 50, 300));
+    assertThat(electInSync(1, oldPrimary, set).action()).isEqualTo(Action.CLAIM);
+  }
+
+  @Test
+  void onSuspicionOnlyAnInSyncMemberDeposes() {
+    InSyncRecord set = InSyncRecord.start(7, 1, 100).with(3, 300);
+    List<MemberInfo> withPrimary = List.of(member(1, Role.PRIMARY, 7, 60, 60), run(ME, 7, 60, 200), run(3, 7, 59, 300));
+    java.util.Map<Integer, Long> suspicions = java.util.Map.of(ME, 7L, 3, 7L);
+    assertThat(ElectionDecision.onSuspectedPrimary(ME, SUSPECT, null, withPrimary, suspicions, true, RETRY, null, "docs", set))
+        .as("node 2 ranks best but is out of the set").isEqualTo(Decision.waiting(Action.WAIT_FOR_BETTER_CANDIDATE, RETRY, false));
+    assertThat(ElectionDecision.onSuspectedPrimary(3, SUSPECT, null, withPrimary, suspicions, true, RETRY, null, "docs", set))
+        .isEqualTo(Decision.of(Action.CLAIM_DEPOSING));
+  }
 }

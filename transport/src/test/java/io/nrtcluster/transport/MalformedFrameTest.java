@@ -58,7 +58,7 @@ class MalformedFrameTest {
 
   @Test
   void unknownTypeCode() {
-    for (int code : new int[] {0, 6, 9, 18, 19, 26, 127, 128, 255}) {
+    for (int code : new int[] {0, 6, 9, 18, 19, 27, 127, 128, 255}) {
       byte[] body = new byte[9];
       body[0] = (byte) code;
       assertRefused(body, "unknown message type " + code);
