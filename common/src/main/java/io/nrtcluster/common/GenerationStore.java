@@ -27,12 +27,14 @@ public final class GenerationStore {
   private static final String VERSION = "highestVersion";
   private static final String COMMITTED_VERSION = "committedVersion";
   private static final String COMMITTED_POSITION = "committedReplayPosition";
+  private static final String CLEAN_CLOSE = "cleanCloseIncarnation";
 
   private final Path file;
   private long highestPrimaryGen = -1;
   private long highestVersion = -1;
   private long committedVersion = -1;
   private String committedPosition;
+  private long cleanClose;
 
   private GenerationStore(Path file) {
     this.file = file;
@@ -49,6 +51,7 @@ public final class GenerationStore {
         store.highestVersion = Long.parseLong(p.getProperty(VERSION, "-1"));
         store.committedVersion = Long.parseLong(p.getProperty(COMMITTED_VERSION, "-1"));
         store.committedPosition = p.getProperty(COMMITTED_POSITION);
+        store.cleanClose = Long.parseLong(p.getProperty(CLEAN_CLOSE, "0"));
       } catch (IOException | IllegalArgumentException e) {
         // IllegalArgumentException: a malformed number, or a malformed unicode escape (Properties.load).
         throw new StorageException("cannot read node state " + file, e);
@@ -113,6 +116,29 @@ public final class GenerationStore {
     return committedPosition;
   }
 
+  /**
+   * Records that the index closed cleanly in run {@code incarnation} ({@link Incarnations}): its last
+   * commit holds everything that run searched, so the next opening may go on as that run. Durable
+   * before returning.
+   */
+  public synchronized void recordCleanClose(long incarnation) throws StorageException {
+    cleanClose = incarnation;
+    write(true);
+  }
+
+  /**
+   * The run recorded by {@link #recordCleanClose}, or 0, and forgets it durably before returning: a
+   * crash of the run that takes it over must not let a later opening claim it again.
+   */
+  public synchronized long takeCleanClose() throws StorageException {
+    long taken = cleanClose;
+    if (taken != 0) {
+      cleanClose = 0;
+      write(true);
+    }
+    return taken;
+  }
+
   private void write(boolean sync) throws StorageException {
     Properties p = new Properties();
     p.setProperty(GEN, Long.toString(highestPrimaryGen));
@@ -120,6 +146,9 @@ public final class GenerationStore {
     p.setProperty(COMMITTED_VERSION, Long.toString(committedVersion));
     if (committedPosition != null) {
       p.setProperty(COMMITTED_POSITION, committedPosition);
+    }
+    if (cleanClose != 0) {
+      p.setProperty(CLEAN_CLOSE, Long.toString(cleanClose));
     }
     try {
       AtomicFiles.replace(file, out -> p.store(out, "nrtcluster node state; do not edit"), sync);

@@ -31,10 +31,12 @@ import java.util.function.LongSupplier;
  *   <li>{@link #await} returns for version {@code v} only when every replica of the set as stored
  *       in ZooKeeper, and every replica being added, reported (in the incarnation the set names) that
  *       it installed {@code v} or newer, and at least {@code minInSyncReplicas} did. A replica that
- *       has not installed a version within {@code timeout} of its publication is removed from the
- *       set, in a transaction that checks {@code E}, before anything it lacks is acknowledged; a
- *       removal that fails because {@code E} is lost fails the acknowledgement with {@link
- *       NotPrimaryException}.
+ *       has not installed {@code v} within {@code timeout} of its publication is removed from the
+ *       set, in a transaction that checks {@code E}, before {@code v} is acknowledged; a removal
+ *       that fails because {@code E} is lost fails the acknowledgement with {@link
+ *       NotPrimaryException}. Only such an acknowledgement removes a lagging replica: with LOCAL
+ *       acknowledgements alone the set never shrinks for lag, so elections are narrowed only by
+ *       what replicated acknowledgements need.
  *   <li>A replica is added only once it reported installing the newest version {@code P} published,
  *       and from the moment it is chosen every acknowledgement waits for it, so a replica the stored
  *       set names never lacks an acknowledged version.
@@ -72,6 +74,12 @@ final class InSyncSet {
     final TreeMap<Long, Long> publishedAt = new TreeMap<>();
     /** Set when the epoch is known lost (a write was refused on its check). */
     boolean lost;
+    /**
+     * The newest version a replicated acknowledgement waited for past its timeout: replicas lacking
+     * it (for the timeout) leave. Nothing else removes a lagging replica, so an application that
+     * acknowledges only LOCAL never shrinks the set (and so never narrows its elections).
+     */
+    long removeBelow = Long.MIN_VALUE;
 
     Leading(Primary primary, IndexElection election, long epoch) {
       this.primary = primary;
@@ -220,6 +228,7 @@ final class InSyncSet {
           } else if (now >= deadline && !removalAsked) {
             // The lagging replicas leave the set (the next change does it) before anything is acknowledged.
             removalAsked = true;
+            l.removeBelow = Math.max(l.removeBelow, version + 1);
             scheduleChange();
           }
         }
@@ -301,7 +310,7 @@ final class InSyncSet {
       }
       long has = i == null ? -1 : i.version();
       long since = lagStart(l, has);
-      if (since != Long.MIN_VALUE && now - since >= timeoutNanos) {
+      if (has < l.removeBelow - 1 && since != Long.MIN_VALUE && now - since >= timeoutNanos) {
         next = next.without(m.getKey(), new InSyncRecord.Departure(OutOfSyncReason.LAGGED, firstLacked(l, has), wallNow));
       }
     }
@@ -312,7 +321,7 @@ final class InSyncSet {
         return true;
       }
       long since = lagStart(l, i.version());
-      return since != Long.MIN_VALUE && now - since >= timeoutNanos;
+      return i.version() < l.removeBelow - 1 && since != Long.MIN_VALUE && now - since >= timeoutNanos;
     });
     for (Map.Entry<Integer, Install> e : l.installs.entrySet()) {
       int id = e.getKey();

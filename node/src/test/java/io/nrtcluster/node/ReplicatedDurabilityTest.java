@@ -265,4 +265,38 @@ class ReplicatedDurabilityTest {
       assertThat(p.refresh(Durability.LOCAL).durability()).as("LOCAL still acknowledges").isEqualTo(Durability.LOCAL);
     }
   }
+
+  /**
+   * Every node that held a replicated acknowledgement loses its memory at once (all killed): what a
+   * commit covered is kept, what only a refresh acknowledged is gone, as documented; and since every
+   * node the in-sync set names is back in another incarnation, the election goes on as a
+   * whole-cluster restart (the newest commit leads).
+   */
+  @Test
+  void aWholeClusterCrashKeepsWhatAReplicatedCommitCoveredAndElectsTheNewestCommit() throws Exception {
+    long seed = FailoverTest.seed();
+    System.out.println("ReplicatedDurabilityTest seed " + seed);
+    try (ClusterHarness c = cluster(dir, seed, 3)) {
+      c.startWithFirstAsPrimary();
+      ClusterNode p = c.node(0);
+      add(p, c, 0, 10);
+      c.awaitAllAt(p.refresh());
+      awaitInSync(p, 2, 3);
+      add(p, c, 500, 5);
+      Acknowledgement committed = p.commit(Durability.REPLICATED);
+      assertThat(committed.replicas()).containsExactlyInAnyOrder(2, 3);
+      add(p, c, 600, 5);
+      p.refresh(Durability.REPLICATED);
+      for (int i = 0; i < 3; i++) {
+        c.kill(i);
+      }
+      for (int i = 0; i < 3; i++) {
+        c.start(i);
+      }
+      ClusterNode next = c.node(c.awaitPrimary());
+      assertThat(missing(next, range(500, 5))).as("seed %d: committed", seed).isEmpty();
+      assertThat(missing(next, range(600, 5))).as("seed %d: held in memory only, by every node", seed)
+          .containsExactlyElementsOf(range(600, 5));
+    }
+  }
 }

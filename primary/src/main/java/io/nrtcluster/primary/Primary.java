@@ -64,8 +64,12 @@ public final class Primary implements Closeable {
   private final boolean ownsTransport;
   private final TransportServer server;
   private final AtomicBoolean closed = new AtomicBoolean();
-  /** This opening of the index ({@link Incarnations}): the in-sync set names the primary by it. */
-  private final long incarnation = Incarnations.next();
+  /**
+   * The run of the index this primary continues ({@link Incarnations}): the in-sync set names the
+   * primary by it. A new one, unless the replica it was promoted from closed cleanly (its commit holds
+   * all it searched), whose run it goes on.
+   */
+  private final long incarnation;
   private volatile PublishGate publishGate = version -> {};
   private volatile PrimaryObserver observer = PrimaryObserver.NONE;
   private volatile PointListener pointListener;
@@ -116,7 +120,8 @@ public final class Primary implements Closeable {
 
   private Primary(PrimaryConfig config, NodeLog log, GenerationStore store, ReplicatingPrimaryNode node,
       PrimaryEndpoint endpoint, CopyStateRegistry copyStates, MergePreCopier preCopier, FileVerifier verifier,
-      Transport transport, boolean ownsTransport, TransportServer server) {
+      Transport transport, boolean ownsTransport, TransportServer server, long incarnation) {
+    this.incarnation = incarnation;
     this.config = config;
     this.log = log;
     this.store = store;
@@ -182,6 +187,8 @@ public final class Primary implements Closeable {
       ExecutorSource executors) throws IOException {
     Files.createDirectories(config.indexPath());
     GenerationStore store = GenerationStore.open(config.statePath());
+    // A run that closed cleanly here (a replica that committed all it searched, being promoted) goes on.
+    long resumed = store.takeCleanClose();
     Directory dir = FSDirectory.open(config.indexPath());
     IndexWriter writer = null;
     try {
@@ -217,7 +224,7 @@ public final class Primary implements Closeable {
       log.info("primary of {}/{} listening on {} at version {} (data {})", config.cluster(), config.index(),
           server.localAddress(), node.getCopyStateVersion(), config.dataDir());
       Primary primary = new Primary(config, log, store, node, endpoint, copyStates, preCopier, verifier, transport,
-          ownsTransport, server);
+          ownsTransport, server, resumed != 0 ? resumed : Incarnations.next());
       primary.replayPosition = position;
       primary.recordPosition(node.getCopyStateVersion(), position);
       endpoint.positions(primary::positionOf);
@@ -520,6 +527,24 @@ public final class Primary implements Closeable {
     return node.getPrimaryGen();
   }
 
+  /**
+   * On close: when the last commit holds every version this primary published (it committed last, or
+   * published nothing since it opened), the next opening of this data directory goes on as this run
+   * ({@link GenerationStore#recordCleanClose}); otherwise the published versions beyond the commit
+   * are gone with this process, and the next opening is a new run.
+   */
+  private void recordCleanCloseIfCommitted() {
+    try {
+      synchronized (publication) {
+        if (publishedVersion <= Math.max(committedVersion, node.getLastCommitVersion())) {
+          store.recordCleanClose(incarnation);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      log.warn("could not record a clean close: {}", e.toString());
+    }
+  }
+
   /** This opening of the index ({@link Incarnations}): a new value for every open, never 0. */
   public long incarnation() {
     return incarnation;
@@ -598,6 +623,7 @@ public final class Primary implements Closeable {
     preCopier.close();
     verifier.close();
     server.unregister(config.index(), endpoint);
+    recordCleanCloseIfCommitted();
     copyStates.releaseAll();
     try {
       IndexSearcher last;

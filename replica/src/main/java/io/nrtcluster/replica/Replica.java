@@ -1,5 +1,6 @@
 package io.nrtcluster.replica;
 
+import io.nrtcluster.common.Incarnations;
 import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.GenerationStore;
 import io.nrtcluster.common.IllegalTransitionException;
@@ -207,16 +208,19 @@ public final class Replica implements Closeable {
     Connection c = link.connectOnce();
     long commitGen = commitGeneration();
     ctx.store().observeGeneration(Math.max(commitGen, -1));
+    // A clean close left a commit holding everything its run searched: this opening goes on as that run.
+    long resumed = ctx.store().takeCleanClose();
+    long incarnation = resumed != 0 ? resumed : Incarnations.next();
     if (c != null) {
       try {
-        node = openNode(c.peerPrimaryGen());
+        node = openNode(c.peerPrimaryGen(), incarnation);
       } catch (IOException | RuntimeException e) {
         log.warn("initial sync with primary generation {} failed; starting from local index: {}", c.peerPrimaryGen(), e.toString());
-        node = openNode(commitGeneration());
+        node = openNode(commitGeneration(), incarnation);
       }
     } else {
       log.info("primary {} unreachable; serving the last commit and retrying in the background", config.primary());
-      node = openNode(commitGen);
+      node = openNode(commitGen, incarnation);
     }
     synchronized (lifecycle) {
       moveTo(State.RUNNING);
@@ -239,13 +243,17 @@ public final class Replica implements Closeable {
   }
 
   private ReplicatingReplicaNode openNode(long primaryGen) throws IOException {
+    return openNode(primaryGen, Incarnations.next());
+  }
+
+  private ReplicatingReplicaNode openNode(long primaryGen, long incarnation) throws IOException {
     config.storageFaults().beforeIndexOpen(config.indexPath().toString());
     integrity.verifyBeforeOpen();
     Directory dir = FaultInjectingDirectory.wrap(FSDirectory.open(config.indexPath()), config.storageFaults());
     ReplicatingReplicaNode n;
     try {
       n = new ReplicatingReplicaNode(config.nodeId(), dir, new SearcherFactory(), ctx, link,
-          runner, this::onNrtCopyDone, badFiles);
+          runner, this::onNrtCopyDone, badFiles, incarnation);
     } catch (IOException | RuntimeException e) {
       IOUtils.closeWhileHandlingException(dir);
       throw e;
@@ -899,9 +907,11 @@ public final class Replica implements Closeable {
     if (state == State.CLOSED) {
       return;
     }
+    boolean committed = false;
     if (commitFirst && state == State.RUNNING) {
       try {
         commit();
+        committed = true;
       } catch (IOException | RuntimeException e) {
         log.warn("commit on close failed; a restart copies more", e);
       }
@@ -922,11 +932,18 @@ public final class Replica implements Closeable {
     link.close();
     runner.close(config.closeTimeout().toMillis());
     try {
+      // Nothing copies any more: the commit still holds what this run searches unless a copy
+      // installed a newer point after it.
+      boolean holdsAll = committed && n != null && n.isStarted()
+          && (n.searchesUnpublishedCommit() || n.getCurrentSearchingVersion() == ctx.store().committedVersion());
       if (n != null) {
         n.close();
       }
       if (clean) {
         integrity.stoppedCleanly();
+      }
+      if (holdsAll) {
+        ctx.store().recordCleanClose(n.incarnation());
       }
     } finally {
       fallback.release();

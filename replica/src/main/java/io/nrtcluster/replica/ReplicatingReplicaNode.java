@@ -1,6 +1,5 @@
 package io.nrtcluster.replica;
 
-import io.nrtcluster.common.Incarnations;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
@@ -96,14 +95,16 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   private final Map<String, LocalFileOutput> tempOutputs = new ConcurrentHashMap<>();
   private final AtomicLong tempCounter = new AtomicLong();
   /**
-   * This opening of the index from disk ({@link Incarnations}): a resync reopens from the last commit
-   * with a new node, so the primary never counts what this one installed for the next one.
+   * This opening of the index from disk ({@link io.nrtcluster.common.Incarnations}): a resync reopens
+   * from the last commit with a new node and a new incarnation, so the primary never counts what this
+   * one installed for the next one; only the first opening after a clean close goes on as the run
+   * that closed.
    */
-  private final long incarnation = Incarnations.next();
+  private final long incarnation;
 
   ReplicatingReplicaNode(int id, Directory dir, SearcherFactory searcherFactory,
-      ReplicaContext ctx, PrimaryLink link, CopyJobRunner runner, CopyListener listener, BadFileTracker badFiles)
-      throws IOException {
+      ReplicaContext ctx, PrimaryLink link, CopyJobRunner runner, CopyListener listener, BadFileTracker badFiles,
+      long incarnation) throws IOException {
     // The stream only carries the rare stack traces Lucene prints; messages go through message().
     super(id, dir, searcherFactory, Slf4jPrintStream.shared());
     this.ctx = ctx;
@@ -112,6 +113,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     this.runner = runner;
     this.listener = listener;
     this.badFiles = badFiles;
+    this.incarnation = incarnation;
     setVerboseFiles(false);
   }
 
@@ -205,7 +207,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   }
 
   /** The link to the primary (a copy that lost its connection resumes on the link's next one). */
-  /** This opening of the index ({@link Incarnations}). */
+  /** This opening of the index ({@link io.nrtcluster.common.Incarnations}). */
   long incarnation() {
     return incarnation;
   }
