@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.nrtcluster.common.AdminException;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.election.InSyncRecord;
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The operator's levers and the in-sync set, on real nodes, ZooKeeper and Netty: {@link
  * ClusterAdmin#status} shows the set and why a replica left, a graceful promotion of a replica out of
  * the set is refused before anything changes, and a forced promotion's plan says the target is out
- * of the set (the forced promotion itself still goes ahead).
+ * of the set (the forced promotion itself still goes ahead); the primary's meters count the set and
+ * the departure.
  */
 @Timeout(180)
 class InSyncPromotionTest {
@@ -38,6 +40,8 @@ class InSyncPromotionTest {
         c.transport(i, ClusterHarness.transport().toBuilder()
             .faults(FaultInjection.builder().switchable(true).seed(seed).build()).build());
       }
+      SimpleMeterRegistry meters = new SimpleMeterRegistry();
+      c.meters(0, meters);
       c.startWithFirstAsPrimary();
       String cluster = c.hostConfig(0).cluster();
       ClusterNode p = c.node(0);
@@ -57,6 +61,13 @@ class InSyncPromotionTest {
       }
       Acknowledgement a = p.refresh(Durability.REPLICATED);
       assertThat(a.replicas()).as("seed %d", seed).containsExactly(2);
+      await("the primary's meters").atMost(ClusterHarness.TIMEOUT).untilAsserted(() -> {
+        assertThat(meters.get(NrtMeters.IN_SYNC_REPLICAS).gauge().value()).isEqualTo(1.0);
+        assertThat(meters.get(NrtMeters.IN_SYNC_DEPARTURES).tag(NrtMeters.TAG_REASON, "LAGGED").counter().count())
+            .isEqualTo(1.0);
+        assertThat(meters.get(NrtMeters.IN_SYNC_DEPARTURES).tag(NrtMeters.TAG_REASON, "RESTARTED").counter().count())
+            .isZero();
+      });
 
       try (ClusterAdmin admin = ClusterAdmin.connect(c.zooKeeper(), Duration.ofSeconds(10))) {
         IndexStatus before = admin.status(cluster, ClusterHarness.INDEX);
