@@ -77,6 +77,17 @@ class DurabilityHttpTest {
         assertThat(ids(r.json().get("replicas"))).containsExactly(2);
       });
 
+      // Both nodes' /status show the set (from their own state: the primary's record, the replica's cache).
+      for (SearchNode n : List.of(primary, replica)) {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+          JsonNode docs = http.get(n.httpUrl(), "/status").json().at("/indexes/docs");
+          assertThat(docs.at("/inSync/primary").asInt()).as("N%d: %s", n.nodeId(), docs).isEqualTo(1);
+          assertThat(ids(docs.at("/inSync/members"))).containsExactly(2);
+          assertThat(docs.at("/inSync/departed").isArray()).isTrue();
+          assertThat(docs.get("members")).hasSize(2).allMatch(m -> m.get("inSync").asBoolean());
+        });
+      }
+
       // Written on the replica: forwarded, and the primary's reply (and the parameter) relayed unchanged.
       Http.Reply forwarded = http.post(replica.httpUrl(), "/indexes/docs/docs?refresh=true", Map.of("id", "d", "t", "via"));
       assertThat(forwarded.status()).as(forwarded.text()).isEqualTo(200);
