@@ -25,6 +25,9 @@ import picocli.CommandLine.Spec;
     "Show every node of an index (or of every index): role, generation, versions, lag, copying,",
     "and why a node last gave its primary role up by itself (a lost index writer: corruption, full disk)",
     "or why a primary does not take writes (below its disk floor, fenced, handing off);",
+    "the in-sync set (the nodes that hold every replicated acknowledgement, the only ones elected or",
+    "promoted without --force) and why each replica that left it left (LAGGED: it lacked a version,",
+    "RESTARTED: it reopened its index), when;",
     "then how many primaries each live node holds (nodes holding none included).",
     "Exit codes: 0 ok, 1 error, 3 ZooKeeper unreachable, 4 unknown cluster/index,",
     "7 ZooKeeper denied access (missing or wrong --zk-user credentials)."})
@@ -34,7 +37,7 @@ final class StatusCommand implements Callable<Integer> {
   @Option(names = "--index", paramLabel = "I", description = "Only this index.")
   String index;
 
-  @Option(names = "--json", description = "Print JSON: {\"cluster\":..., \"indexes\":[{\"index\":..., \"primaryNodeId\":..., \"members\":[...]}]}.")
+  @Option(names = "--json", description = "Print JSON: {\"cluster\":..., \"indexes\":[{\"index\":..., \"primaryNodeId\":..., \"members\":[...], \"inSync\":{...}}]}.")
   boolean json;
 
   @Spec CommandSpec spec;
@@ -90,7 +93,13 @@ final class StatusCommand implements Callable<Integer> {
         out.printf("        not a candidate in elections%n");
       }
     }
+    // Who holds every replicated acknowledgement (and may be elected or promoted without --force), and who left why.
+    out.printf("  %s%n", s.inSync() == null ? "in-sync: no record (every member counts as in sync)"
+        : s.inSync().describe(System.currentTimeMillis()));
     for (MemberStatus m : s.members()) {
+      if (!m.inSync()) {
+        out.printf("  node %d is not in the in-sync set: it may lack acknowledged writes (promote needs --force)%n", m.nodeId());
+      }
       // A replica's NOT_PRIMARY goes without saying; a primary that refuses writes is what an operator looks for.
       if (!m.writable() && m.notWritable() != NotWritableReason.NOT_PRIMARY) {
         out.printf("  node %d is not writable: %s%n", m.nodeId(), m.notWritable());

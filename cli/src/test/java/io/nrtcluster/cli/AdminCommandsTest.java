@@ -67,9 +67,19 @@ class AdminCommandsTest {
   }
 
   @Test
-  void promoteAndCommitWorkAndBadRequestsGiveOneLineErrorsAndStableExitCodes() {
+  void promoteAndCommitWorkAndBadRequestsGiveOneLineErrorsAndStableExitCodes() throws Exception {
     int p = cluster.awaitPrimary();
     int target = (p + 1) % 3 + 1;
+    // A replica joins the in-sync set once it installed the newest version (a graceful promotion takes no other).
+    cluster.addDocs(5);
+    cluster.awaitAllAt(cluster.refresh());
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+      NrtRun run = nrt("status", "--zk", zk, "--cluster", CLUSTER, "--json");
+      JsonNode members = new ObjectMapper().readTree(run.out()).get("indexes").get(0).get("members");
+      for (JsonNode m : members) {
+        assertThat(m.get("inSync").asBoolean()).as("node %s in sync", m.get("nodeId")).isTrue();
+      }
+    });
     NrtRun promote = nrt("promote", "--zk", zk, "--cluster", CLUSTER, "--index", "docs",
         "--node", Integer.toString(target), "--timeout", "30s");
     assertThat(promote.exit()).as(promote.err()).isZero();

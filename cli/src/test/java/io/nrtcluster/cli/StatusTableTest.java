@@ -2,7 +2,9 @@ package io.nrtcluster.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.nrtcluster.election.InSyncRecord;
 import io.nrtcluster.election.NotWritableReason;
+import io.nrtcluster.election.OutOfSyncReason;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.election.StepDown;
 import io.nrtcluster.election.StepDownReason;
@@ -11,6 +13,7 @@ import io.nrtcluster.node.MemberStatus;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -44,5 +47,26 @@ class StatusTableTest {
     StatusCommand.printTable(new PrintWriter(text, true), s);
     assertThat(text.toString()).contains("node 2 is not writable: BELOW_DISK_FLOOR");
     assertThat(text.toString()).as("a replica's NOT_PRIMARY goes without saying").doesNotContain("node 1 is not writable");
+  }
+
+  @Test
+  void theInSyncSetAndWhyAReplicaLeftItAreShown() {
+    long now = System.currentTimeMillis();
+    InSyncRecord record = new InSyncRecord(3, 2, 7, Map.of(1, 5L), Map.of(4, new InSyncRecord.Departure(OutOfSyncReason.LAGGED,
+        17, now - 12_000)));
+    IndexStatus s = new IndexStatus("c", "docs", 2, 3, List.of(
+        new MemberStatus(1, "127.0.0.1:9001", Role.REPLICA, 3, 10, 8, 0, 100, false, 0, null, true, null, false,
+            NotWritableReason.NOT_PRIMARY, true),
+        new MemberStatus(2, "127.0.0.1:9002", Role.PRIMARY, 3, 10, 9, 0, -1, false, 0, null, true, null, true, null, true),
+        new MemberStatus(4, "127.0.0.1:9004", Role.REPLICA, 3, 2, 2, 8, 100, true, 0, null, true, null, false,
+            NotWritableReason.NOT_PRIMARY, false)), record);
+    StringWriter text = new StringWriter();
+    StatusCommand.printTable(new PrintWriter(text, true), s);
+    assertThat(text.toString()).containsPattern("in-sync: primary 2, replicas \\[1\\]; left: 4 LAGGED \\(lacked version 17\\) 1[1-3] s ago");
+    assertThat(text.toString()).contains("node 4 is not in the in-sync set").doesNotContain("node 1 is not in the in-sync set");
+
+    StringWriter none = new StringWriter();
+    StatusCommand.printTable(new PrintWriter(none, true), new IndexStatus("c", "docs", 2, 3, s.members().subList(0, 2)));
+    assertThat(none.toString()).contains("in-sync: no record");
   }
 }

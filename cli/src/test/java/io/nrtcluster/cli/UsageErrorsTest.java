@@ -36,6 +36,8 @@ class UsageErrorsTest {
     NrtRun sub = NrtRun.nrt("promote", "--help");
     assertThat(sub.exit()).isZero();
     assertThat(sub.out()).contains("Usage: nrt promote");
+    assertThat(sub.out().replaceAll("\\s+", " ")).as("--force says what it costs")
+        .contains("Acknowledged writes, even replicated ones, may be lost");
     NrtRun viaHelp = NrtRun.nrt("help", "status");
     assertThat(viaHelp.exit()).isZero();
     assertThat(viaHelp.out()).contains("Usage: nrt status");

@@ -65,8 +65,28 @@ public final class ClusterView {
         suspected = false;
       }
       boolean handingOff = c.checkExists().forPath(layout.handoff()) != null || c.checkExists().forPath(layout.successor()) != null;
-      return new RebalancePlan.IndexView(layout.index(), primary(c, layout).orElse(null), members(c, layout), suspected, handingOff);
+      return new RebalancePlan.IndexView(layout.index(), primary(c, layout).orElse(null), members(c, layout), suspected, handingOff,
+          inSync(c, layout).orElse(null));
     });
+  }
+
+  /**
+   * The index's in-sync record ({@link InSyncRecord}) as ZooKeeper holds it now; empty when there is
+   * none (no primary of this release wrote one yet: every member counts as in sync). Reads only:
+   * never creates the znode. Fails as {@link #members(ZooKeeperSession, ZkLayout)}, and with a
+   * {@link ProtocolException} for a record that does not decode.
+   */
+  public static Optional<InSyncRecord> inSync(ZooKeeperSession zk, ZkLayout layout) throws NrtClusterException {
+    return ZkCalls.call(zk.auth(), "reading the in-sync set of " + layout.indexPath(), () -> inSync(zk.curator(), layout));
+  }
+
+  /** {@link #inSync(ZooKeeperSession, ZkLayout)} over a bare client. */
+  public static Optional<InSyncRecord> inSync(CuratorFramework client, ZkLayout layout) throws Exception {
+    try {
+      return Optional.ofNullable(InSyncRecord.decode(client.getData().forPath(layout.inSync())));
+    } catch (KeeperException.NoNodeException e) {
+      return Optional.empty();
+    }
   }
 
   /** {@link #placement(ZooKeeperSession, String)} over a bare client. */

@@ -86,7 +86,7 @@ final class ElectionWatch {
 
   /**
    * What this node's cache last saw of the index, for the rebalancing: its primary, members,
-   * whether any suspicion, hand-off request or successor designation is there. Empty-handed (no
+   * whether any suspicion, hand-off request or successor designation is there, its in-sync record. Empty-handed (no
    * primary, no members) before {@link #start} and after close.
    */
   RebalancePlan.IndexView cachedView() {
@@ -104,7 +104,14 @@ final class ElectionWatch {
     String suspicionPrefix = layout.suspicions() + "/";
     boolean suspected = c.stream().anyMatch(d -> d.getPath().startsWith(suspicionPrefix));
     boolean handingOff = c.get(layout.handoff()).isPresent() || c.get(layout.successor()).isPresent();
-    return new RebalancePlan.IndexView(layout.index(), primary, cachedMembers(), suspected, handingOff);
+    InSyncRecord inSync = c.get(layout.inSync()).map(d -> {
+      try {
+        return d.getData() == null ? null : InSyncRecord.decode(d.getData());
+      } catch (ProtocolException e) {
+        return null;
+      }
+    }).orElse(null);
+    return new RebalancePlan.IndexView(layout.index(), primary, cachedMembers(), suspected, handingOff, inSync);
   }
 
   void close() {

@@ -116,6 +116,24 @@ public record InSyncRecord(long epoch, int primary, long primaryIncarnation, Map
     return allRestarted ? live : List.of();
   }
 
+  /**
+   * The record for people, e.g. {@code in-sync: primary 1, replicas [2, 3]; left: 4 LAGGED (lacked
+   * version 17) 12 s ago} ({@code left: none} when no replica departed); times relative to {@code
+   * nowMillis}.
+   */
+  public String describe(long nowMillis) {
+    StringBuilder b = new StringBuilder("in-sync: primary ").append(primary).append(", replicas ")
+        .append(members.keySet().stream().sorted().toList()).append("; left: ");
+    if (departed.isEmpty()) {
+      return b.append("none").toString();
+    }
+    List<String> left = new ArrayList<>();
+    new TreeMap<>(departed).forEach((id, d) -> left.add(id + " " + d.reason()
+        + (d.reason() == OutOfSyncReason.LAGGED && d.version() >= 0 ? " (lacked version " + d.version() + ")" : "")
+        + (d.atMillis() > 0 ? " " + Math.max(0, (nowMillis - d.atMillis()) / 1000) + " s ago" : "")));
+    return b.append(String.join(", ", left)).toString();
+  }
+
   byte[] encode() {
     Properties p = new Properties();
     RecordFormat.stamp(p);

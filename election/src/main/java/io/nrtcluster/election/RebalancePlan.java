@@ -48,11 +48,19 @@ public final class RebalancePlan {
    * @param members its live members
    * @param suspected whether any node records a suspicion of its primary
    * @param handingOff whether a hand-off request or a designated successor is there
+   * @param inSync its in-sync record ({@link InSyncRecord}), or null when none is known (no primary
+   *     wrote one, or an older caller): then every member counts as in sync
    */
-  public record IndexView(String index, PrimaryInfo primary, List<MemberInfo> members, boolean suspected, boolean handingOff) {
+  public record IndexView(String index, PrimaryInfo primary, List<MemberInfo> members, boolean suspected, boolean handingOff,
+      InSyncRecord inSync) {
     public IndexView {
       Checks.safeName("index", index);
       members = List.copyOf(members);
+    }
+
+    /** A view without an in-sync record: every member counts as in sync. */
+    public IndexView(String index, PrimaryInfo primary, List<MemberInfo> members, boolean suspected, boolean handingOff) {
+      this(index, primary, members, suspected, handingOff, null);
     }
 
     /** The member record of {@code nodeId}, or null. */
@@ -153,8 +161,9 @@ public final class RebalancePlan {
 
   /**
    * Whether {@code nodeId} could take over {@code v}'s primary role by a quick hand-off: its member
-   * is a replica that may lead, searches the primary's generation, and is at most {@code
-   * maxLagVersions} behind the primary's reported version.
+   * is a replica that may lead, searches the primary's generation, is at most {@code
+   * maxLagVersions} behind the primary's reported version, and is in the index's in-sync set in its
+   * current incarnation (when the view has a record: a graceful promotion refuses any other target).
    */
   public static boolean caughtUp(IndexView v, int nodeId, long maxLagVersions) {
     PrimaryInfo p = v.primary();
@@ -164,7 +173,8 @@ public final class RebalancePlan {
     MemberInfo primary = v.member(p.nodeId());
     MemberInfo t = v.member(nodeId);
     return primary != null && t != null && t.role() == Role.REPLICA && t.eligible() && t.integrity().corruptFiles().isEmpty()
-        && t.primaryGen() == p.primaryGen() && t.searchingVersion() >= primary.searchingVersion() - maxLagVersions;
+        && t.primaryGen() == p.primaryGen() && t.searchingVersion() >= primary.searchingVersion() - maxLagVersions
+        && (v.inSync() == null || v.inSync().holds(t));
   }
 
   /** Primaries per live host before the moves, by node id. */

@@ -201,4 +201,18 @@ class RebalancePlanTest {
           .isEqualTo(plan.moves());
     }
   }
+
+  @Test
+  void aReplicaOutOfTheInSyncSetIsNeverATarget() {
+    InSyncRecord record = new InSyncRecord(GEN, 1, 0, Map.of(2, 0L),
+        Map.of(3, new InSyncRecord.Departure(OutOfSyncReason.LAGGED, VERSION, 1)));
+    List<IndexView> views = new ArrayList<>();
+    for (IndexView v : allOn(1, 6, 1, 2, 3)) {
+      views.add(new IndexView(v.index(), v.primary(), v.members(), false, false, record));
+    }
+    assertThat(RebalancePlan.caughtUp(views.get(0), 2, RebalancePlan.CAUGHT_UP_VERSIONS)).isTrue();
+    assertThat(RebalancePlan.caughtUp(views.get(0), 3, RebalancePlan.CAUGHT_UP_VERSIONS)).as("out of the set").isFalse();
+    RebalancePlan plan = RebalancePlan.compute(placement(views, 1, 2, 3), views);
+    assertThat(plan.moves()).isNotEmpty().allMatch(m -> m.to() == 2);
+  }
 }

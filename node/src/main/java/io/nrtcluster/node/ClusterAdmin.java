@@ -13,6 +13,7 @@ import io.nrtcluster.common.ZooKeeperAccessException;
 import io.nrtcluster.election.ClusterView;
 import io.nrtcluster.election.CommandAck;
 import io.nrtcluster.election.Handoff;
+import io.nrtcluster.election.InSyncRecord;
 import io.nrtcluster.election.MemberInfo;
 import io.nrtcluster.election.OperatorCommand;
 import io.nrtcluster.election.OperatorRequests;
@@ -135,11 +136,12 @@ public final class ClusterAdmin implements Closeable {
         ErrorCode.WRONG_CLUSTER, "no cluster named '" + cluster + "' in ZooKeeper at " + connectString));
   }
 
-  /** Status of every live member of {@code index}. */
+  /** Status of every live member of {@code index}, and its in-sync set as ZooKeeper records it. */
   public IndexStatus status(String cluster, String index) throws NrtClusterException {
     ZkLayout layout = layout(cluster, index);
     Optional<PrimaryInfo> primary = ClusterView.primary(zk, layout);
     List<MemberInfo> members = ClusterView.members(zk, layout);
+    InSyncRecord inSync = ClusterView.inSync(zk, layout).orElse(null);
     long primaryVersion = primary.flatMap(p -> members.stream().filter(m -> m.nodeId() == p.nodeId()).findFirst())
         .map(MemberInfo::searchingVersion).orElse(-1L);
     long now = System.currentTimeMillis();
@@ -148,16 +150,19 @@ public final class ClusterAdmin implements Closeable {
       long behind = primaryVersion < 0 ? -1 : Math.max(0, primaryVersion - m.searchingVersion());
       rows.add(new MemberStatus(m.nodeId(), m.address(), m.role(), m.primaryGen(), m.searchingVersion(),
           m.commitVersion(), behind, m.lastCopyMillis() == 0 ? -1 : Math.max(0, now - m.lastCopyMillis()), m.copying(),
-          m.consecutiveCopyFailures(), m.integrity(), m.candidate(), m.lastStepDown(), m.writable(), m.notWritable()));
+          m.consecutiveCopyFailures(), m.integrity(), m.candidate(), m.lastStepDown(), m.writable(), m.notWritable(),
+          inSync == null || inSync.holds(m)));
     }
     return new IndexStatus(cluster, index, primary.map(PrimaryInfo::nodeId).orElse(-1),
-        primary.map(PrimaryInfo::primaryGen).orElse(-1L), rows);
+        primary.map(PrimaryInfo::primaryGen).orElse(-1L), rows, inSync);
   }
 
   /**
    * Gracefully moves the primary role of {@code index} to {@code nodeId}: the primary stops writes,
    * publishes a final version, waits until the node searches it, commits, and resigns in its favour.
-   * Returns the new primary's status. If the node cannot catch up within {@code timeout}, the old
+   * Returns the new primary's status. A node the index's in-sync set does not name (in its current
+   * incarnation; no record: every member may) is refused with {@link ErrorCode#REFUSED} before anything
+   * changes: it may lack acknowledged writes, which only a {@link #forcePromote forced promotion} accepts losing. If the node cannot catch up within {@code timeout}, the old
    * primary resumes writes and this fails with {@link ErrorCode#PROMOTION_FAILED}. A node holding
    * corrupt local files it has not replaced yet is refused with {@link CorruptLocalFileException}
    * naming them (checked first, so also when the primary is dead).
@@ -185,6 +190,7 @@ public final class ClusterAdmin implements Closeable {
     if (before.primaryNodeId() == nodeId) {
       throw new AdminException(ErrorCode.REFUSED, "node " + nodeId + " already is the primary of " + index);
     }
+    requireInSync(before, target);
     OperatorRequests requests = new OperatorRequests(zk, layout);
     Handoff request = new Handoff(UUID.randomUUID().toString(), nodeId, timeout.toMillis(), Handoff.Status.REQUESTED, -1, "");
     requests.requestHandoff(request);
@@ -256,8 +262,9 @@ public final class ClusterAdmin implements Closeable {
 
   /**
    * What a forced promotion of {@code nodeId} would lose: how many versions the most up-to-date live
-   * member is ahead of it (0 when it is the best), and the corrupt local files it holds and has not
-   * replaced (which the forced promotion accepts). Refused while a primary is alive.
+   * member is ahead of it (0 when it is the best), the corrupt local files it holds and has not
+   * replaced (which the forced promotion accepts), and whether the in-sync set names it (when not,
+   * writes acknowledged as replicated may be lost). Refused while a primary is alive.
    */
   public ForcePlan planForcedPromotion(String cluster, String index, int nodeId) throws NrtClusterException {
     IndexStatus status = status(cluster, index);
@@ -272,14 +279,17 @@ public final class ClusterAdmin implements Closeable {
         .orElse(target);
     long ahead = best.primaryGen() > target.primaryGen() ? Math.max(1, best.searchingVersion() - target.searchingVersion())
         : Math.max(0, best.searchingVersion() - target.searchingVersion());
-    return new ForcePlan(nodeId, best.nodeId(), ahead, target.integrity().corruptFiles());
+    List<Integer> inSyncNodes = status.inSync() == null ? List.of() : List.copyOf(status.inSync().named().keySet());
+    return new ForcePlan(nodeId, best.nodeId(), ahead, target.integrity().corruptFiles(), target.inSync(), inSyncNodes);
   }
 
   /**
    * Makes {@code nodeId} primary of an index whose primary is dead, even if it is not the most up-to-date
    * live member (documents only the better candidates had are lost: see {@link #planForcedPromotion}),
-   * and even if it holds corrupt local files it has not replaced ({@link ForcePlan#corruptFiles()}):
-   * the operator's force overrides the election's gate; the node is designated and claims.
+   * and even if it holds corrupt local files it has not replaced ({@link ForcePlan#corruptFiles()}),
+   * and even if the in-sync set does not name it ({@link ForcePlan#inSync()}: writes acknowledged as
+   * replicated may then be lost): the operator's force overrides the election's gate; the node is
+   * designated and claims.
    */
   public IndexStatus forcePromote(String cluster, String index, int nodeId, Duration timeout) throws NrtClusterException {
     ZkLayout layout = layout(cluster, index);
@@ -333,6 +343,21 @@ public final class ClusterAdmin implements Closeable {
             + status.cluster() + "/" + status.index()));
   }
 
+  /**
+   * Refuses a target the in-sync set does not name in its current incarnation: it may lack versions
+   * the primary acknowledged as replicated, which only a forced promotion may accept losing.
+   */
+  private static void requireInSync(IndexStatus status, MemberStatus target) throws AdminException {
+    if (target.inSync()) {
+      return;
+    }
+    throw new AdminException(ErrorCode.REFUSED, "node " + target.nodeId() + " is not in the in-sync set of "
+        + status.cluster() + "/" + status.index() + " (" + status.inSync().describe(System.currentTimeMillis())
+        + "): it may lack writes the primary acknowledged; wait until it is back in the set (it rejoins once it"
+        + " installs the newest version), or, once the primary is dead, force the promotion (bin/nrt promote --force)"
+        + " accepting that acknowledged writes, replicated ones included, may be lost");
+  }
+
   /** Refuses a target that holds corrupt local files it has not replaced. */
   private static void requireIntact(IndexStatus status, MemberStatus target) throws NrtClusterException {
     List<String> corrupt = target.integrity().corruptFiles();
@@ -362,10 +387,21 @@ public final class ClusterAdmin implements Closeable {
    *
    * @param corruptFiles corrupt local files the node holds and has not replaced (empty when none):
    *     a forced promotion makes it primary anyway
+   * @param inSync whether the in-sync set names the node in its current incarnation (true when there
+   *     is no record): when false, versions the dead primary acknowledged as replicated may be lost
+   * @param inSyncNodes the nodes the in-sync set names (its primary and in-sync replicas), by id;
+   *     empty when there is no record
    */
-  public record ForcePlan(int nodeId, int bestCandidate, long versionsAhead, List<String> corruptFiles) {
+  public record ForcePlan(int nodeId, int bestCandidate, long versionsAhead, List<String> corruptFiles, boolean inSync,
+      List<Integer> inSyncNodes) {
     public ForcePlan {
       corruptFiles = corruptFiles == null ? List.of() : List.copyOf(corruptFiles);
+      inSyncNodes = inSyncNodes == null ? List.of() : List.copyOf(inSyncNodes);
+    }
+
+    /** A plan for a node counted as in sync (no in-sync record). */
+    public ForcePlan(int nodeId, int bestCandidate, long versionsAhead, List<String> corruptFiles) {
+      this(nodeId, bestCandidate, versionsAhead, corruptFiles, true, List.of());
     }
 
     public ForcePlan(int nodeId, int bestCandidate, long versionsAhead) {

@@ -327,6 +327,15 @@ public final class ClusterNode implements Closeable {
     return inSync.current();
   }
 
+  /**
+   * The index's in-sync set as this node's ZooKeeper cache last saw it, in any role (null: none
+   * recorded, or the election has not started): no round trip, for status pages.
+   */
+  public io.nrtcluster.election.InSyncRecord cachedInSyncSet() {
+    IndexElection e = roles.election();
+    return e == null ? null : e.cachedView().inSync();
+  }
+
   /** A searcher of the current version, in any role; release it with {@link #releaseSearcher}. */
   public IndexSearcher acquireSearcher() throws IOException {
     return operations.acquireSearcher();

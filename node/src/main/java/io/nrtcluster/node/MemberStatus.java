@@ -29,6 +29,9 @@ import io.nrtcluster.election.StepDown;
  *     or null if it never did
  * @param writable whether it takes writes now (its record's word; an older node's: whether it is primary)
  * @param notWritable why it does not take writes, or null when it does
+ * @param inSync whether the index's in-sync set names it in its current incarnation (the primary
+ *     included), so that it may be elected or promoted without force; true when there is no
+ *     in-sync record
  */
 @Experimental
 public record MemberStatus(
@@ -46,10 +49,19 @@ public record MemberStatus(
     boolean candidate,
     StepDown lastStepDown,
     boolean writable,
-    NotWritableReason notWritable) {
+    NotWritableReason notWritable,
+    boolean inSync) {
   public MemberStatus {
     integrity = integrity == null ? MemberIntegrity.CLEAN : integrity;
     notWritable = writable ? null : notWritable == null ? NotWritableReason.UNKNOWN : notWritable;
+  }
+
+  /** A row of a member counted as in sync (no in-sync record known). */
+  public MemberStatus(int nodeId, String address, Role role, long primaryGen, long searchingVersion, long commitVersion,
+      long versionsBehind, long millisSinceLastCopy, boolean copying, long consecutiveCopyFailures, MemberIntegrity integrity,
+      boolean candidate, StepDown lastStepDown, boolean writable, NotWritableReason notWritable) {
+    this(nodeId, address, role, primaryGen, searchingVersion, commitVersion, versionsBehind, millisSinceLastCopy, copying,
+        consecutiveCopyFailures, integrity, candidate, lastStepDown, writable, notWritable, true);
   }
 
   /** A row whose writability is what its role implies ({@link NotWritableReason#impliedBy}). */

@@ -8,7 +8,9 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
+import io.nrtcluster.election.InSyncRecord;
 import io.nrtcluster.election.IndexElection;
+import io.nrtcluster.election.OutOfSyncReason;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.election.StepDownReason;
 import io.nrtcluster.primary.Primary;
@@ -59,6 +61,10 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   private final Counter refusedForSpace;
   private final ReplicaLagMeters replicaLag;
   private final int nodeId;
+  private final Map<OutOfSyncReason, Counter> departures = new EnumMap<>(OutOfSyncReason.class);
+  /** The epoch and departure times {@link #sample} last saw (sampled on one thread at a time). */
+  private long departuresEpoch = -1;
+  private final Map<Integer, Long> departuresSeen = new java.util.HashMap<>();
 
   MicrometerIndexMetrics(MeterRegistry registry, ClusterNode node, int nodeId, String index) {
     this.registry = registry;
@@ -114,6 +120,13 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
     scrubFailures = add(Counter.builder(NrtMeters.SCRUB_FAILURES).tags(tags)
         .description("background scrub passes that ended early on an I/O error or a bug (the next pass follows)")
         .register(registry));
+    add(Gauge.builder(NrtMeters.IN_SYNC_REPLICAS, node, MicrometerIndexMetrics::inSyncReplicas).tags(tags)
+        .description("on the leading primary: replicas of the in-sync set (NaN elsewhere)").register(registry));
+    for (OutOfSyncReason reason : OutOfSyncReason.values()) {
+      departures.put(reason, add(Counter.builder(NrtMeters.IN_SYNC_DEPARTURES).tags(tags)
+          .tag(NrtMeters.TAG_REASON, reason.name())
+          .description("replicas this node, leading, removed from the in-sync set").register(registry)));
+    }
     add(Gauge.builder(NrtMeters.CORRUPT_FILES, node, n -> n.integrity().corruptFiles().size()).tags(tags)
         .description("corrupt local files not yet copied again from a primary").register(registry));
     add(Gauge.builder(NrtMeters.QUARANTINED_FILES, node, n -> n.integrity().quarantinedFiles()).tags(tags)
@@ -191,6 +204,7 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
 
   @Override
   public void sample(ClusterNode node) {
+    countDepartures(node.inSyncSet());
     Primary p = node.primary();
     IndexElection election = node.election();
     if (p == null || election == null || node.role() != Role.PRIMARY) {
@@ -198,6 +212,33 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
     } else {
       replicaLag.sample(nodeId, p.version(), election.cachedMembers());
     }
+  }
+
+  private static double inSyncReplicas(ClusterNode node) {
+    InSyncRecord r = node.inSyncSet();
+    return r == null ? Double.NaN : r.members().size();
+  }
+
+  /**
+   * Counts each departure the leading primary's record gains (a departure is new when its time is);
+   * those a record carries when this node starts leading an epoch were counted by their primary.
+   */
+  private void countDepartures(InSyncRecord r) {
+    if (r == null) {
+      return;
+    }
+    if (r.epoch() != departuresEpoch) {
+      departuresEpoch = r.epoch();
+      departuresSeen.clear();
+      r.departed().forEach((id, d) -> departuresSeen.put(id, d.atMillis()));
+      return;
+    }
+    r.departed().forEach((id, d) -> {
+      Long seen = departuresSeen.put(id, d.atMillis());
+      if (seen == null || seen != d.atMillis()) {
+        departures.get(d.reason()).increment();
+      }
+    });
   }
 
   @Override

@@ -91,6 +91,17 @@ public final class NrtMeters {
    * failure of each kind at WARN.
    */
   public static final String SCRUB_FAILURES = "nrt.scrub.failures";
+  /**
+   * Gauge: on the leading primary, the replicas of the index's in-sync set (those that hold every
+   * replicated acknowledgement); NaN on every other node. Below {@code minInSyncReplicas}, replicated
+   * refreshes fail with {@code NotEnoughReplicasException}.
+   */
+  public static final String IN_SYNC_REPLICAS = "nrt.insync.replicas";
+  /**
+   * Counter, tagged {@link #TAG_REASON} ({@code OutOfSyncReason}: {@code LAGGED}, {@code RESTARTED}):
+   * replicas this node, as the leading primary, removed from the in-sync set.
+   */
+  public static final String IN_SYNC_DEPARTURES = "nrt.insync.departures";
   /** Tag of {@link #CORRUPT_FILES_FOUND}: {@code start}, {@code scrub} or {@code read}. */
   public static final String TAG_FOUND_BY = "found_by";
   /**

@@ -40,6 +40,15 @@ public enum ApiError {
    * primary, steps down). Retry shortly, or on another node.
    */
   CORRUPT_READ(503, "corrupt_read"),
+  /**
+   * A {@code refresh=true} write asked for a replicated acknowledgement and fewer in-sync replicas
+   * than the index's {@code minInSyncReplicas} installed its version in time: the documents are
+   * written and the version is published (searchable), but it is not acknowledged, because a failover
+   * may lose it. The body names {@code version}, {@code required} and the {@code replicas} holding
+   * it. Retry once replicas are back (the same batch is applied once: documents replace by id), or
+   * ask for {@code durability=local}.
+   */
+  NOT_ENOUGH_REPLICAS(503, "not_enough_replicas"),
   /** A bounded wait ran out (e.g. {@code min_version} never became searchable here). */
   TIMEOUT(504, "timeout"),
   /** A failure of the service itself, not of the request. */

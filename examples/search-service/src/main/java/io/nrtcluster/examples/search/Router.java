@@ -6,8 +6,10 @@ import com.sun.net.httpserver.HttpHandler;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.NotEnoughReplicasException;
 import io.nrtcluster.common.NrtClusterException;
 import java.io.IOException;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.lucene.store.AlreadyClosedException;
@@ -112,6 +114,16 @@ final class Router implements HttpHandler {
 
   /** The library's typed errors, by code (never by message). */
   private static ApiException translate(NrtClusterException e) {
+    if (e instanceof NotEnoughReplicasException n) {
+      Map<String, Object> details = new LinkedHashMap<>();
+      details.put("cause", e.code().name());
+      details.put("version", n.version());
+      details.put("required", n.required());
+      details.put("replicas", n.replicas());
+      return new ApiException(ApiError.NOT_ENOUGH_REPLICAS, e.getMessage() + " (" + n.required()
+          + " in-sync replica(s) required, " + n.replicas().size() + " held it: " + n.replicas()
+          + "); the documents are written, retry the batch once replicas are back, or use durability=local", details, e);
+    }
     ApiError error = switch (e.code()) {
       case NOT_PRIMARY -> ApiError.NO_PRIMARY;
       case NODE_CLOSED, CONNECTION, NOT_PUBLISHED, OBJECT_STORE_UNAVAILABLE, INDEX_UNAVAILABLE -> ApiError.UNAVAILABLE;
@@ -119,6 +131,7 @@ final class Router implements HttpHandler {
       case TIMEOUT -> ApiError.TIMEOUT;
       case WRITER_LOST -> ApiError.WRITER_LOST;
       case INSUFFICIENT_STORAGE -> ApiError.INSUFFICIENT_STORAGE;
+      case NOT_ENOUGH_REPLICAS -> ApiError.NOT_ENOUGH_REPLICAS;
       default -> ApiError.INTERNAL;
     };
     return new ApiException(error, e.getMessage(), Map.of("cause", e.code().name()), e);

@@ -92,7 +92,7 @@ public final class SearchNode implements Closeable {
       RoleListener[] all = Arrays.copyOf(listeners, listeners.length + 1);
       all[listeners.length] = views;
       for (String name : config.indexes()) {
-        ClusterNode node = host.openIndex(IndexSettings.standard(name), all);
+        ClusterNode node = host.openIndex(IndexSettings.standard(name).withMinInSyncReplicas(config.minInSyncReplicas()), all);
         NodeLog indexLog = new NodeLog(LoggerFactory.getLogger(PointInTimeSearchers.class), "N" + nodeId + "/" + name,
             node::primaryGen);
         PointInTimeSearchers searchers = new PointInTimeSearchers(node, indexLog, config.pointInTimeMaxAge(),
@@ -114,7 +114,7 @@ public final class SearchNode implements Closeable {
 
       Map<String, HostedIndex> hosted = Collections.unmodifiableMap(indexes);
       Router router = new Router(json, log, registry, hosted,
-          new DocsHandler(json, forwarder, nodeId, config.maxBodyBytes(), registry),
+          new DocsHandler(json, forwarder, nodeId, config.maxBodyBytes(), config.durability(), registry),
           new SearchHandler(json, new SearchService(json, config.maxVersionWait()), nodeId, config.maxPageSize()),
           new StatusHandler(json, host, http, hosted, addresses),
           new MetricsHandler(registry));

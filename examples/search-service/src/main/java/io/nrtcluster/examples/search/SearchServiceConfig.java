@@ -1,7 +1,9 @@
 package io.nrtcluster.examples.search;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.node.Durability;
 import io.nrtcluster.node.HostConfig;
+import io.nrtcluster.node.IndexSettings;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -26,6 +28,13 @@ import java.util.List;
  *     forward goes to the new primary as soon as the cluster names it: {@link WriteForwarder})
  * @param maxVersionWait longest wait of a search for {@code min_version}
  * @param httpThreads threads serving HTTP requests
+ * @param durability the acknowledgement of a {@code refresh=true} write that names no {@code
+ *     durability} parameter; default {@link Durability#REPLICATED}: writes arriving over HTTP have no
+ *     source the service could replay them from, so an acknowledgement that only the primary holds
+ *     ({@link Durability#LOCAL}) is lost whenever the primary crashes before a replica copied it
+ * @param minInSyncReplicas how many in-sync replicas must hold a version before a replicated
+ *     acknowledgement ({@link IndexSettings#minInSyncReplicas()}, default 1): 0 lets a single node (or
+ *     a primary whose replicas all left the set) acknowledge alone
  */
 public record SearchServiceConfig(
     HostConfig host,
@@ -40,7 +49,9 @@ public record SearchServiceConfig(
     Duration pollInterval,
     Duration forwardTimeout,
     Duration maxVersionWait,
-    int httpThreads) {
+    int httpThreads,
+    Durability durability,
+    int minInSyncReplicas) {
 
   public SearchServiceConfig {
     Checks.notNull("host", host);
@@ -69,6 +80,8 @@ public record SearchServiceConfig(
     Checks.atMost("forwardTimeout", forwardTimeout, Duration.ofMinutes(10));
     Checks.atMost("maxVersionWait", maxVersionWait, Duration.ofMinutes(10));
     Checks.inRange("httpThreads", httpThreads, 1, 1024);
+    Checks.notNull("durability", durability);
+    Checks.inRange("minInSyncReplicas", minInSyncReplicas, 0, 64);
   }
 
   public static Builder builder() {
@@ -90,6 +103,8 @@ public record SearchServiceConfig(
     private Duration forwardTimeout = Duration.ofSeconds(10);
     private Duration maxVersionWait = Duration.ofSeconds(10);
     private int httpThreads = 8;
+    private Durability durability = Durability.REPLICATED;
+    private int minInSyncReplicas = IndexSettings.DEFAULT_MIN_IN_SYNC_REPLICAS;
 
     public Builder host(HostConfig v) {
       host = v;
@@ -157,11 +172,23 @@ public record SearchServiceConfig(
       return this;
     }
 
+    /** Default {@link Durability#REPLICATED}: see {@link SearchServiceConfig#durability()}. */
+    public Builder durability(Durability v) {
+      durability = v;
+      return this;
+    }
+
+    /** Default 1: see {@link SearchServiceConfig#minInSyncReplicas()}. */
+    public Builder minInSyncReplicas(int v) {
+      minInSyncReplicas = v;
+      return this;
+    }
+
     public SearchServiceConfig build() {
       Checks.notNull("host", host);
       return new SearchServiceConfig(host, httpHost != null ? httpHost : host.bindHost(), httpPort, indexes,
           maxBodyBytes, maxPageSize, pointInTimeMaxAge, pointInTimeMaxVersions, refreshInterval, pollInterval,
-          forwardTimeout, maxVersionWait, httpThreads);
+          forwardTimeout, maxVersionWait, httpThreads, durability, minInSyncReplicas);
     }
   }
 }

@@ -3,6 +3,7 @@ package io.nrtcluster.examples.search;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.nrtcluster.node.Durability;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.file.Path;
@@ -38,7 +39,10 @@ class HttpApiErrorsTest {
   static void start() throws Exception {
     zk = new TestingServer(true);
     cluster = new ServiceCluster(dir, zk.getConnectString(),
-        b -> b.maxBodyBytes(MAX_BODY).maxPageSize(50).maxVersionWait(Duration.ofMillis(300)).pointInTimeMaxVersions(2));
+        // One node, no replica to hold a version: its refreshes are acknowledged LOCAL (DurabilityHttpTest
+        // covers the default, REPLICATED, which a lone node refuses).
+        b -> b.maxBodyBytes(MAX_BODY).maxPageSize(50).maxVersionWait(Duration.ofMillis(300)).pointInTimeMaxVersions(2)
+            .durability(Durability.LOCAL));
     node = cluster.start(1);
     url = node.httpUrl();
     http = new Http();

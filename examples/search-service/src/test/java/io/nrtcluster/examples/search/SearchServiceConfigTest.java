@@ -3,6 +3,7 @@ package io.nrtcluster.examples.search;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.nrtcluster.node.Durability;
 import io.nrtcluster.node.HostConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +20,9 @@ class SearchServiceConfigTest {
     SearchServiceConfig c = SearchServiceConfig.builder().host(HOST).build();
     assertThat(c.httpHost()).isEqualTo(HOST.bindHost());
     assertThat(c.indexes()).containsExactly("docs");
+    // Writes over HTTP have no source to replay: acknowledged means replicated unless configured otherwise.
+    assertThat(c.durability()).isEqualTo(Durability.REPLICATED);
+    assertThat(c.minInSyncReplicas()).isEqualTo(1);
   }
 
   @Test
@@ -36,6 +40,8 @@ class SearchServiceConfigTest {
     assertBad(SearchServiceConfig.builder().host(HOST).refreshInterval(Duration.ofHours(2)), "refreshInterval");
     assertBad(SearchServiceConfig.builder().host(HOST).pollInterval(Duration.ofMillis(-1)), "pollInterval");
     assertBad(SearchServiceConfig.builder().host(HOST).httpThreads(0), "httpThreads");
+    assertBad(SearchServiceConfig.builder().host(HOST).durability(null), "durability");
+    assertBad(SearchServiceConfig.builder().host(HOST).minInSyncReplicas(-1), "minInSyncReplicas");
   }
 
   static void assertBad(SearchServiceConfig.Builder b, String field) {
