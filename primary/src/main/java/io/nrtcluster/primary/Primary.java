@@ -528,15 +528,17 @@ public final class Primary implements Closeable {
   }
 
   /**
-   * On close: when the last commit holds every version this primary published (it committed last, or
-   * published nothing since it opened), the next opening of this data directory goes on as this run
+   * On close: when the last commit holds every version this primary published through its gate (it
+   * committed last, or published nothing since it opened), the next opening of this data directory goes on as this run
    * ({@link GenerationStore#recordCleanClose}); otherwise the published versions beyond the commit
    * are gone with this process, and the next opening is a new run.
    */
   private void recordCleanCloseIfCommitted() {
     try {
       synchronized (publication) {
-        if (publishedVersion <= Math.max(committedVersion, node.getLastCommitVersion())) {
+        // Nothing passed the gate (the version this primary opened at may have been raised above the
+        // commit's, with the same contents), or the last commit covers what did.
+        if (gatedVersion < 0 || gatedVersion <= Math.max(committedVersion, node.getLastCommitVersion())) {
           store.recordCleanClose(incarnation);
         }
       }

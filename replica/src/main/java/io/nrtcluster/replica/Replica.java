@@ -907,11 +907,9 @@ public final class Replica implements Closeable {
     if (state == State.CLOSED) {
       return;
     }
-    boolean committed = false;
     if (commitFirst && state == State.RUNNING) {
       try {
         commit();
-        committed = true;
       } catch (IOException | RuntimeException e) {
         log.warn("commit on close failed; a restart copies more", e);
       }
@@ -932,9 +930,9 @@ public final class Replica implements Closeable {
     link.close();
     runner.close(config.closeTimeout().toMillis());
     try {
-      // Nothing copies any more: the commit still holds what this run searches unless a copy
-      // installed a newer point after it.
-      boolean holdsAll = committed && n != null && n.isStarted()
+      // Nothing copies any more: whether the last commit holds what this run searches (this close's
+      // commit, or one made just before it, as a promotion does).
+      boolean holdsAll = n != null && n.isStarted()
           && (n.searchesUnpublishedCommit() || n.getCurrentSearchingVersion() == ctx.store().committedVersion());
       if (n != null) {
         n.close();
