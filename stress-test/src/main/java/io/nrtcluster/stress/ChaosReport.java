@@ -66,15 +66,20 @@ public record ChaosReport(
    * @param refreshesAcknowledged replicated refreshes acknowledged
    * @param refreshesUnattributed refreshes answered by a node that switched roles during them (nothing acknowledged)
    * @param refused refreshes not acknowledged, by reason
-   * @param indeterminate writes never acknowledged
+   * @param indeterminate unacknowledged writes after their document's last acknowledged write (earlier
+   *     ones are overwritten by an acknowledged write either way)
    * @param indeterminateKept of them, those the final state shows as the last write of their document that happened
    * @param indeterminateLost those after it: lost, which is allowed
    * @param indeterminateSuperseded those before it, after the acknowledged write: whether they happened is unknowable
+   * @param acknowledgedVoided acknowledged writes a full-cluster crash (every node killed at once) came
+   *     after before any commit of the primary held them: the library keeps a replicated
+   *     acknowledgement only while one node that held it keeps running, so they are judged as
+   *     indeterminate (counted in {@code indeterminate} too)
    * @param acknowledgedLost documents some node ends without their last acknowledged write's effect (0 when valid)
    */
   public record Replication(long batchesAccepted, long batchesAcknowledged, long refreshesAcknowledged,
       long refreshesUnattributed, Refusals refused, long indeterminate, long indeterminateKept, long indeterminateLost,
-      long indeterminateSuperseded, long acknowledgedLost) {}
+      long indeterminateSuperseded, long acknowledgedVoided, long acknowledgedLost) {}
 
   /**
    * Refreshes that asked for a replicated acknowledgement and did not get it, by reason ({@code

@@ -203,7 +203,8 @@ public final class ChaosRun {
     ReplicatedVerdict.Result v = outcome.replicated();
     return new ChaosReport.Replication(a.batchesAccepted(), a.batchesAcknowledged(), a.refreshesAcknowledged(),
         a.refreshesUnattributed(), a.refusals(), v == null ? -1 : v.indeterminate(), v == null ? -1 : v.kept(),
-        v == null ? -1 : v.lost(), v == null ? -1 : v.superseded(), v == null ? -1 : v.acknowledgedLost().size());
+        v == null ? -1 : v.lost(), v == null ? -1 : v.superseded(), path.surviving().voided(),
+        v == null ? -1 : v.acknowledgedLost().size());
   }
 
   /** The console's line for replicated durability, or null in the default mode. */
@@ -216,10 +217,11 @@ public final class ChaosRun {
     return String.format(Locale.ROOT, "durability replicated (no replay): %d of %d accepted batches acknowledged by %d "
         + "replicated refreshes (%d unattributed); refreshes refused: %d not enough replicas, %d not primary, %d not "
         + "published, %d timeouts, %d given up, %d unreachable, %d other; indeterminate writes %d: %d kept, %d lost "
-        + "(allowed), %d superseded; acknowledged lost %d", p.batchesAcknowledged(), p.batchesAccepted(),
+        + "(allowed), %d superseded; %d acknowledged writes voided by full-cluster crashes before a commit; acknowledged "
+        + "lost %d", p.batchesAcknowledged(), p.batchesAccepted(),
         p.refreshesAcknowledged(), p.refreshesUnattributed(), n.notEnoughReplicas(), n.notPrimary(), n.notPublished(),
         n.timeouts(), n.givenUp(), n.unreachable(), n.other(), p.indeterminate(), p.indeterminateKept(),
-        p.indeterminateLost(), p.indeterminateSuperseded(), p.acknowledgedLost());
+        p.indeterminateLost(), p.indeterminateSuperseded(), p.acknowledgedVoided(), p.acknowledgedLost());
   }
 
   static String summary(ChaosReport r) {

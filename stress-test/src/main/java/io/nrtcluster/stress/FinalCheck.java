@@ -127,14 +127,15 @@ final class FinalCheck {
     ReplicatedVerdict.Result verdict = null;
     if (replicatedMode) {
       ReplicatedAcks acked = path.replicated();
-      verdict = ReplicatedVerdict.judge(log.history(), acked::isAcknowledged, finals);
+      ReplicatedAcks.Surviving surviving = path.surviving();
+      verdict = ReplicatedVerdict.judge(log.history(), surviving::test, finals);
       lost.addAll(verdict.acknowledgedLost());
       unexpected.addAll(verdict.unexpected());
       problems.addAll(verdict.examples());
       out.accept(String.format(Locale.ROOT, "final check: version %d, %d writes acknowledged (replicated), %d indeterminate "
-          + "(%d kept, %d lost, %d superseded); %d documents with an acknowledged write lost, %d unexpected", finalVersion,
-          acked.writesAcknowledged(), verdict.indeterminate(), verdict.kept(), verdict.lost(), verdict.superseded(),
-          lost.size(), unexpected.size()));
+          + "(%d kept, %d lost, %d superseded; %d acknowledgements voided by full-cluster crashes); %d documents with an "
+          + "acknowledged write lost, %d unexpected", finalVersion, acked.writesAcknowledged(), verdict.indeterminate(), verdict.kept(), verdict.lost(), verdict.superseded(),
+          surviving.voided(), lost.size(), unexpected.size()));
     } else {
       out.accept(String.format(Locale.ROOT, "final check: version %d, %d documents expected, %d lost, %d unexpected",
           finalVersion, expected.size(), lost.size(), unexpected.size()));
@@ -153,7 +154,7 @@ final class FinalCheck {
     }
     // With replicated durability a backup must hold the acknowledged writes up to its position; the others may be gone.
     java.util.function.LongPredicate required = path.durability() == Durability.REPLICATED
-        ? path.replicated()::isAcknowledged : seq -> true;
+        ? path.surviving()::test : seq -> true;
     ChaosReport.StoreCheck c = BackupCheck.run(store, config.reportDir(), log, ledger, finalVersion, path.commits(), required);
     out.accept(String.format(Locale.ROOT, "final check: object store holds %d backups; the newest (version %d, %d documents, "
         + "replay position %d) %s, %d documents disagree with the log", c.backups(), c.version(), c.numDocs(),

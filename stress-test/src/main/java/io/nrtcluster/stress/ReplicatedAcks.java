@@ -21,6 +21,14 @@ import java.util.Map;
  * <p>The write path guarantees that a refresh's position covers only writes that had finished when
  * it was taken (writes hold the read side of its lock, the position is read under the write side),
  * so every pending batch of that primary at or below the position was accepted before the refresh.
+ *
+ * <p>A replicated acknowledgement survives any crash as long as one node that held the version keeps
+ * running ({@code Durability#REPLICATED}); a full-cluster crash (every node killed at once) keeps only
+ * what some node had committed. So each acknowledgement's time is kept, and each commit of the
+ * target primary records the highest position acknowledged when it began: every acknowledged write
+ * at or below it is in that commit (it was acknowledged before, so the primary held it).
+ * {@link #surviving} then voids the acknowledgements a full-cluster crash came after with no commit
+ * covering them: those writes are indeterminate, as the library documents, and counted apart.
  */
 final class ReplicatedAcks {
   /** The primary that accepted a batch: its node and the generation it led. */
@@ -28,6 +36,12 @@ final class ReplicatedAcks {
 
   private final Map<Leader, List<long[]>> pending = new HashMap<>();
   private final BitSet acknowledged = new BitSet();
+  /** Run-relative millis each acknowledged write was acknowledged at, by sequence number - 1. */
+  private long[] acknowledgedAt = new long[1 << 12];
+  /** Commits of the target primary: {run-relative millis it answered, position every acknowledgement below it held}. */
+  private final List<long[]> commits = new ArrayList<>();
+  /** The highest position a replicated refresh acknowledged, by the generation that acknowledged it. */
+  private final java.util.TreeMap<Long, Long> acknowledgedPositions = new java.util.TreeMap<>();
   private final EnumMap<RefreshRefusal, Long> refusals = new EnumMap<>(RefreshRefusal.class);
   private long batchesAccepted;
   private long batchesAcknowledged;
@@ -49,8 +63,9 @@ final class ReplicatedAcks {
    * position}: acknowledges every batch that primary accepted at or below it. Returns how many
    * writes it newly acknowledged.
    */
-  synchronized int refreshed(int nodeId, long gen, long position) {
+  synchronized int refreshed(int nodeId, long gen, long position, long atMillis) {
     refreshesAcknowledged++;
+    acknowledgedPositions.merge(gen, position, Math::max);
     List<long[]> batches = pending.get(new Leader(nodeId, gen));
     if (batches == null) {
       return 0;
@@ -61,6 +76,10 @@ final class ReplicatedAcks {
       if (max(seqs) <= position) {
         for (long s : seqs) {
           acknowledged.set((int) (s - 1));
+          if (s > acknowledgedAt.length) {
+            acknowledgedAt = java.util.Arrays.copyOf(acknowledgedAt, (int) Math.max(s, acknowledgedAt.length * 2L));
+          }
+          acknowledgedAt[(int) (s - 1)] = atMillis;
         }
         writes += seqs.length;
         batchesAcknowledged++;
@@ -68,6 +87,66 @@ final class ReplicatedAcks {
       }
     }
     return writes;
+  }
+
+  /**
+   * The highest position a replicated refresh of generation {@code gen} or an older one acknowledged
+   * so far (read when a commit of the primary leading {@code gen} begins: it was elected from the
+   * in-sync set, so it holds what older generations acknowledged, but not what a newer one did).
+   */
+  synchronized long acknowledgedPosition(long gen) {
+    long p = 0;
+    for (long v : acknowledgedPositions.headMap(gen, true).values()) {
+      p = Math.max(p, v);
+    }
+    return p;
+  }
+
+  /**
+   * The target primary committed, answering at {@code atMillis}; {@code position} is {@link
+   * #acknowledgedPosition} from before it began: every write acknowledged up to it is in the commit.
+   */
+  synchronized void committed(long position, long atMillis) {
+    commits.add(new long[] {atMillis, position});
+  }
+
+  /**
+   * The acknowledged writes that must survive, given the run-relative times of full-cluster crashes
+   * (every node killed at once): a write acknowledged before such a crash must also be covered by a
+   * commit of the primary that answered before it, otherwise it is voided (indeterminate).
+   */
+  synchronized Surviving surviving(List<Long> fullCrashMillis) {
+    BitSet kept = (BitSet) acknowledged.clone();
+    for (int i = acknowledged.nextSetBit(0); i >= 0; i = acknowledged.nextSetBit(i + 1)) {
+      long at = acknowledgedAt[i];
+      for (long crash : fullCrashMillis) {
+        if (at <= crash && committedBy(crash) < i + 1L) {
+          kept.clear(i);
+          break;
+        }
+      }
+    }
+    return new Surviving(kept, acknowledged.cardinality() - kept.cardinality());
+  }
+
+  /** The highest position a commit answered by {@code millis} holds every acknowledged write up to. */
+  private long committedBy(long millis) {
+    long p = 0;
+    for (long[] c : commits) {
+      if (c[0] <= millis) {
+        p = Math.max(p, c[1]);
+      }
+    }
+    return p;
+  }
+
+  /**
+   * The acknowledged writes that must survive, and how many acknowledgements full-cluster crashes voided.
+   */
+  record Surviving(BitSet writes, long voided) {
+    boolean test(long seq) {
+      return seq >= 1 && writes.get((int) (seq - 1));
+    }
   }
 
   /** A replicated refresh answered, but the node switched roles during it: nothing is acknowledged. */

@@ -26,6 +26,9 @@ import java.util.function.LongPredicate;
  * write from {@code a} on deleted it. A document with no acknowledged write in another state holds
  * a revision nobody wrote for it (unexpected).
  *
+ * <p>{@code acknowledged} is what must survive: the write path's acknowledgements less those a
+ * full-cluster crash voided ({@link ReplicatedAcks#surviving}).
+ *
  * <p>What happened to the indeterminate writes is read from the first node's state: the latest
  * write from {@code a} on whose state it equals is the last one that happened (for an absent
  * document the latest delete, or the start); an indeterminate write after it was lost (allowed), that
@@ -40,7 +43,9 @@ final class ReplicatedVerdict {
    *     them was acknowledged
    * @param unexpected documents with no acknowledged write that some node holds at a revision the log
    *     never wrote for them
-   * @param indeterminate writes never acknowledged
+   * @param indeterminate unacknowledged writes after their document's last acknowledged write (the
+   *     only ones the final state can tell anything about: an earlier one is overwritten by an
+   *     acknowledged write either way)
    * @param kept indeterminate writes the final state shows as the last that happened
    * @param lost indeterminate writes after the last that happened (or of a document judged lost)
    * @param superseded indeterminate writes before the last that happened, after the acknowledged one

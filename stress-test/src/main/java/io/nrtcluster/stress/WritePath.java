@@ -315,7 +315,7 @@ final class WritePath {
         replicated.unattributed();
         return -1;
       }
-      replicated.refreshed(t.node().id(), t.gen(), position);
+      replicated.refreshed(t.node().id(), t.gen(), position, timeline.now());
       refreshes.putIfAbsent(r.version(), new Refresh(start, t.node().id()));
       return r.version();
     } catch (AgentException e) {
@@ -337,6 +337,13 @@ final class WritePath {
     return durability;
   }
 
+  /** The acknowledged writes that must survive: those no full-cluster crash voided ({@link ReplicatedAcks#surviving}). */
+  ReplicatedAcks.Surviving surviving() {
+    List<Long> crashes = timeline.events().stream().filter(e -> e.kind() == FaultKind.FULL_RESTART)
+        .map(Timeline.Event::atMillis).toList();
+    return replicated.surviving(crashes);
+  }
+
   /** Commits on every node that is up (primary first); failures only counted. */
   void commitAll() {
     Target t = target;
@@ -353,8 +360,13 @@ final class WritePath {
       if (n.state() != NodeProcess.State.UP) {
         continue;
       }
+      long acknowledgedBefore = t == null ? 0 : replicated.acknowledgedPosition(t.gen());
       try {
         AgentApi.RefreshReply c = n.client().commit();
+        if (t != null && n == t.node() && c.gen() == t.gen()) {
+          // The primary that held every acknowledged write committed them all (replicated durability's record).
+          replicated.committed(acknowledgedBefore, timeline.now());
+        }
         acks.commit(new AckLog.Commit(n.id(), c.version(), System.currentTimeMillis()));
         commits.incrementAndGet();
       } catch (AgentException e) {
