@@ -1,5 +1,6 @@
 package io.nrtcluster.cli;
 
+import io.nrtcluster.node.Durability;
 import io.nrtcluster.objectstore.BackupMode;
 import io.nrtcluster.stress.ChaosConfig;
 import io.nrtcluster.stress.ChaosReport;
@@ -51,6 +52,11 @@ import picocli.CommandLine.Spec;
           + "acknowledged after a newer one had, that no node's searches went back in time, that every node's status "
           + "answered in time, that the cluster converged after every healed partition, and that CheckIndex passes "
           + "with no unreferenced files; it writes DIR/chaos-report.json, .png and .html.",
+      "With --durability replicated the harness writes as an application with no replayable source: it never "
+          + "replays its log, refreshes ask for a replicated acknowledgement (every in-sync replica holds the version), "
+          + "a write counts as acknowledged only once such a refresh on its primary covered it, and the verdict "
+          + "requires no acknowledged write lost (unacknowledged ones may be there or not); refused refreshes are "
+          + "counted by reason.",
       "Exit codes: 0 valid verdict, 1 invalid verdict (or the run failed), 2 usage."
     })
 public final class ChaosCommand implements Callable<Integer> {
@@ -121,6 +127,11 @@ public final class ChaosCommand implements Callable<Integer> {
           + "of it and it (default: ${DEFAULT-VALUE}).")
   double wireFlipProbability;
 
+  @Option(names = "--durability", paramLabel = "LEVEL", defaultValue = "local",
+      description = "local (default): the log is replayed after every failover and every accepted write must survive; "
+          + "replicated: no replay, writes acknowledged by replicated refreshes, none of those may be lost.")
+  String durability;
+
   @Option(names = "--node-heap-mb", paramLabel = "MB", defaultValue = "256",
       description = "Heap of each node JVM (default: ${DEFAULT-VALUE}).")
   int nodeHeapMb;
@@ -137,6 +148,11 @@ public final class ChaosCommand implements Callable<Integer> {
       case "commit" -> BackupMode.EVERY_COMMIT;
       case "point" -> BackupMode.EVERY_POINT;
       default -> throw new ParameterException(spec.commandLine(), "--store-backups: commit or point, got '" + storeBackups + "'");
+    };
+    Durability level = switch (durability.strip().toLowerCase(java.util.Locale.ROOT)) {
+      case "local" -> Durability.LOCAL;
+      case "replicated" -> Durability.REPLICATED;
+      default -> throw new ParameterException(spec.commandLine(), "--durability: local or replicated, got '" + durability + "'");
     };
     Set<FaultKind> kinds = FaultKind.available(mode, storage, objectStore);
     if (faults != null) {
@@ -155,7 +171,7 @@ public final class ChaosCommand implements Callable<Integer> {
       config = ChaosConfig.builder().nodes(nodes).duration(duration).seed(seed).reportDir(report.toAbsolutePath())
           .faults(kinds).writesPerSecond(writesPerSecond).sessionTimeout(sessionTimeout).nodeHeapMb(nodeHeapMb).network(mode)
           .storage(storage).diskMb(diskMb).objectStore(objectStore).backupMode(backups).faultRate(faultRate)
-          .wireFlipProbability(wireFlipProbability).build();
+          .wireFlipProbability(wireFlipProbability).durability(level).build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -1,5 +1,6 @@
 package io.nrtcluster.stress;
 
+import io.nrtcluster.node.Durability;
 import io.nrtcluster.stress.agent.AgentApi;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -48,6 +49,16 @@ final class AgentClient {
   /** {@link #refresh(long)}, given up as soon as {@code giveUp} names a reason. */
   AgentApi.RefreshReply refresh(long position, Supplier<String> giveUp) throws AgentException {
     return json.post("/refresh?position=" + position, null, Duration.ofSeconds(20), AgentApi.RefreshReply.class, giveUp);
+  }
+
+  /**
+   * A refresh asking for {@code durability}'s acknowledgement ({@code AgentApi.RefreshReply#acknowledged}
+   * false when the library refused it for lack of in-sync replicas), given up as soon as {@code giveUp}
+   * names a reason.
+   */
+  AgentApi.RefreshReply refresh(long position, Durability durability, Supplier<String> giveUp) throws AgentException {
+    return json.post("/refresh?position=" + position + "&durability=" + durability.name(), null, Duration.ofSeconds(20),
+        AgentApi.RefreshReply.class, giveUp);
   }
 
   AgentApi.RefreshReply refresh(long position) throws AgentException {

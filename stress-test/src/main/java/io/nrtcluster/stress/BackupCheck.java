@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongPredicate;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.store.Directory;
@@ -26,8 +27,10 @@ import org.slf4j.LoggerFactory;
  * at most the run's final version, agree with any node that searched that version (the {@link Ledger},
  * as node 0), and hold every write of the log up to the replay position it records and nothing the
  * log never wrote ({@link TxLog#inconsistencies}; so it is not empty when the writes it covers are
- * not). A store with no backup although commits were made is a problem too. Every failure is one of
- * the result's problems. Every failure is one of the result's problems.
+ * not). With replicated durability only the acknowledged writes up to that position must be held
+ * ({@code required}): the harness replays nothing, so a write no replicated refresh covered may be
+ * missing from every later point. A store with no backup although commits were made is a problem
+ * too. Every failure is one of the result's problems.
  */
 final class BackupCheck {
   /** The {@link Ledger}'s node id of the restored backup. */
@@ -38,7 +41,7 @@ final class BackupCheck {
   private BackupCheck() {}
 
   static ChaosReport.StoreCheck run(ChaosStore store, Path dir, TxLog log, Ledger ledger, long finalVersion,
-      long commits) throws InterruptedException {
+      long commits, LongPredicate required) throws InterruptedException {
     List<String> problems = new ArrayList<>();
     if (!store.running()) {
       try {
@@ -87,7 +90,7 @@ final class BackupCheck {
         String position = reader.getIndexCommit().getUserData().get(ReplayPositions.KEY);
         long replay = position == null ? -1 : Long.parseLong(position);
         Map<String, Long> revisions = ChaosDocs.revisions(searcher);
-        TxLog.Disagreement d = log.inconsistencies(revisions, replay, EXAMPLES);
+        TxLog.Disagreement d = log.inconsistencies(revisions, replay, EXAMPLES, required);
         if (d.count() > 0) {
           problems.add("object store: " + d.count() + " documents of the newest backup (version " + m.version()
               + ", replay position " + replay + ") disagree with the log: " + d.examples());

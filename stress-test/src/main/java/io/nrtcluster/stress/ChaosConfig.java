@@ -1,6 +1,7 @@
 package io.nrtcluster.stress;
 
 import io.nrtcluster.common.Checks;
+import io.nrtcluster.node.Durability;
 import io.nrtcluster.objectstore.BackupMode;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,6 +40,11 @@ import java.util.Set;
  *     cluster recovers runs late (faults not started by 1.5 times the duration are skipped, counted)
  * @param wireFlipProbability the highest per-frame bit-flip probability of a wire fault (each draws
  *     one between a tenth of it and it; default 0.2, at most 0.5)
+ * @param durability how the harness's writes are acknowledged: {@link Durability#LOCAL} (default) as an
+ *     application with a replayable source, which replays its log after every failover, so every write
+ *     a primary accepted must end up everywhere; {@link Durability#REPLICATED} as one without, which
+ *     never replays and counts a write acknowledged only once a replicated refresh covered it, and
+ *     requires no acknowledged write lost ({@link ReplicatedVerdict})
  */
 public record ChaosConfig(
     int nodes,
@@ -62,7 +68,8 @@ public record ChaosConfig(
     boolean objectStore,
     BackupMode backupMode,
     int faultRate,
-    double wireFlipProbability) {
+    double wireFlipProbability,
+    Durability durability) {
 
   public ChaosConfig {
     Checks.inRange("nodes", nodes, 3, 9);
@@ -90,6 +97,7 @@ public record ChaosConfig(
     Checks.inRange("diskMb", diskMb, 64, 65_536);
     Checks.notNull("backupMode", backupMode);
     Checks.inRange("faultRate (faults an hour)", faultRate, 10, 1_200);
+    Checks.notNull("durability", durability);
     if (!(wireFlipProbability > 0 && wireFlipProbability <= 0.5)) {
       throw new IllegalArgumentException("wireFlipProbability must be in (0, 0.5], got " + wireFlipProbability);
     }
@@ -137,6 +145,7 @@ public record ChaosConfig(
     private BackupMode backupMode = BackupMode.EVERY_COMMIT;
     private int faultRate = 400;
     private double wireFlipProbability = 0.2;
+    private Durability durability = Durability.LOCAL;
 
     public Builder nodes(int v) {
       nodes = v;
@@ -257,12 +266,18 @@ public record ChaosConfig(
       return this;
     }
 
+    /** How writes are acknowledged, and so what the verdict requires (see {@link ChaosConfig#durability()}). */
+    public Builder durability(Durability v) {
+      durability = v;
+      return this;
+    }
+
     public ChaosConfig build() {
       Set<FaultKind> kinds = faults != null ? faults
           : network == null || storage == null ? null : FaultKind.available(network, storage, objectStore);
       return new ChaosConfig(nodes, duration, seed, reportDir, kinds, writesPerSecond, indexers, searchers,
           refreshInterval, commitInterval, sessionTimeout, recoveryTimeout, nodeHeapMb, dropEveryNthWrite, network,
-          ackUnpublishedEvery, storage, diskMb, objectStore, backupMode, faultRate, wireFlipProbability);
+          ackUnpublishedEvery, storage, diskMb, objectStore, backupMode, faultRate, wireFlipProbability, durability);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.nrtcluster.stress;
 
+import io.nrtcluster.node.Durability;
 import java.util.List;
 
 /**
@@ -17,7 +18,9 @@ public record ChaosReport(
     int nodes,
     NetworkMode network,
     StorageMode storage,
+    Durability durability,
     Ops ops,
+    Replication replication,
     Faults faults,
     int failovers,
     Millis failoverMs,
@@ -51,6 +54,40 @@ public record ChaosReport(
    * @param replayed writes re-sent after failovers, from the new primary's replay position
    */
   public record Ops(long attempted, long acknowledged, long lost, long unexpected, long replayed) {}
+
+  /**
+   * What replicated durability did ({@code --durability replicated}; null in the default mode). In
+   * that mode {@link Ops#acknowledged()} counts the writes a replicated refresh acknowledged, {@link
+   * Ops#lost()} the documents with an acknowledged write lost ({@link ReplicatedVerdict}) and {@link
+   * Ops#replayed()} is 0.
+   *
+   * @param batchesAccepted write batches a primary accepted
+   * @param batchesAcknowledged of them, those a later replicated refresh on the same primary covered
+   * @param refreshesAcknowledged replicated refreshes acknowledged
+   * @param refreshesUnattributed refreshes answered by a node that switched roles during them (nothing acknowledged)
+   * @param refused refreshes not acknowledged, by reason
+   * @param indeterminate unacknowledged writes after their document's last acknowledged write (earlier
+   *     ones are overwritten by an acknowledged write either way)
+   * @param indeterminateKept of them, those the final state shows as the last write of their document that happened
+   * @param indeterminateLost those after it: lost, which is allowed
+   * @param indeterminateSuperseded those before it, after the acknowledged write: whether they happened is unknowable
+   * @param acknowledgedVoided acknowledged writes a full-cluster crash (every node killed at once) came
+   *     after before any commit of the primary held them: the library keeps a replicated
+   *     acknowledgement only while one node that held it keeps running, so they are judged as
+   *     indeterminate (counted in {@code indeterminate} too)
+   * @param acknowledgedLost documents some node ends without their last acknowledged write's effect (0 when valid)
+   */
+  public record Replication(long batchesAccepted, long batchesAcknowledged, long refreshesAcknowledged,
+      long refreshesUnattributed, Refusals refused, long indeterminate, long indeterminateKept, long indeterminateLost,
+      long indeterminateSuperseded, long acknowledgedVoided, long acknowledgedLost) {}
+
+  /**
+   * Refreshes that asked for a replicated acknowledgement and did not get it, by reason ({@code
+   * RefreshRefusal}): too few in-sync replicas, not (or no longer) primary, not published, no answer
+   * in time, given up because ZooKeeper named another primary, node unreachable, anything else.
+   */
+  public record Refusals(long notEnoughReplicas, long notPrimary, long notPublished, long timeouts, long givenUp,
+      long unreachable, long other) {}
 
   /**
    * How many faults of each kind were injected, and what the wire faults did. Bit flips on the wire

@@ -1,5 +1,6 @@
 package io.nrtcluster.stress;
 
+import io.nrtcluster.node.Durability;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -25,12 +26,15 @@ public final class ChaosRun {
         + "bit flips expected); report in %s", config.seed(), config.nodes(), config.duration().toSeconds(),
         config.faults().stream().map(FaultKind::key).sorted().toList(), plan.faults().size(), config.faultRate(),
         plan.expectedWireFlips(), config.reportDir()));
+    if (config.durability() == Durability.REPLICATED) {
+      out.accept("chaos: durability replicated: writes acknowledged by replicated refreshes, no replay after failovers");
+    }
     try (ChaosCluster cluster = ChaosCluster.start(config, config.reportDir())) {
       Timeline timeline = new Timeline();
       TxLog log = new TxLog(config.seed());
       AckLog acks = new AckLog();
       SearchLog searches = new SearchLog();
-      WritePath path = new WritePath(cluster, log, timeline, acks);
+      WritePath path = new WritePath(cluster, log, timeline, acks, config.durability());
       Ledger ledger = new Ledger();
       FaultRunner faults = new FaultRunner(config, cluster, path, timeline);
       Workload workload = new Workload(config, cluster, log, path, ledger, searches);
@@ -171,12 +175,16 @@ public final class ChaosRun {
         (int) rebuilds.stream().filter(r -> !r.restored()).count(), timeline.count(FaultKind.STORE_RESTART),
         faults.killsDuringCopy(), faults.killsDuringPreCopy(), plan.faults().size(), faults.skipped(),
         faults.recoveryTimeouts());
+    ChaosReport.Replication replication = replication(path, outcome);
     boolean valid = outcome.lost().isEmpty() && outcome.unexpected().isEmpty() && ledger.mismatches() == 0
         && checkIndexFailures == 0 && unreferenced == 0 && outcome.converged() && safety.clean() && flips.clean()
         && faults.diskFlips().stream().allMatch(ChaosReport.DiskFlip::ok) && storeClean;
+    long acknowledged = replication == null ? log.acknowledged() : path.replicated().writesAcknowledged();
     return new ChaosReport(config.seed(), config.duration().toSeconds(), config.nodes(), config.network(), config.storage(),
-        new ChaosReport.Ops(log.attempted(), log.acknowledged(), outcome.lost().size(), outcome.unexpected().size(),
+        config.durability(),
+        new ChaosReport.Ops(log.attempted(), acknowledged, outcome.lost().size(), outcome.unexpected().size(),
             path.replayed()),
+        replication,
         f, failovers.size(), new ChaosReport.Millis(Percentiles.of(failovers, 50), Percentiles.max(failovers)),
         path.writeGaps(),
         new ChaosReport.Lag(Percentiles.of(lags, 50), Percentiles.of(lags, 99), Percentiles.max(lags), lags.size()),
@@ -186,7 +194,48 @@ public final class ChaosRun {
         plan.faults(), timeline.events());
   }
 
+  /** The figures of replicated durability, or null in the default mode. */
+  private static ChaosReport.Replication replication(WritePath path, FinalCheck.Outcome outcome) {
+    if (path.durability() != Durability.REPLICATED) {
+      return null;
+    }
+    ReplicatedAcks a = path.replicated();
+    ReplicatedVerdict.Result v = outcome.replicated();
+    return new ChaosReport.Replication(a.batchesAccepted(), a.batchesAcknowledged(), a.refreshesAcknowledged(),
+        a.refreshesUnattributed(), a.refusals(), v == null ? -1 : v.indeterminate(), v == null ? -1 : v.kept(),
+        v == null ? -1 : v.lost(), v == null ? -1 : v.superseded(), path.surviving().voided(),
+        v == null ? -1 : v.acknowledgedLost().size());
+  }
+
+  /** The console's line for replicated durability, or null in the default mode. */
+  static String replicationSummary(ChaosReport r) {
+    ChaosReport.Replication p = r.replication();
+    if (p == null) {
+      return null;
+    }
+    ChaosReport.Refusals n = p.refused();
+    return String.format(Locale.ROOT, "durability replicated (no replay): %d of %d accepted batches acknowledged by %d "
+        + "replicated refreshes (%d unattributed); refreshes refused: %d not enough replicas, %d not primary, %d not "
+        + "published, %d timeouts, %d given up, %d unreachable, %d other; indeterminate writes %d: %d kept, %d lost "
+        + "(allowed), %d superseded; %d acknowledged writes voided by full-cluster crashes before a commit; acknowledged "
+        + "lost %d", p.batchesAcknowledged(), p.batchesAccepted(),
+        p.refreshesAcknowledged(), p.refreshesUnattributed(), n.notEnoughReplicas(), n.notPrimary(), n.notPublished(),
+        n.timeouts(), n.givenUp(), n.unreachable(), n.other(), p.indeterminate(), p.indeterminateKept(),
+        p.indeterminateLost(), p.indeterminateSuperseded(), p.acknowledgedVoided(), p.acknowledgedLost());
+  }
+
   static String summary(ChaosReport r) {
+    String s = localSummary(r);
+    String replicated = replicationSummary(r);
+    if (replicated == null) {
+      return s;
+    }
+    // After the "writes:" line, whose acknowledged and lost figures it explains.
+    int end = s.indexOf('\n', s.indexOf('\n') + 1);
+    return s.substring(0, end) + "\n  " + replicated + s.substring(end);
+  }
+
+  private static String localSummary(ChaosReport r) {
     ChaosReport.Faults f = r.faults();
     ChaosReport.Safety s = r.safety();
     return String.format(Locale.ROOT, """

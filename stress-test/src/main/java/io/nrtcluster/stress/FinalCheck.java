@@ -1,5 +1,6 @@
 package io.nrtcluster.stress;
 
+import io.nrtcluster.node.Durability;
 import io.nrtcluster.stress.agent.AgentApi;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -19,6 +20,10 @@ import java.util.concurrent.locks.LockSupport;
  * node's documents with what the log says must exist. Then commits, stops every node gracefully and
  * audits each index directory; with the object store, restores and checks its newest backup
  * ({@link BackupCheck}).
+ *
+ * <p>With {@link Durability#REPLICATED} nothing is replayed (the resync only finds the primary), the
+ * last refresh must be acknowledged as replicated, and every node's documents are judged by {@link
+ * ReplicatedVerdict}: no acknowledged write lost, indeterminate ones in or out.
  */
 final class FinalCheck {
   private static final long CONVERGE_MS = 120_000;
@@ -30,14 +35,19 @@ final class FinalCheck {
    * @param lost ids whose final write is missing or has another revision on some node
    * @param unexpected ids present on some node that the log leaves deleted
    * @param store the object store's final check; null without a store
+   * @param replicated the verdict on acknowledged and indeterminate writes with replicated
+   *     durability ({@code lost} and {@code unexpected} are its ids then); null with local durability
    */
   record Outcome(boolean converged, long finalVersion, Set<String> lost, Set<String> unexpected,
-      List<IndexAudit.Result> audits, List<String> problems, ChaosReport.StoreCheck store) {}
+      List<IndexAudit.Result> audits, List<String> problems, ChaosReport.StoreCheck store,
+      ReplicatedVerdict.Result replicated) {}
 
   static Outcome run(ChaosConfig config, ChaosCluster cluster, WritePath path, TxLog log, Ledger ledger,
       Observer observer, Consumer<String> out) throws InterruptedException {
     List<String> problems = new ArrayList<>();
-    out.accept("final check: bringing every node back, replaying, one last refresh");
+    boolean replicatedMode = path.durability() == Durability.REPLICATED;
+    out.accept(replicatedMode ? "final check: bringing every node back, one last replicated refresh (no replay)"
+        : "final check: bringing every node back, replaying, one last refresh");
     ChaosStore store = cluster.store();
     if (store != null && !store.running()) {
       try {
@@ -75,13 +85,14 @@ final class FinalCheck {
       observer.close();
       List<IndexAudit.Result> audits = stopAndAudit(cluster, problems);
       return new Outcome(false, -1, Set.of(), Set.of(), audits, problems,
-          checkStore(config, store, log, ledger, -1, path, out));
+          checkStore(config, store, log, ledger, -1, path, out), null);
     }
     boolean converged = awaitVersion(cluster, finalVersion, problems);
     observer.settleFlips(FLIPS_SETTLE_MS);
     Map<String, Long> expected = log.expectedDocuments();
     Set<String> lost = new TreeSet<>();
     Set<String> unexpected = new TreeSet<>();
+    Map<Integer, Map<String, Long>> finals = new java.util.LinkedHashMap<>();
     for (NodeProcess n : cluster.nodes()) {
       if (n.state() != NodeProcess.State.UP) {
         continue;
@@ -92,6 +103,10 @@ final class FinalCheck {
         AgentClient.Docs docs = n.client().docs();
         if (docs.version() != finalVersion) {
           problems.add("N" + n.id() + " searched version " + docs.version() + " at the end, not " + finalVersion);
+        }
+        if (replicatedMode) {
+          finals.put(n.id(), docs.revisions());
+          continue;
         }
         for (Map.Entry<String, Long> e : expected.entrySet()) {
           Long actual = docs.revisions().get(e.getKey());
@@ -109,13 +124,27 @@ final class FinalCheck {
         converged = false;
       }
     }
-    out.accept(String.format(Locale.ROOT, "final check: version %d, %d documents expected, %d lost, %d unexpected",
-        finalVersion, expected.size(), lost.size(), unexpected.size()));
+    ReplicatedVerdict.Result verdict = null;
+    if (replicatedMode) {
+      ReplicatedAcks acked = path.replicated();
+      ReplicatedAcks.Surviving surviving = path.surviving();
+      verdict = ReplicatedVerdict.judge(log.history(), surviving::test, finals);
+      lost.addAll(verdict.acknowledgedLost());
+      unexpected.addAll(verdict.unexpected());
+      problems.addAll(verdict.examples());
+      out.accept(String.format(Locale.ROOT, "final check: version %d, %d writes acknowledged (replicated), %d indeterminate "
+          + "(%d kept, %d lost, %d superseded; %d acknowledgements voided by full-cluster crashes); %d documents with an "
+          + "acknowledged write lost, %d unexpected", finalVersion, acked.writesAcknowledged(), verdict.indeterminate(), verdict.kept(), verdict.lost(), verdict.superseded(),
+          surviving.voided(), lost.size(), unexpected.size()));
+    } else {
+      out.accept(String.format(Locale.ROOT, "final check: version %d, %d documents expected, %d lost, %d unexpected",
+          finalVersion, expected.size(), lost.size(), unexpected.size()));
+    }
     path.commitAll();
     observer.close();
     List<IndexAudit.Result> audits = stopAndAudit(cluster, problems);
     return new Outcome(converged, finalVersion, lost, unexpected, audits, problems,
-        checkStore(config, store, log, ledger, finalVersion, path, out));
+        checkStore(config, store, log, ledger, finalVersion, path, out), verdict);
   }
 
   private static ChaosReport.StoreCheck checkStore(ChaosConfig config, ChaosStore store, TxLog log, Ledger ledger,
@@ -123,7 +152,10 @@ final class FinalCheck {
     if (store == null) {
       return null;
     }
-    ChaosReport.StoreCheck c = BackupCheck.run(store, config.reportDir(), log, ledger, finalVersion, path.commits());
+    // With replicated durability a backup must hold the acknowledged writes up to its position; the others may be gone.
+    java.util.function.LongPredicate required = path.durability() == Durability.REPLICATED
+        ? path.surviving()::test : seq -> true;
+    ChaosReport.StoreCheck c = BackupCheck.run(store, config.reportDir(), log, ledger, finalVersion, path.commits(), required);
     out.accept(String.format(Locale.ROOT, "final check: object store holds %d backups; the newest (version %d, %d documents, "
         + "replay position %d) %s, %d documents disagree with the log", c.backups(), c.version(), c.numDocs(),
         c.replayPosition(), c.restored() ? "restored, every byte verified" : "did NOT restore", c.inconsistencies()));

@@ -37,12 +37,17 @@ final class ReportWriter {
     h.append("<p>seed ").append(r.seed()).append(", ").append(r.nodes()).append(" nodes, ").append(r.durationSec())
         .append(" s. Reproduce with <code>bin/nrt chaos --nodes ").append(r.nodes()).append(" --duration ")
         .append(r.durationSec()).append("s --seed ").append(r.seed())
-        .append(r.network() == NetworkMode.NAMESPACES ? " --network namespaces" : "").append(" --report DIR</code>.</p>\n");
+        .append(r.network() == NetworkMode.NAMESPACES ? " --network namespaces" : "")
+        .append(r.replication() != null ? " --durability replicated" : "").append(" --report DIR</code>.</p>\n");
     h.append("<img alt=\"timeline\" style=\"max-width:100%\" src=\"data:image/png;base64,")
         .append(Base64.getEncoder().encodeToString(png)).append("\">\n");
     h.append("<h2>Figures</h2><table>\n");
     row(h, "writes attempted / acknowledged / replayed", r.ops().attempted() + " / " + r.ops().acknowledged() + " / " + r.ops().replayed());
     row(h, "acknowledged documents lost", r.ops().lost());
+    if (r.replication() != null) {
+      row(h, "durability", "replicated: no replay; a write is acknowledged once a replicated refresh on its primary covered it");
+      row(h, "replicated", ChaosRun.replicationSummary(r));
+    }
     row(h, "unexpected documents", r.ops().unexpected());
     row(h, "version mismatches (of checks)", r.versionMismatches() + " (" + r.versionChecks() + ")");
     row(h, "CheckIndex failures", r.checkIndexFailures());

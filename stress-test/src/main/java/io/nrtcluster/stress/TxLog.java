@@ -115,14 +115,29 @@ final class TxLog {
    * documents disagree and up to {@code max} of them described.
    */
   synchronized Disagreement inconsistencies(Map<String, Long> revisions, long position, int max) {
+    return inconsistencies(revisions, position, max, seq -> true);
+  }
+
+  /**
+   * {@link #inconsistencies(Map, long, int)} where only the writes up to the position that {@code
+   * required} accepts must be held (a run with replicated durability requires its acknowledged
+   * writes; the others may or may not have happened): a document's revision must then be at or
+   * after the last required write of it up there, and a document that write left alive may be gone
+   * only if some later write (required or not, up to the position or after) deleted it.
+   */
+  synchronized Disagreement inconsistencies(Map<String, Long> revisions, long position, int max,
+      java.util.function.LongPredicate required) {
     int upTo = (int) Math.min(Math.max(position, 0), size);
     Map<String, Integer> last = new HashMap<>();
     for (int i = 0; i < upTo; i++) {
-      last.put(docId(ids[i]), i);
+      if (required.test(i + 1L)) {
+        last.put(docId(ids[i]), i);
+      }
     }
-    java.util.Set<String> deletedLater = new java.util.HashSet<>();
-    for (int i = deletes.nextSetBit(upTo); i >= 0 && i < size; i = deletes.nextSetBit(i + 1)) {
-      deletedLater.add(docId(ids[i]));
+    // Per document, the last delete in the whole log: a required upsert may be gone only if one follows it.
+    Map<String, Integer> lastDelete = new HashMap<>();
+    for (int i = deletes.nextSetBit(0); i >= 0 && i < size; i = deletes.nextSetBit(i + 1)) {
+      lastDelete.put(docId(ids[i]), i);
     }
     List<String> out = new ArrayList<>();
     long count = 0;
@@ -145,7 +160,9 @@ final class TxLog {
       }
     }
     for (Map.Entry<String, Integer> e : last.entrySet()) {
-      if (!revisions.containsKey(e.getKey()) && !deletes.get(e.getValue()) && !deletedLater.contains(e.getKey())) {
+      Integer deletedAt = lastDelete.get(e.getKey());
+      boolean deletedSince = deletedAt != null && deletedAt >= e.getValue();
+      if (!revisions.containsKey(e.getKey()) && !deletedSince) {
         count++;
         if (out.size() < max) {
           out.add(e.getKey() + " missing, although write " + (e.getValue() + 1) + " the position covers upserted it");
@@ -153,6 +170,18 @@ final class TxLog {
       }
     }
     return new Disagreement(count, List.copyOf(out));
+  }
+
+  /** One write of a document: its sequence number, and whether it deleted the document. */
+  record Write(long seq, boolean delete) {}
+
+  /** Every document's writes, in log order: id -> writes. */
+  synchronized Map<String, List<Write>> history() {
+    Map<String, List<Write>> out = new HashMap<>();
+    for (int i = 0; i < size; i++) {
+      out.computeIfAbsent(docId(ids[i]), k -> new ArrayList<>()).add(new Write(i + 1L, deletes.get(i)));
+    }
+    return out;
   }
 
   /** Documents of a point that disagree with the log: how many, and the first ones described. */

@@ -1,6 +1,7 @@
 package io.nrtcluster.stress;
 
 import io.nrtcluster.election.Role;
+import io.nrtcluster.node.Durability;
 import io.nrtcluster.stress.agent.AgentApi;
 import io.nrtcluster.stress.agent.AgentApi.Op;
 import java.util.ArrayList;
@@ -10,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -29,10 +31,18 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Writes run under the read side of a lock and resyncs and refresh snapshots under the write
  * side, so a refresh's position never covers a write still in flight, and a replay never races one.
+ *
+ * <p>With {@link Durability#REPLICATED} (an application with no replayable source) it never replays:
+ * a resync only finds the new primary. Refreshes ask for a replicated acknowledgement, and a write
+ * counts as acknowledged only once one on the primary that accepted it covered it ({@link
+ * ReplicatedAcks}); a refresh refused for lack of in-sync replicas leaves the path clean (the primary
+ * still leads) and only waits a moment, every other refusal makes it dirty as before.
  */
 final class WritePath {
   private static final Logger LOG = LoggerFactory.getLogger(WritePath.class);
   private static final int REPLAY_BATCH = 500;
+  /** Pause after a refresh refused for lack of in-sync replicas, so callers retrying it do not spin. */
+  private static final long REFUSED_PAUSE_MS = 100;
 
   /** The primary writes go to, the generation it leads, and when ({@link System#nanoTime}) it was chosen. */
   record Target(NodeProcess node, long gen, long sinceNanos) {
@@ -63,8 +73,15 @@ final class WritePath {
   private final AtomicLong refreshFailures = new AtomicLong();
   private final AtomicLong commits = new AtomicLong();
   private final WriteGaps gaps = new WriteGaps();
+  private final Durability durability;
+  private final ReplicatedAcks replicated = new ReplicatedAcks();
 
   WritePath(ChaosCluster cluster, TxLog log, Timeline timeline, AckLog acks) {
+    this(cluster, log, timeline, acks, Durability.LOCAL);
+  }
+
+  WritePath(ChaosCluster cluster, TxLog log, Timeline timeline, AckLog acks, Durability durability) {
+    this.durability = durability;
     this.cluster = cluster;
     this.log = log;
     this.timeline = timeline;
@@ -91,8 +108,11 @@ final class WritePath {
         return true;
       }
       try {
-        t.node().client().write(ops, () -> t.leave(view));
+        AgentApi.WriteReply reply = t.node().client().write(ops, () -> t.leave(view));
         log.acknowledge(ops);
+        if (durability == Durability.REPLICATED && reply.gen() == t.gen()) {
+          replicated.accepted(t.node().id(), t.gen(), ops);
+        }
         gaps.acknowledged(timeline.now());
         return true;
       } catch (AgentException e) {
@@ -200,7 +220,8 @@ final class WritePath {
           return false;
         }
         long from = s.replayPosition() == null ? 0 : Long.parseLong(s.replayPosition());
-        List<Op> tail = log.after(from);
+        // An application with no replayable source (replicated durability) only finds the new primary.
+        List<Op> tail = durability == Durability.LOCAL ? log.after(from) : List.of();
         for (int i = 0; i < tail.size(); i += REPLAY_BATCH) {
           List<Op> batch = tail.subList(i, Math.min(tail.size(), i + REPLAY_BATCH));
           p.client().write(batch, () -> WriteRoute.leave(p.id(), v.gen(), chosenAt, view));
@@ -252,6 +273,9 @@ final class WritePath {
       lock.writeLock().unlock();
     }
     long start = System.currentTimeMillis();
+    if (durability == Durability.REPLICATED) {
+      return refreshReplicated(t, position, start);
+    }
     try {
       AgentApi.RefreshReply r = t.node().client().refresh(position, () -> t.leave(view));
       acks.add(new AckLog.Ack(t.node().id(), r.gen(), r.version(), start, System.currentTimeMillis(), false,
@@ -265,6 +289,59 @@ final class WritePath {
       }
       return -1;
     }
+  }
+
+  /**
+   * {@link #refresh()} asking for a replicated acknowledgement: returns the version only when it was
+   * acknowledged and attributed to the target's generation, which acknowledges every write that
+   * primary accepted up to {@code position}. A version refused for lack of in-sync replicas was still
+   * published, so it is recorded for the safety checks like any publication (not as an
+   * acknowledgement of writes).
+   */
+  private long refreshReplicated(Target t, long position, long start) {
+    try {
+      AgentApi.RefreshReply r = t.node().client().refresh(position, Durability.REPLICATED, () -> t.leave(view));
+      acks.add(new AckLog.Ack(t.node().id(), r.gen(), r.version(), start, System.currentTimeMillis(), false,
+          r.numDocs(), r.digest()));
+      if (!r.acknowledged()) {
+        replicated.refused(RefreshRefusal.NOT_ENOUGH_REPLICAS);
+        LOG.info("refresh on N{} gen={} at position {} published version {} but was not acknowledged: {} "
+            + "(in-sync replicas holding it: {})", t.node().id(), t.gen(), position, r.version(), r.refusal(), r.replicas());
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(REFUSED_PAUSE_MS));
+        return -1;
+      }
+      if (r.gen() != t.gen()) {
+        // Switched roles during the refresh: which generation's writes it covers is unknown.
+        replicated.unattributed();
+        return -1;
+      }
+      replicated.refreshed(t.node().id(), t.gen(), position, timeline.now());
+      refreshes.putIfAbsent(r.version(), new Refresh(start, t.node().id()));
+      return r.version();
+    } catch (AgentException e) {
+      refreshFailures.incrementAndGet();
+      replicated.refused(RefreshRefusal.of(e));
+      if (!dirty) {
+        invalidate("replicated refresh on N" + t.node().id() + " failed: " + e.getMessage());
+      }
+      return -1;
+    }
+  }
+
+  /** Which writes replicated refreshes acknowledged (empty with {@link Durability#LOCAL}). */
+  ReplicatedAcks replicated() {
+    return replicated;
+  }
+
+  Durability durability() {
+    return durability;
+  }
+
+  /** The acknowledged writes that must survive: those no full-cluster crash voided ({@link ReplicatedAcks#surviving}). */
+  ReplicatedAcks.Surviving surviving() {
+    List<Long> crashes = timeline.events().stream().filter(e -> e.kind() == FaultKind.FULL_RESTART)
+        .map(Timeline.Event::atMillis).toList();
+    return replicated.surviving(crashes);
   }
 
   /** Commits on every node that is up (primary first); failures only counted. */
@@ -283,8 +360,13 @@ final class WritePath {
       if (n.state() != NodeProcess.State.UP) {
         continue;
       }
+      long acknowledgedBefore = t == null ? 0 : replicated.acknowledgedPosition(t.gen());
       try {
         AgentApi.RefreshReply c = n.client().commit();
+        if (t != null && n == t.node() && c.gen() == t.gen()) {
+          // The primary that held every acknowledged write committed them all (replicated durability's record).
+          replicated.committed(acknowledgedBefore, timeline.now());
+        }
         acks.commit(new AckLog.Commit(n.id(), c.version(), System.currentTimeMillis()));
         commits.incrementAndGet();
       } catch (AgentException e) {

@@ -65,6 +65,30 @@ class TxLogTest {
     assertThat(fresh.inconsistencies(Map.of("d1", 1L, "d2", 2L), 2, 1).count()).isZero();
   }
 
+  /**
+   * With replicated durability a point must hold only the acknowledged writes up to its position:
+   * an unacknowledged one may be missing, but an acknowledged one never, nor an older revision.
+   */
+  @Test
+  void aPointMustHoldOnlyTheRequiredWritesUpToItsPosition() {
+    TxLog log = new TxLog(1);
+    log.append(Kind.UPSERT, 1); // 1, acknowledged
+    log.append(Kind.UPSERT, 1); // 2, not
+    log.append(Kind.UPSERT, 2); // 3, not
+    log.append(Kind.DELETE, 1); // 4, not
+    java.util.function.LongPredicate required = seq -> seq == 1;
+    assertThat(log.inconsistencies(Map.of("d1", 1L), 4, 10, required).count()).isZero();
+    assertThat(log.inconsistencies(Map.of("d1", 2L, "d2", 3L), 4, 10, required).count()).isZero();
+    assertThat(log.inconsistencies(Map.of(), 4, 10, required).count()).as("d1 deleted by the later delete").isZero();
+    assertThat(log.inconsistencies(Map.of("d1", 1L), 4, 10).count()).as("every write required: 2 and 4").isEqualTo(2);
+    log.append(Kind.UPSERT, 1); // 5, acknowledged
+    java.util.function.LongPredicate both = seq -> seq == 1 || seq == 5;
+    TxLog.Disagreement d = log.inconsistencies(Map.of("d1", 2L), 5, 10, both);
+    assertThat(d.examples()).singleElement().satisfies(e -> assertThat(e).contains("older than write 5"));
+    assertThat(log.inconsistencies(Map.of(), 5, 10, both).examples()).singleElement()
+        .satisfies(e -> assertThat(e).contains("d1 missing"));
+  }
+
   @Test
   void theLedgerFlagsDisagreementAtTheSameVersionOnly() {
     Ledger ledger = new Ledger();

@@ -1,6 +1,8 @@
 package io.nrtcluster.stress.agent;
 
+import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.election.Role;
+import io.nrtcluster.node.Durability;
 import io.nrtcluster.replica.ScrubConfig;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -46,8 +48,26 @@ public final class AgentApi {
    * at {@code version} ({@link ChaosDocs#fingerprint}), the reference every search of that version
    * is judged against; {@code numDocs} is -1 when that searcher had already been replaced by a newer
    * one (and for a commit, whose version no searcher opened).
+   *
+   * <p>{@code durability}: the acknowledgement asked for ({@code ?durability=REPLICATED}; LOCAL
+   * otherwise). {@code acknowledged}: whether the refresh was acknowledged with it; a REPLICATED
+   * refresh that {@code NotEnoughReplicasException} refused answers false, with the version it
+   * published anyway and {@code refusal} {@link ErrorCode#NOT_ENOUGH_REPLICAS} (every other refusal
+   * is an {@link ErrorReply} carrying its code, as before). {@code replicas}: the node ids the
+   * library named as holding the version.
    */
-  public record RefreshReply(long version, long gen, int numDocs, long digest) {
+  public record RefreshReply(long version, long gen, int numDocs, long digest, Durability durability,
+      boolean acknowledged, List<Integer> replicas, ErrorCode refusal) {
+    public RefreshReply {
+      durability = durability == null ? Durability.LOCAL : durability;
+      replicas = replicas == null ? List.of() : List.copyOf(replicas);
+    }
+
+    /** A LOCAL acknowledgement (the reply of a refresh that asked for no durability, and of a commit). */
+    public RefreshReply(long version, long gen, int numDocs, long digest) {
+      this(version, gen, numDocs, digest, Durability.LOCAL, true, List.of(), null);
+    }
+
     /** A reply with no contents to judge against. */
     public static RefreshReply withoutContents(long version, long gen) {
       return new RefreshReply(version, gen, -1, 0);

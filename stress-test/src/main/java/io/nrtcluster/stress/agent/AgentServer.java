@@ -1,9 +1,13 @@
 package io.nrtcluster.stress.agent;
 
 import com.sun.net.httpserver.HttpExchange;
+import io.nrtcluster.common.ErrorCode;
+import io.nrtcluster.common.NotEnoughReplicasException;
 import io.nrtcluster.election.Role;
+import io.nrtcluster.node.Acknowledgement;
 import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.ClusterNodeInternals;
+import io.nrtcluster.node.Durability;
 import io.nrtcluster.node.NrtHost;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.replica.Replica;
@@ -96,16 +100,38 @@ final class AgentServer implements AutoCloseable {
 
   private void refresh(HttpExchange ex) throws Exception {
     String position = JsonHttp.query(ex, "position");
+    String asked = JsonHttp.query(ex, "durability");
+    Durability durability = asked == null ? null : Durability.valueOf(asked);
     // The generation is read on both sides: a node that switched roles meanwhile cannot say which one refreshed.
     long genBefore = node.primaryGen();
-    long version = position == null ? node.refresh() : node.refresh(position);
+    long version;
+    boolean acknowledged = true;
+    List<Integer> replicas = List.of();
+    ErrorCode refusal = null;
+    if (durability == null) {
+      version = position == null ? node.refresh() : node.refresh(position);
+    } else {
+      try {
+        Acknowledgement a = node.refresh(position, durability);
+        version = a.version();
+        replicas = a.replicas();
+      } catch (NotEnoughReplicasException e) {
+        // Published and searched, but no replica that may become primary is known to hold it.
+        LOG.info("N{}: refresh to version {} not acknowledged: {}", host.nodeId(), e.version(), e.getMessage());
+        version = e.version();
+        acknowledged = false;
+        replicas = e.replicas();
+        refusal = e.code();
+      }
+    }
     long gen = node.primaryGen() == genBefore ? genBefore : -1;
     Fingerprint published = gen < 0 ? null : publishedContents(version);
     if (ackUnpublishedEvery > 0 && refreshes.incrementAndGet() % ackUnpublishedEvery == 0) {
       version++;
     }
-    JsonHttp.reply(ex, 200, published == null ? AgentApi.RefreshReply.withoutContents(version, gen)
-        : new AgentApi.RefreshReply(version, gen, published.numDocs(), published.digest()));
+    JsonHttp.reply(ex, 200, new AgentApi.RefreshReply(version, gen, published == null ? -1 : published.numDocs(),
+        published == null ? 0 : published.digest(), durability == null ? Durability.LOCAL : durability, acknowledged,
+        replicas, refusal));
   }
 
   /**
