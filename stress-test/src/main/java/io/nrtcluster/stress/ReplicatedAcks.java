@@ -39,7 +39,10 @@ final class ReplicatedAcks {
   /** Run-relative millis each acknowledged write was acknowledged at, by sequence number - 1. */
   private long[] acknowledgedAt = new long[1 << 12];
   /** Commits of the target primary: {run-relative millis it answered, position every acknowledgement below it held}. */
-  private final List<long[]> commits = new ArrayList<>();
+  private final List<Commit> commits = new ArrayList<>();
+
+  /** A commit of the target primary: when it answered, and the acknowledged position it holds. */
+  private record Commit(long atMillis, long position) {}
   /** The highest position a replicated refresh acknowledged, by the generation that acknowledged it. */
   private final java.util.TreeMap<Long, Long> acknowledgedPositions = new java.util.TreeMap<>();
   private final EnumMap<RefreshRefusal, Long> refusals = new EnumMap<>(RefreshRefusal.class);
@@ -107,7 +110,7 @@ final class ReplicatedAcks {
    * #acknowledgedPosition} from before it began: every write acknowledged up to it is in the commit.
    */
   synchronized void committed(long position, long atMillis) {
-    commits.add(new long[] {atMillis, position});
+    commits.add(new Commit(atMillis, position));
   }
 
   /**
@@ -132,9 +135,9 @@ final class ReplicatedAcks {
   /** The highest position a commit answered by {@code millis} holds every acknowledged write up to. */
   private long committedBy(long millis) {
     long p = 0;
-    for (long[] c : commits) {
-      if (c[0] <= millis) {
-        p = Math.max(p, c[1]);
+    for (Commit c : commits) {
+      if (c.atMillis() <= millis) {
+        p = Math.max(p, c.position());
       }
     }
     return p;
