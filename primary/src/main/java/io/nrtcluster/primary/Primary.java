@@ -90,11 +90,11 @@ public final class Primary implements Closeable {
   private final Object publication = new Object();
   private volatile long publishedVersion;
   /**
-   * The newest version that passed the publish gate; guarded by {@link #publication}. A primary
+   * The newest version that passed the publish gate; written under {@link #publication} (close reads it without). A primary
    * opens at a version it never put through the gate (its searches show it, but ZooKeeper does not
    * know it), so its first refresh publishes even when nothing changed.
    */
-  private long gatedVersion = -1;
+  private volatile long gatedVersion = -1;
   /**
    * A commit prepared (flushed, its segments file pending) whose version the publish gate refused;
    * guarded by {@link #publication}. The writer holds at most one: the next commit finishes it once
@@ -535,12 +535,13 @@ public final class Primary implements Closeable {
    */
   private void recordCleanCloseIfCommitted() {
     try {
-      synchronized (publication) {
-        // Nothing passed the gate (the version this primary opened at may have been raised above the
-        // commit's, with the same contents), or the last commit covers what did.
-        if (gatedVersion < 0 || gatedVersion <= Math.max(committedVersion, node.getLastCommitVersion())) {
-          store.recordCleanClose(incarnation);
-        }
+      // Not under the publication monitor: a refresh may hold it across a stuck gate. A version that
+      // passes the gate after this read is never announced (this primary is closed by then).
+      long gated = gatedVersion;
+      // Nothing passed the gate (the version this primary opened at may have been raised above the
+      // commit's, with the same contents), or the last commit covers what did.
+      if (gated < 0 || gated <= Math.max(committedVersion, node.getLastCommitVersion())) {
+        store.recordCleanClose(incarnation);
       }
     } catch (IOException | RuntimeException e) {
       log.warn("could not record a clean close: {}", e.toString());
