@@ -1,5 +1,7 @@
 package io.nrtcluster.stress.bench;
 
+import io.nrtcluster.common.NotEnoughReplicasException;
+import io.nrtcluster.node.Durability;
 import io.nrtcluster.stress.EuroparlDocs;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -27,12 +29,24 @@ final class LoadRunner {
 
   static BenchApi.LoadReply run(BenchIndex index, Mode mode, int docsPerSec, long refreshMs, long warmupSec, long seconds)
       throws IOException, InterruptedException {
+    return run(index, mode, Durability.LOCAL, docsPerSec, refreshMs, warmupSec, seconds);
+  }
+
+  /**
+   * The load with each refresh acknowledged with {@code durability}. Each refresh also records the
+   * oldest write it covers: the start of the {@code addDocument} call of the oldest document whose
+   * call returned before the refresh began (a document whose call returns while the refresh begins
+   * counts toward the next refresh, so the write-to-acknowledgement time errs long, never short).
+   */
+  static BenchApi.LoadReply run(BenchIndex index, Mode mode, Durability durability, int docsPerSec, long refreshMs,
+      long warmupSec, long seconds) throws IOException, InterruptedException {
     int threads = Math.max(1, Math.min(2, (docsPerSec + 4_999) / 5_000));
     long start = System.nanoTime();
     long measureFrom = start + TimeUnit.SECONDS.toNanos(warmupSec);
     long end = measureFrom + TimeUnit.SECONDS.toNanos(seconds);
     AtomicLong docs = new AtomicLong();
     AtomicReference<Throwable> failure = new AtomicReference<>();
+    AtomicLong oldestWrite = new AtomicLong(-1);
     List<Thread> indexers = new ArrayList<>();
     long period = TimeUnit.SECONDS.toNanos(threads) / docsPerSec;
     for (int t = 0; t < threads; t++) {
@@ -52,7 +66,9 @@ final class LoadRunner {
               next = now; // fell behind: do not burst to catch up
             }
             next += period;
+            long writeStart = System.nanoTime();
             index.add(corpus.nextDocument("t" + me + "-" + n++));
+            oldestWrite.compareAndSet(-1, writeStart);
             if (System.nanoTime() >= measureFrom) {
               docs.incrementAndGet();
             }
@@ -63,6 +79,8 @@ final class LoadRunner {
       }));
     }
     List<long[]> refreshes = new ArrayList<>();
+    List<BenchApi.Ack> acks = new ArrayList<>();
+    long refused = 0;
     long cpuFrom = -1;
     long nextRefresh = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(refreshMs);
     while (System.nanoTime() < end && failure.get() == null) {
@@ -74,14 +92,27 @@ final class LoadRunner {
       if (cpuFrom < 0 && System.nanoTime() >= measureFrom) {
         cpuFrom = CpuClock.cpuNanos();
       }
+      long covers = oldestWrite.getAndSet(-1);
       long s = System.nanoTime();
       if (mode == Mode.COMMIT) {
         index.commit();
       }
-      long version = index.refresh();
+      long version;
+      try {
+        version = index.refresh(durability).version();
+      } catch (NotEnoughReplicasException refusal) {
+        // Published but not acknowledged: its writes count toward the next refresh's wait.
+        oldestWrite.accumulateAndGet(covers,
+            (current, older) -> current < 0 || (older >= 0 && older < current) ? older : current);
+        if (s >= measureFrom) {
+          refused++;
+        }
+        continue;
+      }
       long e = System.nanoTime();
       if (s >= measureFrom) {
         refreshes.add(new long[] {version, s, e});
+        acks.add(new BenchApi.Ack(version, covers, s, e));
       }
     }
     for (Thread t : indexers) {
@@ -91,6 +122,6 @@ final class LoadRunner {
       throw new IOException("the load failed: " + failure.get(), failure.get());
     }
     long cpu = CpuClock.cpuNanos() - Math.max(0, cpuFrom);
-    return new BenchApi.LoadReply(refreshes, docs.get(), cpu, measureFrom, System.nanoTime());
+    return new BenchApi.LoadReply(refreshes, docs.get(), cpu, measureFrom, System.nanoTime(), acks, refused);
   }
 }
