@@ -74,14 +74,18 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
    * @param p50Ratio replicated over local write-to-acknowledgement p50
    * @param p99Ratio the same at p99
    * @param replicatedRefused REPLICATED refreshes refused for lack of in-sync replicas (not acknowledged)
+   * @param localSlowestInstallAfterReturnMs per version of the LOCAL windows: the refresh's return to the
+   *     slower replica's searcher switch (what REPLICATED adds to the call, less the install report's way back)
    * @param bound the target's bound, from figures of this cell
    * @param targetMet whether the replicated write-to-acknowledgement p50 is at most the bound
    * @param localSteps the replicas' copy steps during the LOCAL windows (figure 1's steps)
-   * @param replicatedSteps the same during the REPLICATED windows
+   * @param replicatedSteps the same during the REPLICATED windows (their refresh step is the whole
+   *     acknowledged call, which ends after the install, so their point step is mostly 0)
    */
   public record AckCell(int oneWayDelayMs, int windowsPerLevel, int windowSec, Dist localWriteToAckMs,
       Dist replicatedWriteToAckMs, Dist localRefreshCallMs, Dist replicatedRefreshCallMs, double p50Ratio, double p99Ratio,
-      long replicatedRefused, AckBound bound, boolean targetMet, PhaseBreakdown localSteps, PhaseBreakdown replicatedSteps) {}
+      long replicatedRefused, Dist localSlowestInstallAfterReturnMs, AckBound bound, boolean targetMet,
+      PhaseBreakdown localSteps, PhaseBreakdown replicatedSteps) {}
 
   /**
    * Figure 11's target: the replicated write-to-acknowledgement p50 at most the local one plus one

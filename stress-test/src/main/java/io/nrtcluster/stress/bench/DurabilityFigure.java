@@ -84,16 +84,17 @@ final class DurabilityFigure {
     BenchReport.AckBound bound = BenchReport.AckBound.of(localAck.p50(), delay, loopback.p50(), localSteps);
     BenchReport.AckCell cell = new BenchReport.AckCell(delay, WINDOWS_PER_LEVEL, windowSec, localAck, replicatedAck,
         Dist.ofNanos(local.calls), Dist.ofNanos(replicated.calls), Dist.ratio(replicatedAck.p50(), localAck.p50()),
-        Dist.ratio(replicatedAck.p99(), localAck.p99()), replicated.refused, bound, bound.met(replicatedAck.p50()),
-        localSteps, replicatedSteps);
+        Dist.ratio(replicatedAck.p99(), localAck.p99()), replicated.refused, Dist.ofNanos(local.slowestInstall), bound,
+        bound.met(replicatedAck.p50()), localSteps, replicatedSteps);
     rows(table, cell);
     out.accept(String.format(Locale.ROOT, "bench: figure 11, link delay %d ms: write-to-ack p50/p99 LOCAL %.1f/%.1f ms, "
         + "REPLICATED %.1f/%.1f ms; refresh call p50 LOCAL %.1f ms, REPLICATED %.1f ms; bound %.1f = local %.1f + round trip "
-        + "%.1f + install %.1f (copy-state %.1f, files %.1f, searcher %.1f): %s; %d REPLICATED refused", delay,
+        + "%.1f + install %.1f (copy-state %.1f, files %.1f, searcher %.1f): %s; LOCAL return to the slower replica's "
+        + "switch p50 %.1f ms; %d REPLICATED refused", delay,
         localAck.p50(), localAck.p99(), replicatedAck.p50(), replicatedAck.p99(), cell.localRefreshCallMs().p50(),
         cell.replicatedRefreshCallMs().p50(), bound.boundMs(), bound.localP50Ms(), bound.roundTripMs(), bound.installMs(),
         localSteps.copyStateMs().p50(), localSteps.filesMs().p50(), localSteps.searcherMs().p50(),
-        cell.targetMet() ? "met" : "missed", replicated.refused));
+        cell.targetMet() ? "met" : "missed", cell.localSlowestInstallAfterReturnMs().p50(), replicated.refused));
     return cell;
   }
 
@@ -122,7 +123,43 @@ final class DurabilityFigure {
     final List<Long> calls = new ArrayList<>();
     final List<long[]> refreshes = new ArrayList<>();
     final List<List<long[]>> phases = new ArrayList<>();
+    /** Per version: its refresh's return to the slower replica's searcher switch. */
+    final List<Long> slowestInstall = new ArrayList<>();
     long refused;
+  }
+
+  /**
+   * Per refresh {version, start, end}: from its return to the moment the slower of the replicas
+   * switched to a searcher of that version or a newer one (0 when both already had); versions some
+   * replica never reported are left out. In a LOCAL window that is the wait a REPLICATED
+   * acknowledgement adds, less the install report's way back to the primary.
+   *
+   * @param phases each replica's copies of one window, {version, point, copy-state, files, searcher, ...}, in order
+   */
+  static List<Long> slowestInstallAfterReturn(List<long[]> refreshes, List<List<long[]>> phases) {
+    List<Long> out = new ArrayList<>();
+    for (long[] r : refreshes) {
+      long slowest = Long.MIN_VALUE;
+      boolean every = !phases.isEmpty();
+      for (List<long[]> replica : phases) {
+        long[] first = null;
+        for (long[] p : replica) {
+          if (p[0] >= r[0] && p[4] >= 0) {
+            first = p;
+            break;
+          }
+        }
+        if (first == null) {
+          every = false;
+          break;
+        }
+        slowest = Math.max(slowest, first[4]);
+      }
+      if (every) {
+        out.add(Math.max(0, slowest - r[2]));
+      }
+    }
+    return out;
   }
 
   private static void window(BenchConfig config, BenchNodes nodes, Consumer<String> out, int delay, int windowSec,
@@ -143,10 +180,13 @@ final class DurabilityFigure {
     }
     level.refreshes.addAll(load.refreshes());
     level.refused += load.refused();
+    List<List<long[]>> phases = new ArrayList<>();
     for (NodeProcess p : nodes.replicasOf(primary)) {
       BenchApi.VisibleReply v = BenchNodes.client(p).visible();
-      level.phases.add(v.phases() == null ? List.of() : v.phases());
+      phases.add(v.phases() == null ? List.of() : v.phases());
     }
+    level.phases.addAll(phases);
+    level.slowestInstall.addAll(slowestInstallAfterReturn(load.refreshes(), phases));
   }
 
   /** Forgets what every cluster node searched so far, so a window's copy steps are its own. */
