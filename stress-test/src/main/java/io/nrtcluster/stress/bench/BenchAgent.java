@@ -148,6 +148,7 @@ final class BenchAgent implements AutoCloseable {
     String durability = JsonHttp.query(ex, "durability");
     BenchApi.LoadReply r = LoadRunner.run(index, mode == null ? LoadRunner.Mode.NRT : LoadRunner.Mode.valueOf(mode.toUpperCase(Locale.ROOT)),
         durability == null ? Durability.LOCAL : Durability.valueOf(durability.toUpperCase(Locale.ROOT)),
+        "true".equals(JsonHttp.query(ex, "overlapping")),
         (int) JsonHttp.number(ex, "docsPerSec", 1000), JsonHttp.number(ex, "refreshMs", 1000),
         JsonHttp.number(ex, "warmupSec", 2), JsonHttp.number(ex, "seconds", 10));
     JsonHttp.reply(ex, 200, r);

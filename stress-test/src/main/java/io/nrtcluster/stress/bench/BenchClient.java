@@ -20,12 +20,15 @@ final class BenchClient {
         + warmupSec + "&seconds=" + seconds, null, Duration.ofSeconds(warmupSec + seconds + 120), BenchApi.LoadReply.class);
   }
 
-  /** A load whose refreshes are acknowledged with {@code durability} (figure 11). */
-  BenchApi.LoadReply load(LoadRunner.Mode mode, Durability durability, int docsPerSec, long refreshMs, long warmupSec,
-      long seconds) throws AgentException {
-    return json.post("/load?mode=" + mode + "&durability=" + durability + "&docsPerSec=" + docsPerSec + "&refreshMs="
-        + refreshMs + "&warmupSec=" + warmupSec + "&seconds=" + seconds, null, Duration.ofSeconds(warmupSec + seconds + 120),
-        BenchApi.LoadReply.class);
+  /**
+   * A load whose refreshes are acknowledged with {@code durability} (figure 11); {@code overlapping}:
+   * each refresh on its own thread on the interval's clock ({@link LoadRunner}).
+   */
+  BenchApi.LoadReply load(LoadRunner.Mode mode, Durability durability, boolean overlapping, int docsPerSec,
+      long refreshMs, long warmupSec, long seconds) throws AgentException {
+    return json.post("/load?mode=" + mode + "&durability=" + durability + "&overlapping=" + overlapping
+        + "&docsPerSec=" + docsPerSec + "&refreshMs=" + refreshMs + "&warmupSec=" + warmupSec + "&seconds=" + seconds,
+        null, Duration.ofSeconds(warmupSec + seconds + 120), BenchApi.LoadReply.class);
   }
 
   /** Adds {@code docs} documents with ids {@code prefix0..} and refreshes with {@code durability} (figure 6's loss). */

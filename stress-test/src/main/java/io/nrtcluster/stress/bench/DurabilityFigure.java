@@ -14,7 +14,11 @@ import java.util.function.Consumer;
  * point).
  *
  * <p>Write-to-acknowledgement of one refresh: from the start of the {@code addDocument} call of the
- * oldest document it covers to the refresh call's return ({@link LoadRunner}). The two levels run in
+ * oldest document it covers to the refresh call's return ({@link LoadRunner}). A refresh starts every
+ * 100 ms on its own thread whether or not the previous one returned (as a service's concurrent
+ * requests with a refresh would), so an acknowledgement that takes longer than the interval delays
+ * no later refresh (one refresher calling them in turn made writes wait for the previous
+ * acknowledgement too: over delayed links that doubled the figure). The two levels run in
  * alternating windows of equal length on the same processes (LOCAL, REPLICATED, REPLICATED, LOCAL,
  * ...: each level as often first as second), so a drift of the shared machine's load over the
  * figure's minutes falls on both alike.
@@ -48,8 +52,9 @@ final class DurabilityFigure {
     }
     return new BenchReport.AckLatency(DOCS_PER_SEC, REFRESH_MS, WINDOWS, List.copyOf(cells),
         "write-to-acknowledgement: from the start of the addDocument call of the oldest document a refresh covers (the "
-        + "oldest whose call returned before the refresh began) to the refresh call's return; refresh call: the call "
-        + "alone; one primary, two replicas; bound: local p50 + (2 x one-way delay + loopback TCP round trip p50) + "
+        + "oldest whose call returned before the refresh began) to the refresh call's return; a refresh starts every "
+        + REFRESH_MS + " ms on its own thread (overlapping when one takes longer); refresh call: the call alone; one "
+        + "primary, two replicas; bound: local p50 + (2 x one-way delay + loopback TCP round trip p50) + "
         + "(copy-state + files + searcher p50s of the replicas during the LOCAL windows)");
   }
 
@@ -58,7 +63,7 @@ final class DurabilityFigure {
     int seconds = Math.max(1, config.warmUpSec() / 2);
     out.accept("bench: figure 11: warming up (" + seconds + " s of each level, not measured)");
     for (Durability d : Durability.values()) {
-      BenchNodes.client(nodes.primary()).load(LoadRunner.Mode.NRT, d, DOCS_PER_SEC, REFRESH_MS, 0, seconds);
+      BenchNodes.client(nodes.primary()).load(LoadRunner.Mode.NRT, d, true, DOCS_PER_SEC, REFRESH_MS, 0, seconds);
     }
     drain(nodes);
   }
@@ -167,7 +172,7 @@ final class DurabilityFigure {
     out.accept("bench: figure 11, link delay " + delay + " ms: " + durability + " window, " + windowSec + " s");
     drain(nodes);
     NodeProcess primary = nodes.primary();
-    BenchApi.LoadReply load = BenchNodes.client(primary).load(LoadRunner.Mode.NRT, durability, DOCS_PER_SEC, REFRESH_MS,
+    BenchApi.LoadReply load = BenchNodes.client(primary).load(LoadRunner.Mode.NRT, durability, true, DOCS_PER_SEC, REFRESH_MS,
         config.warmupSec(), windowSec);
     if (!load.refreshes().isEmpty()) {
       nodes.awaitVersion(load.refreshes().get(load.refreshes().size() - 1)[0]);
