@@ -44,10 +44,11 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
       Bootstrap bootstrap,
       AckLatency ackLatency) {
 
-    /** The figures without the lag phases, figure 8 and the scale figure. */
+    /** The figures without the lag phases and figures 8 to 11. */
     public Figures(VisibilityLag visibilityLag, CommitBased commitBased, ReplicaCpu replicaCpu,
         SearchWhileCopying searchWhileCopying, CopyThroughput copyThroughput, Failover failover) {
-      this(visibilityLag, commitBased, replicaCpu, searchWhileCopying, copyThroughput, failover, null, null, null, null, null);
+      this(visibilityLag, commitBased, replicaCpu, searchWhileCopying, copyThroughput, failover, null, null, null, null,
+          null);
     }
   }
 
