@@ -30,7 +30,8 @@ import picocli.CommandLine.TypeConversionException;
       "Figures, each a ratio against a baseline from the same run: replica visibility lag vs local NRT refresh time; "
           + "commit-based replication vs NRT replication; merge pre-copy throughput vs raw loopback and disk speed; "
           + "replica CPU vs primary CPU and vs a node indexing every document; replica search throughput while copying "
-          + "vs idle; failover time after kill -9 of the primary.",
+          + "vs idle; failover time after kill -9 of the primary and the acknowledged documents it loses per durability; "
+          + "write-to-acknowledgement latency of REPLICATED vs LOCAL refreshes, without and with --link-delay.",
       "The scale figure (scale): --nodes node processes (3) each hosting --indexes indexes (100): start to every index "
           + "searching, threads "
           + "and heap per index, primaries per node, ZooKeeper writes at a refresh per second per index, kill -9 of a "
@@ -58,7 +59,7 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--figures", split = ",", paramLabel = "FIGURE",
       description = "Measure only these, comma-separated: grid (figures 1, 2, 4), search (5), copy (3), failover (6), "
-          + "delay (8), scale (9), bootstrap (10). "
+          + "delay (8), scale (9), bootstrap (10), durability (11). "
           + "Default: all.",
       converter = FigureConverter.class)
   Set<BenchFigure> figures = EnumSet.allOf(BenchFigure.class);
@@ -72,7 +73,8 @@ public final class BenchCommand implements Callable<Integer> {
   List<Integer> refreshMs;
 
   @Option(names = "--link-delay", paramLabel = "MILLIS", defaultValue = "25",
-      description = "Figure 8's one-way delay between the cluster nodes in milliseconds (default 25: a 50 ms round trip).")
+      description = "Figures 8's and 11's one-way delay between the cluster nodes in milliseconds (default 25: a 50 ms "
+          + "round trip).")
   int linkDelayMs;
 
   @Option(names = "--indexes", paramLabel = "N",
@@ -122,7 +124,8 @@ public final class BenchCommand implements Callable<Integer> {
           return f;
         }
       }
-      throw new TypeConversionException("unknown figure '" + value + "' (grid, search, copy, failover, delay, scale, bootstrap)");
+      throw new TypeConversionException("unknown figure '" + value
+          + "' (grid, search, copy, failover, delay, scale, bootstrap, durability)");
     }
   }
 }

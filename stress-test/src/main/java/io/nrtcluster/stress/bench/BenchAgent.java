@@ -1,7 +1,9 @@
 package io.nrtcluster.stress.bench;
 
 import com.sun.net.httpserver.HttpExchange;
+import io.nrtcluster.node.Acknowledgement;
 import io.nrtcluster.node.ClusterNode;
+import io.nrtcluster.node.Durability;
 import io.nrtcluster.node.NrtHost;
 import io.nrtcluster.primary.PreCopyResult;
 import io.nrtcluster.stress.agent.JsonHttp;
@@ -21,9 +23,11 @@ import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.PrefixQuery;
 import org.apache.lucene.search.TermQuery;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,6 +76,8 @@ final class BenchAgent implements AutoCloseable {
     });
     http.route("/forceMerge", this::forceMerge);
     http.route("/write", this::write);
+    http.route("/ackBatch", this::ackBatch);
+    http.route("/countIds", this::countIds);
     http.route("/status", this::status);
     http.route("/linkDelay", ex -> {
       if (host == null) {
@@ -139,7 +145,10 @@ final class BenchAgent implements AutoCloseable {
 
   private void load(HttpExchange ex) throws Exception {
     String mode = JsonHttp.query(ex, "mode");
+    String durability = JsonHttp.query(ex, "durability");
     BenchApi.LoadReply r = LoadRunner.run(index, mode == null ? LoadRunner.Mode.NRT : LoadRunner.Mode.valueOf(mode.toUpperCase(Locale.ROOT)),
+        durability == null ? Durability.LOCAL : Durability.valueOf(durability.toUpperCase(Locale.ROOT)),
+        "true".equals(JsonHttp.query(ex, "overlapping")),
         (int) JsonHttp.number(ex, "docsPerSec", 1000), JsonHttp.number(ex, "refreshMs", 1000),
         JsonHttp.number(ex, "warmupSec", 2), JsonHttp.number(ex, "seconds", 10));
     JsonHttp.reply(ex, 200, r);
@@ -240,6 +249,36 @@ final class BenchAgent implements AutoCloseable {
     doc.add(new StringField("id", "w" + writes.incrementAndGet(), Field.Store.NO));
     index.add(doc);
     JsonHttp.reply(ex, 200, Map.of("ok", true));
+  }
+
+  /**
+   * Figure 6's acknowledged loss: adds documents {@code prefix0 .. prefix(docs-1)} and refreshes with
+   * {@code durability}; replies once acknowledged (a refusal or any failure is an error reply: nothing
+   * acknowledged).
+   */
+  private void ackBatch(HttpExchange ex) throws Exception {
+    String prefix = JsonHttp.query(ex, "prefix");
+    int docs = (int) JsonHttp.number(ex, "docs", 10);
+    Durability durability = Durability.valueOf(JsonHttp.query(ex, "durability").toUpperCase(Locale.ROOT));
+    for (int i = 0; i < docs; i++) {
+      Document doc = new Document();
+      doc.add(new StringField("id", prefix + i, Field.Store.NO));
+      index.add(doc);
+    }
+    Acknowledgement ack = index.refresh(durability);
+    JsonHttp.reply(ex, 200, new BenchApi.AckBatchReply(ack.version(), ack.durability().name(), ack.replicas()));
+  }
+
+  /** How many documents with an id starting with {@code prefix} this node searches now. */
+  private void countIds(HttpExchange ex) throws Exception {
+    String prefix = JsonHttp.query(ex, "prefix");
+    IndexSearcher s = index.acquire();
+    try {
+      long version = ((DirectoryReader) s.getIndexReader()).getVersion();
+      JsonHttp.reply(ex, 200, new BenchApi.CountReply(s.count(new PrefixQuery(new Term("id", prefix))), version));
+    } finally {
+      index.release(s);
+    }
   }
 
   private void status(HttpExchange ex) throws IOException {

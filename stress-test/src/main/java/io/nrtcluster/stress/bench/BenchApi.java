@@ -10,9 +10,25 @@ public final class BenchApi {
 
   /**
    * One measured load: each refresh as {version, start nanos, end nanos} (after warm-up), documents
-   * indexed, and process CPU and wall time over the measured part.
+   * indexed, and process CPU and wall time over the measured part; {@code acks}: the same refreshes
+   * with the write each one covered (figure 11), {@code refused}: refreshes whose {@code REPLICATED}
+   * acknowledgement was refused for lack of in-sync replicas (not in {@code refreshes}).
    */
-  public record LoadReply(List<long[]> refreshes, long docs, long cpuNanos, long fromNanos, long toNanos) {}
+  public record LoadReply(List<long[]> refreshes, long docs, long cpuNanos, long fromNanos, long toNanos, List<Ack> acks,
+      long refused) {}
+
+  /**
+   * One acknowledged refresh of a load (figure 11): its version, the start of the {@code addDocument}
+   * call of the oldest document recorded as written before the refresh began (-1: none), and the
+   * refresh call's start and return.
+   */
+  public record Ack(long version, long oldestWriteNanos, long startNanos, long endNanos) {}
+
+  /** A batch of documents {@code prefix0..prefixN-1} acknowledged by a refresh of {@code durability}: its version. */
+  public record AckBatchReply(long version, String durability, List<Integer> replicas) {}
+
+  /** How many documents whose id starts with the asked prefix this node searches. */
+  public record CountReply(long count, long version) {}
 
   /**
    * Versions this node started searching, each as {version, nanos}, and the timeline of each copy

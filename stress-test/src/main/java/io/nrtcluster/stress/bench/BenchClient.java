@@ -1,5 +1,6 @@
 package io.nrtcluster.stress.bench;
 
+import io.nrtcluster.node.Durability;
 import io.nrtcluster.stress.AgentException;
 import io.nrtcluster.stress.JsonClient;
 import java.time.Duration;
@@ -17,6 +18,28 @@ final class BenchClient {
       throws AgentException {
     return json.post("/load?mode=" + mode + "&docsPerSec=" + docsPerSec + "&refreshMs=" + refreshMs + "&warmupSec="
         + warmupSec + "&seconds=" + seconds, null, Duration.ofSeconds(warmupSec + seconds + 120), BenchApi.LoadReply.class);
+  }
+
+  /**
+   * A load whose refreshes are acknowledged with {@code durability} (figure 11); {@code overlapping}:
+   * each refresh on its own thread on the interval's clock ({@link LoadRunner}).
+   */
+  BenchApi.LoadReply load(LoadRunner.Mode mode, Durability durability, boolean overlapping, int docsPerSec,
+      long refreshMs, long warmupSec, long seconds) throws AgentException {
+    return json.post("/load?mode=" + mode + "&durability=" + durability + "&overlapping=" + overlapping
+        + "&docsPerSec=" + docsPerSec + "&refreshMs=" + refreshMs + "&warmupSec=" + warmupSec + "&seconds=" + seconds,
+        null, Duration.ofSeconds(warmupSec + seconds + 120), BenchApi.LoadReply.class);
+  }
+
+  /** Adds {@code docs} documents with ids {@code prefix0..} and refreshes with {@code durability} (figure 6's loss). */
+  BenchApi.AckBatchReply ackBatch(String prefix, int docs, Durability durability) throws AgentException {
+    return json.post("/ackBatch?prefix=" + prefix + "&docs=" + docs + "&durability=" + durability, null,
+        Duration.ofSeconds(30), BenchApi.AckBatchReply.class);
+  }
+
+  /** How many documents with an id starting with {@code prefix} the node searches. */
+  BenchApi.CountReply countIds(String prefix) throws AgentException {
+    return json.get("/countIds?prefix=" + prefix, Duration.ofSeconds(10), BenchApi.CountReply.class);
   }
 
   BenchApi.VisibleReply visible() throws AgentException {

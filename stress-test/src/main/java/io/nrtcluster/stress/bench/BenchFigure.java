@@ -13,7 +13,7 @@ public enum BenchFigure {
   SEARCH,
   /** Figure 3: merge pre-copy throughput against raw loopback and disk. */
   COPY,
-  /** Figure 6: failover after kill -9 of the primary. */
+  /** Figure 6: failover after kill -9 of the primary, and the acknowledged documents each level loses in it. */
   FAILOVER,
   /** Figure 8: replica lag with a delay on the links between the cluster nodes. */
   DELAY,
@@ -27,7 +27,12 @@ public enum BenchFigure {
    * from the primary and once restoring the newest backup from an object store first (own node
    * processes and an in-JVM S3-compatible store, {@link BootstrapConfig}).
    */
-  BOOTSTRAP;
+  BOOTSTRAP,
+  /**
+   * Figure 11: write-to-acknowledgement latency of refresh with LOCAL against REPLICATED
+   * acknowledgements, without and with a link delay ({@link DurabilityFigure}).
+   */
+  DURABILITY;
 
   /** The name used on the command line and in {@code bench.json}. */
   public String label() {

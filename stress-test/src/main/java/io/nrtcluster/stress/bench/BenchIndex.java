@@ -1,12 +1,15 @@
 package io.nrtcluster.stress.bench;
 
+import io.nrtcluster.node.Acknowledgement;
 import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.ClusterNodeInternals;
+import io.nrtcluster.node.Durability;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.primary.PreCopyResult;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
@@ -25,6 +28,14 @@ interface BenchIndex extends Closeable {
 
   /** Makes everything added searchable; returns the new version. */
   long refresh() throws IOException;
+
+  /**
+   * Makes everything added searchable with an acknowledgement of {@code durability} (a cluster
+   * primary; a single-node application has nothing to replicate and refreshes as {@link #refresh()}).
+   */
+  default Acknowledgement refresh(Durability durability) throws IOException {
+    return new Acknowledgement(refresh(), durability, List.of());
+  }
 
   void commit() throws IOException;
 
@@ -49,6 +60,11 @@ interface BenchIndex extends Closeable {
       @Override
       public long refresh() throws IOException {
         return node.refresh();
+      }
+
+      @Override
+      public Acknowledgement refresh(Durability durability) throws IOException {
+        return node.refresh(durability);
       }
 
       @Override

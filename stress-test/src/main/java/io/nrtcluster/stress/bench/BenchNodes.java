@@ -47,7 +47,7 @@ final class BenchNodes implements Closeable {
       Path dir = out.resolve("node-" + id);
       List<String> args = new ArrayList<>(List.of("--zk", zk.getConnectString(),
           "--session-timeout-ms", Integer.toString(config.sessionTimeoutMs()), "--merge-wait-ms", "0"));
-      if (config.runs(BenchFigure.DELAY)) {
+      if (config.runs(BenchFigure.DELAY) || config.runs(BenchFigure.DURABILITY)) {
         args.add("--link-delay-switch");
       }
       cluster.add(new NodeProcess(id, dir, command(config, dir, id, args.toArray(String[]::new))));

@@ -41,14 +41,95 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
       List<PhaseBreakdown> lagPhases,
       LinkDelay linkDelay,
       Scale scale,
-      Bootstrap bootstrap) {
+      Bootstrap bootstrap,
+      AckLatency ackLatency) {
 
-    /** The figures without the lag phases, figure 8 and the scale figure. */
+    /** The figures without the lag phases and figures 8 to 11. */
     public Figures(VisibilityLag visibilityLag, CommitBased commitBased, ReplicaCpu replicaCpu,
         SearchWhileCopying searchWhileCopying, CopyThroughput copyThroughput, Failover failover) {
-      this(visibilityLag, commitBased, replicaCpu, searchWhileCopying, copyThroughput, failover, null, null, null, null);
+      this(visibilityLag, commitBased, replicaCpu, searchWhileCopying, copyThroughput, failover, null, null, null, null,
+          null);
     }
   }
+
+  /**
+   * Figure 11: write-to-acknowledgement latency of {@code refresh} with {@code LOCAL} against {@code
+   * REPLICATED} acknowledgements, from the same processes in the same run, once without and once with
+   * a link delay.
+   *
+   * @param windows how the two levels' measured windows were laid out
+   * @param cells one per link delay (0 first)
+   */
+  public record AckLatency(int docsPerSec, int refreshMs, String windows, List<AckCell> cells, String note) {}
+
+  /**
+   * One link delay of figure 11.
+   *
+   * @param oneWayDelayMs the linkDelay fault point on every cluster link (0: none)
+   * @param windowsPerLevel measured windows of each level
+   * @param windowSec measured seconds of each window
+   * @param localWriteToAckMs per LOCAL refresh: the oldest write it covers to its return
+   * @param replicatedWriteToAckMs the same for REPLICATED refreshes
+   * @param localRefreshCallMs per LOCAL refresh: the call alone (start to return)
+   * @param replicatedRefreshCallMs the same for REPLICATED refreshes
+   * @param p50Ratio replicated over local write-to-acknowledgement p50
+   * @param p99Ratio the same at p99
+   * @param replicatedRefused REPLICATED refreshes refused for lack of in-sync replicas (not acknowledged)
+   * @param localSlowestInstallAfterReturnMs per version of the LOCAL windows: the refresh's return to the
+   *     slower replica's searcher switch (what REPLICATED adds to the call, less the install report's way back)
+   * @param bound the target's bound, from figures of this cell
+   * @param targetMet whether the replicated write-to-acknowledgement p50 is at most the bound
+   * @param localSteps the replicas' copy steps during the LOCAL windows (figure 1's steps)
+   * @param replicatedSteps the same during the REPLICATED windows (their refresh step is the whole
+   *     acknowledged call, which ends after the install, so their point step is mostly 0)
+   */
+  public record AckCell(int oneWayDelayMs, int windowsPerLevel, int windowSec, Dist localWriteToAckMs,
+      Dist replicatedWriteToAckMs, Dist localRefreshCallMs, Dist replicatedRefreshCallMs, double p50Ratio, double p99Ratio,
+      long replicatedRefused, Dist localSlowestInstallAfterReturnMs, AckBound bound, boolean targetMet,
+      PhaseBreakdown localSteps, PhaseBreakdown replicatedSteps) {}
+
+  /**
+   * Figure 11's target: the replicated write-to-acknowledgement p50 at most the local one plus one
+   * round trip plus the replica's install time.
+   *
+   * @param localP50Ms the LOCAL write-to-acknowledgement p50
+   * @param loopbackRttMs a TCP round trip on loopback, p50
+   * @param roundTripMs one round trip between cluster nodes: twice the one-way link delay plus {@code loopbackRttMs}
+   * @param installMs the replica's install: the p50s of figure 1's copy-state, files and searcher steps, added
+   * @param boundMs {@code localP50Ms + roundTripMs + installMs}
+   */
+  public record AckBound(double localP50Ms, double loopbackRttMs, double roundTripMs, double installMs, double boundMs) {
+    /** The bound from its parts; {@code steps} are the replicas' copy steps of the LOCAL windows. */
+    static AckBound of(double localP50Ms, int oneWayDelayMs, double loopbackRttMs, PhaseBreakdown steps) {
+      double roundTrip = round(2.0 * oneWayDelayMs + loopbackRttMs);
+      double install = round(steps.copyStateMs().p50() + steps.filesMs().p50() + steps.searcherMs().p50());
+      return new AckBound(localP50Ms, loopbackRttMs, roundTrip, install, round(localP50Ms + roundTrip + install));
+    }
+
+    /** Whether a replicated write-to-acknowledgement p50 of {@code replicatedP50Ms} meets the target. */
+    boolean met(double replicatedP50Ms) {
+      return replicatedP50Ms >= 0 && replicatedP50Ms <= boundMs;
+    }
+
+    private static double round(double ms) {
+      return Math.round(ms * 1000) / 1000.0;
+    }
+  }
+
+  /**
+   * Figure 6, acknowledged loss: the primary killed (kill -9) right after acknowledged refreshes of
+   * one level, and the acknowledged documents the new primary lacks.
+   *
+   * @param durability LOCAL or REPLICATED
+   * @param failovers kills measured
+   * @param batchesPerFailover acknowledged refreshes before each kill (the last right before it)
+   * @param docsPerBatch documents each of them covered
+   * @param acknowledgedDocs documents acknowledged over all the kills
+   * @param lostDocs of them, missing on the new primary
+   * @param lostPerFailover per kill, in order
+   */
+  public record AckLoss(String durability, int failovers, int batchesPerFailover, int docsPerBatch, long acknowledgedDocs,
+      long lostDocs, List<Long> lostPerFailover, String note) {}
 
   /**
    * Figure 10: two new replicas bootstrap the primary's index while it indexes, copying everything from
@@ -284,7 +365,16 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
   /** Figure 6: {@code kill -9} of the primary to the first acknowledged write and to every replica on the new version. */
   public record Failover(double p50Ms, double maxMs, double allReplicasP50Ms, double allReplicasMaxMs, int sessionTimeoutMs,
       int failovers, double p50OverSessionTimeout, String note, double targetP50Ms, double targetMaxMs,
-      double targetAllReplicasP50Ms, Pause pause) {}
+      double targetAllReplicasP50Ms, Pause pause, @JsonInclude(JsonInclude.Include.NON_NULL) List<AckLoss> acknowledgedLoss) {
+
+    /** The figure without the acknowledged loss. */
+    public Failover(double p50Ms, double maxMs, double allReplicasP50Ms, double allReplicasMaxMs, int sessionTimeoutMs,
+        int failovers, double p50OverSessionTimeout, String note, double targetP50Ms, double targetMaxMs,
+        double targetAllReplicasP50Ms, Pause pause) {
+      this(p50Ms, maxMs, allReplicasP50Ms, allReplicasMaxMs, sessionTimeoutMs, failovers, p50OverSessionTimeout, note,
+          targetP50Ms, targetMaxMs, targetAllReplicasP50Ms, pause, null);
+    }
+  }
 
   /** Figure 6, second part: {@code SIGSTOP} of the primary (silent, connections open) until it is replaced, then woken. */
   public record Pause(double p50Ms, double maxMs, double allReplicasP50Ms, double allReplicasMaxMs,

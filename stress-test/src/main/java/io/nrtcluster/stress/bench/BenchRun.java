@@ -35,6 +35,7 @@ public final class BenchRun {
   private BenchReport.LinkDelay linkDelay;
   private BenchReport.Scale scale;
   private BenchReport.Bootstrap bootstrap;
+  private BenchReport.AckLatency ackLatency;
   /** Per cell: label -> (local, nrt, commit) lag samples for the plots. */
   private final Map<String, List<List<Long>>> plotData = new LinkedHashMap<>();
 
@@ -72,6 +73,9 @@ public final class BenchRun {
       if (config.runs(BenchFigure.DELAY)) {
         linkDelay = DelayFigure.run(config, nodes, out, table);
       }
+      if (config.runs(BenchFigure.DURABILITY)) {
+        ackLatency = DurabilityFigure.run(config, nodes, out, table);
+      }
       if (config.runs(BenchFigure.FAILOVER)) {
         failover = FailoverFigure.run(config, nodes, out, table);
       }
@@ -88,7 +92,7 @@ public final class BenchRun {
     }
     BenchReport result = new BenchReport(machine(), config, new BenchReport.Figures(visibilityLag, commitBased, replicaCpu,
         searchWhileCopying, copyThroughput, failover, lagPhases.isEmpty() ? null : List.copyOf(lagPhases), linkDelay, scale,
-        bootstrap));
+        bootstrap, ackLatency));
     result.writeTo(config.out().resolve("bench.json"));
     for (Map.Entry<String, List<List<Long>>> e : plotData.entrySet()) {
       LagChart.write(e.getKey(), e.getValue(), config.out().resolve("lag-" + e.getKey().replaceAll("[^0-9a-z]+", "-") + ".png"));

@@ -77,7 +77,8 @@ final class DelayFigure {
     return Math.round(v * 100) / 100.0;
   }
 
-  private static void setDelay(BenchNodes nodes, int ms) throws Exception {
+  /** Sets the one-way delay of every link of every live cluster node (0: none). */
+  static void setDelay(BenchNodes nodes, int ms) throws Exception {
     for (NodeProcess p : nodes.cluster) {
       if (p.alive()) {
         BenchNodes.client(p).linkDelay(ms);

@@ -59,6 +59,26 @@ class BenchRunTest {
     assertThat(f.path("failover").path("sessionTimeoutMs").asInt()).isEqualTo(4_000);
     assertThat(f.path("failover").path("pause").path("p50Ms").asDouble()).isPositive();
     assertThat(f.path("failover").path("pause").path("wakeToReplicaP50Ms").asDouble()).isPositive();
+    // Figure 6's acknowledged loss: one kill per level; a replicated acknowledgement is never lost.
+    assertThat(f.path("failover").path("acknowledgedLoss").get(0).path("durability").asText()).isEqualTo("LOCAL");
+    JsonNode replicatedLoss = f.path("failover").path("acknowledgedLoss").get(1);
+    assertThat(replicatedLoss.path("durability").asText()).isEqualTo("REPLICATED");
+    assertThat(replicatedLoss.path("acknowledgedDocs").asLong()).isPositive();
+    assertThat(replicatedLoss.path("lostDocs").asLong()).isZero();
+    // Figure 11: both levels measured without and with the link delay, with the bound's parts.
+    JsonNode ack = f.path("ackLatency").path("cells");
+    assertThat(ack).hasSize(2);
+    assertThat(ack.get(0).path("oneWayDelayMs").asInt()).isZero();
+    assertThat(ack.get(1).path("oneWayDelayMs").asInt()).isEqualTo(BenchConfig.DEFAULT_LINK_DELAY_MS);
+    for (JsonNode c : ack) {
+      assertThat(c.path("localWriteToAckMs").path("n").asInt()).isPositive();
+      assertThat(c.path("replicatedWriteToAckMs").path("n").asInt()).isPositive();
+      assertThat(c.path("replicatedWriteToAckMs").path("p50").asDouble())
+          .isGreaterThan(c.path("replicatedRefreshCallMs").path("p50").asDouble());
+      assertThat(c.path("bound").path("installMs").asDouble()).isPositive();
+      assertThat(c.path("bound").path("boundMs").asDouble()).isGreaterThan(c.path("bound").path("localP50Ms").asDouble());
+    }
+    assertThat(ack.get(1).path("bound").path("roundTripMs").asDouble()).isGreaterThanOrEqualTo(50);
     try (var plots = Files.list(out)) {
       assertThat(plots.filter(p -> p.getFileName().toString().startsWith("lag-")).toList()).hasSize(1)
           .allSatisfy(p -> assertThat(Files.size(p)).isGreaterThan(5_000));
