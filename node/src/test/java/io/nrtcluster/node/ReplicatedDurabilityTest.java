@@ -77,6 +77,23 @@ class ReplicatedDurabilityTest {
     return out;
   }
 
+  /**
+   * Starts the cluster with node 1 leading, ten documents searched everywhere, and every other node
+   * in the in-sync set; returns the primary.
+   */
+  private static ClusterNode startInSync(ClusterHarness c) throws IOException {
+    c.startWithFirstAsPrimary();
+    ClusterNode p = c.node(0);
+    add(p, c, 0, 10);
+    c.awaitAllAt(p.refresh());
+    Integer[] others = new Integer[c.size() - 1];
+    for (int i = 1; i < c.size(); i++) {
+      others[i - 1] = i + 1;
+    }
+    awaitInSync(p, others);
+    return p;
+  }
+
   private static void awaitInSync(ClusterNode primary, Integer... replicas) {
     await("in-sync set " + List.of(replicas)).atMost(ClusterHarness.TIMEOUT).until(() -> {
       InSyncRecord r = primary.inSyncSet();
@@ -89,11 +106,7 @@ class ReplicatedDurabilityTest {
     long seed = FailoverTest.seed();
     System.out.println("ReplicatedDurabilityTest seed " + seed);
     try (ClusterHarness c = cluster(dir, seed, 3)) {
-      c.startWithFirstAsPrimary();
-      ClusterNode p = c.node(0);
-      add(p, c, 0, 10);
-      c.awaitAllAt(p.refresh());
-      awaitInSync(p, 2, 3);
+      ClusterNode p = startInSync(c);
 
       add(p, c, 1000, 10);
       Acknowledgement a = p.refresh(Durability.REPLICATED);
@@ -117,11 +130,7 @@ class ReplicatedDurabilityTest {
     long seed = FailoverTest.seed();
     System.out.println("ReplicatedDurabilityTest seed " + seed);
     try (ClusterHarness c = cluster(dir, seed, 3)) {
-      c.startWithFirstAsPrimary();
-      ClusterNode p = c.node(0);
-      add(p, c, 0, 10);
-      c.awaitAllAt(p.refresh());
-      awaitInSync(p, 2, 3);
+      ClusterNode p = startInSync(c);
 
       c.host(0).transport().updateLinkDelay(FaultInjection.MAX_LINK_DELAY_MILLIS);
       add(p, c, 2000, 5);
@@ -216,11 +225,7 @@ class ReplicatedDurabilityTest {
     long seed = FailoverTest.seed();
     System.out.println("ReplicatedDurabilityTest seed " + seed);
     try (ClusterHarness c = cluster(dir, seed, 3)) {
-      c.startWithFirstAsPrimary();
-      ClusterNode p = c.node(0);
-      add(p, c, 0, 10);
-      c.awaitAllAt(p.refresh());
-      awaitInSync(p, 2, 3);
+      ClusterNode p = startInSync(c);
 
       c.host(2).transport().updateLinkDelay(5_000);
       add(p, c, 100, 5);
@@ -277,11 +282,7 @@ class ReplicatedDurabilityTest {
     long seed = FailoverTest.seed();
     System.out.println("ReplicatedDurabilityTest seed " + seed);
     try (ClusterHarness c = cluster(dir, seed, 3)) {
-      c.startWithFirstAsPrimary();
-      ClusterNode p = c.node(0);
-      add(p, c, 0, 10);
-      c.awaitAllAt(p.refresh());
-      awaitInSync(p, 2, 3);
+      ClusterNode p = startInSync(c);
       add(p, c, 500, 5);
       Acknowledgement committed = p.commit(Durability.REPLICATED);
       assertThat(committed.replicas()).containsExactlyInAnyOrder(2, 3);
