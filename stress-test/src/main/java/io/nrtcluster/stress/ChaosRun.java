@@ -35,7 +35,7 @@ public final class ChaosRun {
       AckLog acks = new AckLog();
       SearchLog searches = new SearchLog();
       WritePath path = new WritePath(cluster, log, timeline, acks, config.durability());
-      Ledger ledger = new Ledger();
+      Ledger ledger = new Ledger(timeline::now);
       FaultRunner faults = new FaultRunner(config, cluster, path, timeline);
       Workload workload = new Workload(config, cluster, log, path, ledger, searches);
       Observer observer = new Observer(cluster, timeline, out, () -> progress(timeline, durationMs, cluster, path, log));
@@ -75,8 +75,29 @@ public final class ChaosRun {
           safety, published, auditProblems);
       ReportWriter.write(report, timeline, config.reportDir());
       out.accept(summary(report));
+      long excused = ledger.judge(rotWindows(faults.diskFlips())).excusedAnswers();
+      if (excused > 0) {
+        out.accept("  " + excused + " answers of nodes serving a file flipped on their own disk, until their scrub found it"
+            + " (and " + DiskFlipFault.REACTION_MILLIS + " ms to react), not judged against the other nodes'");
+      }
       return report;
     }
+  }
+
+  /**
+   * Where a node served a file rotted on its own disk: from each running-node flip it found (its scrub
+   * quarantined the file) or that went away (merged, replaced) to {@link DiskFlipFault#REACTION_MILLIS}
+   * after that, the time its reaction (a primary's step-down and its bridge, a replica's next installed
+   * point) takes to stop searching it. A killed node's flip needs none: it is found before it serves.
+   */
+  static List<Ledger.Excused> rotWindows(List<ChaosReport.DiskFlip> flips) {
+    List<Ledger.Excused> out = new ArrayList<>();
+    for (ChaosReport.DiskFlip d : flips) {
+      if (d.running() && d.ok()) {
+        out.add(new Ledger.Excused(d.node(), d.atMillis(), d.atMillis() + d.foundAfterMillis() + DiskFlipFault.REACTION_MILLIS));
+      }
+    }
+    return out;
   }
 
   private static String progress(Timeline timeline, long durationMs, ChaosCluster cluster, WritePath path, TxLog log) {
@@ -90,6 +111,7 @@ public final class ChaosRun {
       Ledger ledger, FaultRunner faults, Observer observer, Workload workload, FinalCheck.Outcome outcome,
       SafetyCheck.Result safetyResult, PublicationAudit.Publications published, List<String> auditProblems) {
     List<String> problems = new ArrayList<>(outcome.problems());
+    Ledger.Judgement answers = ledger.judge(rotWindows(faults.diskFlips()));
     problems.addAll(auditProblems);
     problems.addAll(safetyResult.examples());
     Observer.StatusFigures status = observer.statusFigures();
@@ -97,7 +119,7 @@ public final class ChaosRun {
     List<Long> converge = faults.convergeMillis();
     ChaosReport.Safety safety = new ChaosReport.Safety(published == null ? -1 : published.all().size(),
         safetyResult.acksJudged(), safetyResult.unattributedAcks(), safetyResult.ackedUnpublished(),
-        safetyResult.epochOverlaps(), ledger.mismatchedVersions(), safetyResult.searchesJudged(),
+        safetyResult.epochOverlaps(), answers.mismatchedVersions(), safetyResult.searchesJudged(),
         safetyResult.searchesBackInTime(), safetyResult.contents().judged(), safetyResult.contents().unjudged(),
         safetyResult.contents().differ(), safetyResult.contents().unpublishedCommits(), status.answers(), status.overBound(), status.maxMillis(), status.boundMillis(),
         converge.size() + faults.notConverged(), faults.notConverged(),
@@ -154,7 +176,7 @@ public final class ChaosRun {
     if (!outcome.unexpected().isEmpty()) {
       problems.add("unexpected documents (first ones): " + outcome.unexpected().stream().limit(20).toList());
     }
-    problems.addAll(ledger.examples());
+    problems.addAll(answers.examples());
     Map<Long, WritePath.Refresh> refreshes = path.refreshes();
     List<Long> lags = observer.lagMillis(refreshes);
     List<Long> failovers = path.failoverMillis();
@@ -176,7 +198,7 @@ public final class ChaosRun {
         faults.killsDuringCopy(), faults.killsDuringPreCopy(), plan.faults().size(), faults.skipped(),
         faults.recoveryTimeouts());
     ChaosReport.Replication replication = replication(path, outcome);
-    boolean valid = outcome.lost().isEmpty() && outcome.unexpected().isEmpty() && ledger.mismatches() == 0
+    boolean valid = outcome.lost().isEmpty() && outcome.unexpected().isEmpty() && answers.mismatches() == 0
         && checkIndexFailures == 0 && unreferenced == 0 && outcome.converged() && safety.clean() && flips.clean()
         && faults.diskFlips().stream().allMatch(ChaosReport.DiskFlip::ok) && storeClean;
     long acknowledged = replication == null ? log.acknowledged() : path.replicated().writesAcknowledged();
@@ -188,7 +210,7 @@ public final class ChaosRun {
         f, failovers.size(), new ChaosReport.Millis(Percentiles.of(failovers, 50), Percentiles.max(failovers)),
         path.writeGaps(),
         new ChaosReport.Lag(Percentiles.of(lags, 50), Percentiles.of(lags, 99), Percentiles.max(lags), lags.size()),
-        ledger.mismatches(), ledger.checks(), checkIndexFailures, unreferenced, workload.searches(),
+        answers.mismatches(), answers.checks(), checkIndexFailures, unreferenced, workload.searches(),
         workload.searchFailures(),
         outcome.finalVersion(), outcome.converged(), valid, safety, faults.networkOutcomes(), faults.diskOutcomes(), faults.diskFlips(), rebuilds, outages, store, List.copyOf(problems),
         plan.faults(), timeline.events());
