@@ -24,8 +24,12 @@ final class AckLog {
     }
   }
 
-  /** One acknowledged commit: node {@code nodeId} committed {@code version} (never opened by a searcher there). */
-  record Commit(int nodeId, long version, long receivedMillis) {}
+  /**
+   * One acknowledged commit: node {@code nodeId} committed {@code version}; {@code primary}: it
+   * committed as its index's primary (before and after), whose commit may make a version no refresh
+   * published. A replica's commit makes none: it commits the point it copied.
+   */
+  record Commit(int nodeId, long version, long receivedMillis, boolean primary) {}
 
   private final List<Ack> acks = new ArrayList<>();
   private final List<Commit> commits = new ArrayList<>();

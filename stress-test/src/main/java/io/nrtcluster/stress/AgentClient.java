@@ -70,8 +70,8 @@ final class AgentClient {
     return post("/refresh", null, Duration.ofSeconds(20), AgentApi.RefreshReply.class);
   }
 
-  AgentApi.RefreshReply commit() throws AgentException {
-    return post("/commit", null, Duration.ofSeconds(30), AgentApi.RefreshReply.class);
+  AgentApi.CommitReply commit() throws AgentException {
+    return post("/commit", null, Duration.ofSeconds(30), AgentApi.CommitReply.class);
   }
 
   AgentApi.SearchReply search(String term) throws AgentException {

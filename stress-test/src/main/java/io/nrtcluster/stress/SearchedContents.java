@@ -12,7 +12,7 @@ import java.util.Set;
  *   <li>every contents answer (a node's live documents' count and digest at a version) equals what
  *       the primary published at that version, where the run knows it: a refresh acknowledgement
  *       carries the primary's own contents of the version it acknowledged;
- *   <li>no node answers from a version that only a commit of its own made, that no refresh
+ *   <li>no node answers from a version that only a commit of its own as primary made, that no refresh
  *       acknowledged and no other node ever searched, while it was not the primary. A primary's
  *       commit takes writes no refresh published, under a version number no searcher opened; the
  *       only way to search it is to open that commit (a stepped-down or restarted primary), and
@@ -55,7 +55,7 @@ final class SearchedContents {
     }
     Map<Long, Integer> committedOnlyBy = new HashMap<>();
     for (AckLog.Commit c : commits) {
-      if (!refreshed.contains(c.version())) {
+      if (c.primary() && !refreshed.contains(c.version())) {
         committedOnlyBy.putIfAbsent(c.version(), c.nodeId());
       }
     }

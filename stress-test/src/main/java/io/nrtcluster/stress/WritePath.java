@@ -362,12 +362,12 @@ final class WritePath {
       }
       long acknowledgedBefore = t == null ? 0 : replicated.acknowledgedPosition(t.gen());
       try {
-        AgentApi.RefreshReply c = n.client().commit();
+        AgentApi.CommitReply c = n.client().commit();
         if (t != null && n == t.node() && c.gen() == t.gen()) {
           // The primary that held every acknowledged write committed them all (replicated durability's record).
           replicated.committed(acknowledgedBefore, timeline.now());
         }
-        acks.commit(new AckLog.Commit(n.id(), c.version(), System.currentTimeMillis()));
+        acks.commit(new AckLog.Commit(n.id(), c.version(), System.currentTimeMillis(), c.primary()));
         commits.incrementAndGet();
       } catch (AgentException e) {
         LOG.debug("commit on N{} failed: {}", n.id(), e.getMessage());

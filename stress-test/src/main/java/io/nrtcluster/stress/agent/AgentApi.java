@@ -78,6 +78,9 @@ public final class AgentApi {
     }
   }
 
+  /** A commit's answer: the version committed and the generation; {@code primary}: committed as the primary (before and after). */
+  public record CommitReply(long version, long gen, boolean primary) {}
+
   /** {@code primary}: the node answered as its index's primary (before and after the search). */
   public record SearchReply(long version, int hits, boolean primary) {}
 

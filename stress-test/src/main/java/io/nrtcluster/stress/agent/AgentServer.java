@@ -163,8 +163,10 @@ final class AgentServer implements AutoCloseable {
   }
 
   private void commit(HttpExchange ex) throws Exception {
+    boolean primaryBefore = node.role() == Role.PRIMARY;
     node.commit();
-    JsonHttp.reply(ex, 200, AgentApi.RefreshReply.withoutContents(node.status().commitVersion(), node.primaryGen()));
+    JsonHttp.reply(ex, 200, new AgentApi.CommitReply(node.status().commitVersion(), node.primaryGen(),
+        primaryBefore && node.role() == Role.PRIMARY));
   }
 
   private void search(HttpExchange ex) throws Exception {
