@@ -124,6 +124,35 @@ public final class ClusterView {
     return last.filter(wanted);
   }
 
+  /**
+   * Waits, with a watch on the in-sync set's znode, at most {@code timeout} until node {@code nodeId}
+   * is in the set in its current incarnation ({@link InSyncRecord#holds}), or no primary recorded a
+   * set (every member may then be elected); true when it is. Fails as {@link
+   * #members(ZooKeeperSession, ZkLayout)}.
+   */
+  public static boolean awaitInSync(ZooKeeperSession zk, ZkLayout layout, int nodeId, Duration timeout)
+      throws NrtClusterException {
+    return ZkCalls.call(zk.auth(), "waiting for node " + nodeId + " to join the in-sync set of " + layout.indexPath(),
+        () -> WatchedWait.until(zk.curator(), timeout, (c, watcher) -> watchInSync(c, watcher, layout, nodeId), in -> in));
+  }
+
+  private static boolean watchInSync(CuratorFramework c, Watcher watcher, ZkLayout layout, int nodeId) throws Exception {
+    InSyncRecord record;
+    try {
+      record = InSyncRecord.decode(c.getData().usingWatcher(watcher).forPath(layout.inSync()));
+    } catch (KeeperException.NoNodeException e) {
+      return true;
+    }
+    if (record == null) {
+      return true;
+    }
+    try {
+      return record.holds(MemberInfo.decode(c.getData().forPath(layout.member(nodeId))));
+    } catch (KeeperException.NoNodeException e) {
+      return false;
+    }
+  }
+
   private static Optional<PrimaryInfo> watchPrimary(CuratorFramework c, Watcher watcher, ZkLayout layout) throws Exception {
     while (true) {
       try {

@@ -161,8 +161,10 @@ public final class ClusterAdmin implements Closeable {
    * Gracefully moves the primary role of {@code index} to {@code nodeId}: the primary stops writes,
    * publishes a final version, waits until the node searches it, commits, and resigns in its favour.
    * Returns the new primary's status. A node the index's in-sync set does not name (in its current
-   * incarnation; no record: every member may) is refused with {@link ErrorCode#REFUSED} before anything
-   * changes: it may lack acknowledged writes, which only a {@link #forcePromote forced promotion} accepts losing. If the node cannot catch up within {@code timeout}, the old
+   * incarnation; no record: every member may) is waited for, at most {@code timeout} (a replica joins
+   * once it installed the newest version, so a fresh or returning one joins within moments), and
+   * refused with {@link ErrorCode#REFUSED} before anything changes if it does not join: it may lack
+   * acknowledged writes, which only a {@link #forcePromote forced promotion} accepts losing. If the node cannot catch up within {@code timeout}, the old
    * primary resumes writes and this fails with {@link ErrorCode#PROMOTION_FAILED}. A node holding
    * corrupt local files it has not replaced yet is refused with {@link CorruptLocalFileException}
    * naming them (checked first, so also when the primary is dead).
@@ -190,7 +192,14 @@ public final class ClusterAdmin implements Closeable {
     if (before.primaryNodeId() == nodeId) {
       throw new AdminException(ErrorCode.REFUSED, "node " + nodeId + " already is the primary of " + index);
     }
-    requireInSync(before, target);
+    if (!target.inSync()) {
+      // A replica joins once it installed the newest version (a fresh or returning one within moments):
+      // wait for it, bounded by the promotion's own timeout, and refuse only if it does not join.
+      if (!ClusterView.awaitInSync(zk, layout, nodeId, timeout)) {
+        IndexStatus now = status(cluster, index);
+        requireInSync(now, requireMember(now, nodeId));
+      }
+    }
     OperatorRequests requests = new OperatorRequests(zk, layout);
     Handoff request = new Handoff(UUID.randomUUID().toString(), nodeId, timeout.toMillis(), Handoff.Status.REQUESTED, -1, "");
     requests.requestHandoff(request);
