@@ -72,6 +72,7 @@ class RottenStoredFieldsTest {
       SearchNode primary = cluster.start(1);
       await().atMost(Duration.ofSeconds(60)).until(() -> primary.index("docs").isWritablePrimary());
       SearchNode replica = cluster.start(2);
+      ServiceCluster.awaitInSync(http, primary, "docs", 2);
       List<Map<String, Object>> docs = new ArrayList<>();
       for (int i = 0; i < DOCS; i++) {
         StringBuilder noise = new StringBuilder();

@@ -57,6 +57,7 @@ class SearchServiceEndToEndTest {
       List<SearchNode> replicas = nodes.stream().filter(n -> n != primary).toList();
       SearchNode a = replicas.get(0);
       SearchNode b = replicas.get(1);
+      ServiceCluster.awaitInSync(http, primary, "docs", a.nodeId(), b.nodeId());
 
       // A write on a replica is forwarded to the primary, whose answer comes back.
       Http.Reply forwarded = http.post(a.httpUrl(), "/indexes/docs/docs", docs(random, 0, 40, true));

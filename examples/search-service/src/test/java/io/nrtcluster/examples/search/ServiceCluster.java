@@ -1,5 +1,9 @@
 package io.nrtcluster.examples.search;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.nrtcluster.node.HostConfig;
@@ -8,7 +12,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 
 /**
@@ -49,6 +55,21 @@ final class ServiceCluster implements AutoCloseable {
     SearchNode node = SearchNode.start(config(nodeId), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
     nodes.add(node);
     return node;
+  }
+
+  /**
+   * Waits (bounded) until {@code primary}'s status names every one of {@code replicas} in the
+   * index's in-sync set: before that a replicated acknowledgement (the service's default) can be
+   * refused with {@code not_enough_replicas}, as documented, when no replica is connected yet.
+   */
+  static void awaitInSync(Http http, SearchNode primary, String index, Integer... replicas) {
+    await("the in-sync set of " + index + " on N" + primary.nodeId() + " holds " + List.of(replicas))
+        .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
+          JsonNode members = http.get(primary.httpUrl(), "/status").json().at("/indexes/" + index + "/inSync/members");
+          Set<Integer> ids = new HashSet<>();
+          members.forEach(m -> ids.add(m.asInt()));
+          assertThat(ids).contains(replicas);
+        });
   }
 
   /** Crash-like stop: the node's ZooKeeper sessions end at once, nothing is committed or resigned. */
