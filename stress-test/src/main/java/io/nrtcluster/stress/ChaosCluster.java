@@ -84,7 +84,7 @@ final class ChaosCluster implements Closeable {
         disks = Disks.tmpfs(dir, INDEX, config.nodes(), (long) config.diskMb() << 20);
       }
       if (config.objectStore()) {
-        store = ChaosStore.start(storeHost, config.backupMode());
+        store = ChaosStore.start(storeHost, config.backupMode(), dir);
       }
       List<String> storeArgs = store == null ? List.of() : store.nodeArgs();
       admin = ClusterAdmin.connect(zk.connectString(), Duration.ofSeconds(30));

@@ -11,6 +11,7 @@ import io.nrtcluster.objectstore.StoreLayout;
 import io.nrtcluster.stress.agent.StoreOptions;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +45,7 @@ final class ChaosStore implements Closeable {
   }
 
   /** Starts the server on {@code host} (an address of this machine) and connects the harness's client. */
-  static ChaosStore start(String host, BackupMode mode) throws Exception {
+  static ChaosStore start(String host, BackupMode mode, Path dir) throws Exception {
     S3TestServer server = S3TestServer.start(host);
     try {
       // Few, quick attempts: the harness asks again itself, and must not hang while the store is down.

@@ -4,17 +4,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nrtcluster.objectstore.BackupMode;
+import io.nrtcluster.objectstore.ObjectStoreConfig;
+import io.nrtcluster.objectstore.S3TestServer;
+import io.nrtcluster.stress.agent.StoreOptions;
 import io.nrtcluster.stress.net.NetLab;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * The chaos run's object store: the options it gives the nodes, a stop that refuses connections and a
@@ -22,13 +30,14 @@ import org.junit.jupiter.api.Timeout;
  * process inside a host's namespace reaches (as the node JVMs must).
  */
 class ChaosStoreTest {
+  @TempDir Path dir;
+
   @Test
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void nodesGetTheEndpointAndTheStoreStopsAndComesBackOnTheSameAddress() throws Exception {
-    try (ChaosStore store = ChaosStore.start("127.0.0.1", BackupMode.EVERY_POINT)) {
+    try (ChaosStore store = ChaosStore.start("127.0.0.1", BackupMode.EVERY_POINT, dir)) {
       List<String> args = store.nodeArgs();
-      assertThat(args).contains("--store-endpoint", "--store-bucket", "--store-access-key", "--store-secret-key",
-          "EVERY_POINT");
+      assertThat(args).contains("--store-endpoint", "--store-bucket", "--store-credentials-file", "EVERY_POINT");
       URI endpoint = URI.create(args.get(args.indexOf("--store-endpoint") + 1));
       assertThat(endpoint.getHost()).isEqualTo("127.0.0.1");
       assertThat(store.newestVersion()).isEqualTo(-1);
@@ -50,7 +59,7 @@ class ChaosStoreTest {
     Assumptions.assumeTrue(NetLab.rootAvailable(), "network namespaces need root and iproute2");
     Assumptions.assumeTrue(new java.io.File("/usr/bin/curl").canExecute(), "needs curl");
     try (NetLab lab = NetLab.create("chaos store test", "N1");
-        ChaosStore store = ChaosStore.start(lab.bridgeAddress(), BackupMode.EVERY_COMMIT)) {
+        ChaosStore store = ChaosStore.start(lab.bridgeAddress(), BackupMode.EVERY_COMMIT, dir)) {
       List<String> args = store.nodeArgs();
       String endpoint = args.get(args.indexOf("--store-endpoint") + 1);
       assertThat(endpoint).contains(lab.bridgeAddress());
@@ -61,6 +70,33 @@ class ChaosStoreTest {
       String code = new String(curl.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
       assertThat(code).as("HTTP status seen from inside the namespace").matches("[1-5][0-9][0-9]");
     }
+  }
+
+  /**
+   * The store's credentials reach node processes through a file only this user reads, never their
+   * command line (which any local user reads in {@code ps}).
+   */
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void theCredentialsReachTheNodesInAFileOnlyTheirUserReadsAndNeverOnTheCommandLine() throws Exception {
+    try (ChaosStore store = ChaosStore.start("127.0.0.1", BackupMode.EVERY_COMMIT, dir)) {
+      List<String> args = store.nodeArgs();
+      assertThat(String.join(" ", args)).doesNotContain(S3TestServer.ACCESS_KEY).doesNotContain(S3TestServer.SECRET_KEY);
+      Path file = Path.of(args.get(args.indexOf("--store-credentials-file") + 1));
+      assertThat(Files.getPosixFilePermissions(file)).containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ,
+          PosixFilePermission.OWNER_WRITE);
+      // A node process parses exactly these options: its store connection carries the credentials.
+      Parsed parsed = new Parsed();
+      new CommandLine(parsed).setUnmatchedArgumentsAllowed(true).parseArgs(args.toArray(String[]::new));
+      ObjectStoreConfig config = parsed.store.config().build();
+      assertThat(config.accessKeyId()).isEqualTo(S3TestServer.ACCESS_KEY);
+      assertThat(config.secretAccessKey()).isEqualTo(S3TestServer.SECRET_KEY);
+    }
+  }
+
+  @CommandLine.Command(name = "node")
+  static final class Parsed {
+    @CommandLine.Mixin StoreOptions store;
   }
 
   private static void connect(URI endpoint) throws IOException {
