@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * every node reaches (loopback, or the lab's bridge address in namespace mode, which the hosts in
  * their namespaces reach as they reach the harness's requests), and the harness's own client of it,
  * which watches backups and restores the newest one in the final check. Nodes get the endpoint,
- * credentials, backup mode and retention on their command line ({@link #nodeArgs()}).
+ * backup mode and retention on their command line, and the credentials in a file in the run's
+ * directory that only its owner reads ({@link #nodeArgs()}).
  */
 final class ChaosStore implements Closeable {
   /** Retention of the nodes: the newest backups kept, and how often the primary sweeps. */
@@ -35,9 +36,11 @@ final class ChaosStore implements Closeable {
   private final BlobStore client;
   private final ManifestStore manifests;
   private final BackupMode mode;
+  private final Path dir;
 
-  private ChaosStore(S3TestServer server, BlobStore client, BackupMode mode) {
+  private ChaosStore(S3TestServer server, BlobStore client, BackupMode mode, Path dir) {
     this.server = server;
+    this.dir = dir;
     this.client = client;
     this.mode = mode;
     this.manifests = new ManifestStore(client, StoreLayout.of(client.config().prefix(), ChaosCluster.CLUSTER,
@@ -53,7 +56,7 @@ final class ChaosStore implements Closeable {
           new ObjectStoreMetrics(), new NodeLog(LoggerFactory.getLogger(ChaosStore.class), "harness", () -> -1));
       LoggerFactory.getLogger(ChaosStore.class).info("chaos object store at {}, bucket {}, backups {}",
           server.endpoint(), S3TestServer.BUCKET, mode);
-      return new ChaosStore(server, client, mode);
+      return new ChaosStore(server, client, mode, dir);
     } catch (Exception e) {
       server.close();
       throw e;
@@ -61,8 +64,8 @@ final class ChaosStore implements Closeable {
   }
 
   /** The options that make a {@code ChaosNodeMain} open its index through this store. */
-  List<String> nodeArgs() {
-    List<String> args = new ArrayList<>(StoreOptions.args(server));
+  List<String> nodeArgs() throws IOException {
+    List<String> args = new ArrayList<>(StoreOptions.args(server, dir));
     args.addAll(List.of("--store-backups", mode.name(), "--store-keep-last", Integer.toString(KEEP_LAST),
         "--store-sweep-ms", Long.toString(SWEEP_EVERY.toMillis())));
     return args;

@@ -130,7 +130,7 @@ public final class ChaosNodeMain implements Callable<Integer> {
   }
 
   /** The store as the harness gave it: quick retries and timeouts, so an outage is seen within seconds. */
-  private HostStoreConfig storeConfig() {
+  private HostStoreConfig storeConfig() throws java.io.IOException {
     ObjectStoreConfig.Builder store = storeOptions.config().maxAttempts(3).backoff(Duration.ofMillis(50), Duration.ofMillis(500))
         .connectTimeout(Duration.ofSeconds(1)).socketTimeout(Duration.ofSeconds(10))
         .partSize(ObjectStoreConfig.MIN_PART_SIZE).multipartThreshold(ObjectStoreConfig.MIN_PART_SIZE)

@@ -78,7 +78,7 @@ public final class BenchNodeMain implements Callable<Integer> {
   private final CountDownLatch stopped = new CountDownLatch(1);
 
   /** Backups of every commit and/or the bootstrap, as the options say; long timeouts for large files. */
-  private HostStoreConfig storeConfig() {
+  private HostStoreConfig storeConfig() throws java.io.IOException {
     ObjectStoreConfig.Builder b = storeOptions.config().socketTimeout(Duration.ofMinutes(2)).backupLease(Duration.ofMinutes(30));
     return HostStoreConfig.builder().store(b.build()).backups(storeBackups).bootstrap(storeBootstrap).build();
   }

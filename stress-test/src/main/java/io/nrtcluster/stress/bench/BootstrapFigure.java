@@ -188,12 +188,12 @@ final class BootstrapFigure {
   }
 
   private static NodeProcess node(BenchConfig config, BenchNodes nodes, S3TestServer store, Path dir, int id,
-      List<String> extra) {
+      List<String> extra) throws IOException {
     Path d = dir.resolve("node-" + id);
     List<String> args = new ArrayList<>(List.of("--zk", nodes.zooKeeper(), "--cluster", CLUSTER,
         "--session-timeout-ms", Integer.toString(config.sessionTimeoutMs()), "--merge-wait-ms", "0"));
     if (!extra.isEmpty()) {
-      args.addAll(StoreOptions.args(store));
+      args.addAll(StoreOptions.args(store, d));
       args.addAll(extra);
     }
     return new NodeProcess(id, d, BenchNodes.command(config, config.bootstrap().heapMb(), d, id, args));
