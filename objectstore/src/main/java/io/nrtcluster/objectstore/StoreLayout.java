@@ -15,7 +15,9 @@ import java.util.Optional;
  *   <li>{@code manifests/<version>-<primaryGen>}: one small manifest per backed-up point, both numbers
  *       zero-padded to 19 digits so that key order is (version, generation) order;
  *   <li>{@code pending/<id>}: a backup under way, naming the files it will reference;
- *   <li>{@code sweeps/<id>}: a retention sweep under way.
+ *   <li>{@code sweeps/<id>}: a retention sweep under way;
+ *   <li>{@code retention/last-run}: the record of the last sweep ({@link RetentionRun}), which tells
+ *       whichever node leads the index whether a sweep is due.
  * </ul>
  *
  * See {@link RetentionSweeper} for why the last two exist.
@@ -53,6 +55,11 @@ public final class StoreLayout {
 
   public String sweepsPrefix() {
     return root + "sweeps/";
+  }
+
+  /** The record of the index's last retention sweep ({@link RetentionRun}); no sweep ever deletes it. */
+  public String retentionRecordKey() {
+    return root + "retention/last-run";
   }
 
   public String fileKey(FileEntry f) {

@@ -10,6 +10,7 @@ import io.nrtcluster.node.IndexSettings;
 import io.nrtcluster.node.NrtHost;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
@@ -134,6 +135,63 @@ class HostObjectStoreTest {
     assertThat(stores.remove(0).close(WAIT)).isTrue();
     assertThat(manifests.latestId()).get().extracting(ManifestId::version).isEqualTo(last);
     assertThat(manifests.latest().version()).isEqualTo(last);
+  }
+
+  /**
+   * Retention belongs to the index, not to a node's time as primary: a new primary sweeps once the
+   * last sweep, by whichever node made it, is an interval old, and not before (its record in the
+   * store says when). Before, each host swept on its own fixed delay from when it opened the index,
+   * so a cluster whose primaries moved more often than the interval might never sweep.
+   */
+  @Test
+  void retentionRunsWhereverThePrimaryIsOnceTheLastSweepIsAnIntervalOld() throws Exception {
+    Duration interval = Duration.ofSeconds(4);
+    ClusterHarness c = cluster(config().retention(RetentionPolicy.keepLast(1)).retentionInterval(interval).build());
+    c.start(0);
+    assertThat(c.awaitPrimary()).isZero();
+    c.start(1);
+    ClusterNode p = c.node(0);
+    ManifestStore manifests = fixture.manifests();
+    for (int round = 0; round < 2; round++) {
+      c.addDocs(p, 500);
+      long version = p.refresh();
+      p.commit();
+      await("backup of commit " + version).atMost(WAIT)
+          .until(() -> manifests.latestId().map(ManifestId::version).orElse(-1L) >= version);
+    }
+    int first = c.host(0).nodeId();
+    RetentionRun byFirst = await("a sweep by N" + first).atMost(WAIT)
+        .until(() -> RetentionRun.read(manifests.blobStore(), manifests.layout()).orElse(null),
+            r -> r != null && r.node() == first);
+    assertThat(stores.get(0).lastRetentionRun(ClusterHarness.INDEX)).contains(byFirst);
+
+    c.stop(0); // the primary moves
+    assertThat(c.awaitPrimary()).isEqualTo(1);
+    int second = c.host(1).nodeId();
+    RetentionRun bySecond = await("a sweep by N" + second).atMost(WAIT)
+        .until(() -> RetentionRun.read(manifests.blobStore(), manifests.layout()).orElse(null),
+            r -> r != null && r.node() == second);
+    assertThat(bySecond.started()).as("the new primary waited for the interval since %s", byFirst)
+        .isAfterOrEqualTo(byFirst.finished().plus(interval));
+    assertThat(bySecond.primaryGen()).isGreaterThan(byFirst.primaryGen());
+  }
+
+  /** A record older than the interval (left by a node long gone) makes the primary sweep at once. */
+  @Test
+  void aStaleRetentionRecordMakesThePrimarySweepAtOnce() throws Exception {
+    ManifestStore manifests = fixture.manifests();
+    Instant longAgo = Instant.now().minus(Duration.ofHours(3));
+    RetentionRun old = new RetentionRun(9, 1, longAgo, longAgo, 1, 0, 0, 0, true);
+    manifests.blobStore().put(manifests.layout().retentionRecordKey(), old.encode());
+    ClusterHarness c = cluster(config().retention(RetentionPolicy.keepLast(1)).retentionInterval(Duration.ofHours(1)).build());
+    c.start(0);
+    assertThat(c.awaitPrimary()).isZero();
+    int id = c.host(0).nodeId();
+    // A tick is 30 s at this interval: the first check, at most one tick after the primary leads, sweeps.
+    RetentionRun run = await("a sweep by N" + id).atMost(WAIT)
+        .until(() -> RetentionRun.read(manifests.blobStore(), manifests.layout()).orElse(null),
+            r -> r != null && r.node() == id);
+    assertThat(run.finished()).isAfter(longAgo.plus(Duration.ofHours(1)));
   }
 
   @Test
