@@ -62,7 +62,7 @@ final class NodeBackupOptions {
   Duration retainNewerThan;
 
   @Option(names = "--retention-interval", paramLabel = "TIME", defaultValue = "10m", converter = DurationConverter.class,
-      description = "With --retain-last: how often the primary sweeps, at most (default: ${DEFAULT-VALUE}).")
+      description = "With --retain-last: sweep whenever the last sweep, by whichever node led the index, is this old (default: ${DEFAULT-VALUE}).")
   Duration retentionInterval;
 
   /** The host's store settings; an {@link IllegalArgumentException} naming a bad value. */

@@ -12,6 +12,7 @@ import io.nrtcluster.node.NrtHost;
 import io.nrtcluster.node.RoleListener;
 import java.io.Closeable;
 import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -39,10 +40,11 @@ import org.slf4j.LoggerFactory;
  *   <li>whenever this node leads the index, its commits (or every point) are backed up ({@link
  *       PrimaryBackups}): refreshes and writes never wait for the store, and an unreachable store makes
  *       backups fail, retry with the next point and count, while indexing and replication go on;
- *   <li>while it leads, the index's old backups are swept at most every {@link
- *       HostStoreConfig#retentionInterval()} ({@link RetentionSweeper}, safe against a backup running
- *       at the same moment), on one thread shared by all the host's indexes that waits for nothing
- *       but the store.
+ *   <li>while it leads, the index's old backups are swept whenever the index's last sweep, by
+ *       whichever node led it then, is {@link HostStoreConfig#retentionInterval()} old ({@link
+ *       RetentionSchedule}, {@link RetentionRun}; {@link RetentionSweeper} is safe against a backup
+ *       running at the same moment), on one thread shared by all the host's indexes that waits for
+ *       nothing but the store.
  * </ul>
  *
  * Each index has its own store connection and {@link ObjectStoreMetrics} (so bytes and backup lag are
@@ -63,18 +65,15 @@ public final class HostObjectStore implements Closeable {
   private final NodeLog log;
   private final Map<String, IndexStore> indexes = new ConcurrentHashMap<>();
   /** Sweeps only (store waits): no other work of the host waits for it. Null without retention. */
-  private final ScheduledExecutorService sweeps;
+  private final RetentionSchedule retention;
 
   private HostObjectStore(NrtHost host, HostStoreConfig config, MeterRegistry registry) {
     this.host = host;
     this.config = config;
     this.registry = registry;
     this.log = new NodeLog(LoggerFactory.getLogger(HostObjectStore.class), "N" + host.nodeId(), () -> -1);
-    this.sweeps = config.retention().isEmpty() ? null : Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "nrt-N" + host.nodeId() + "-backup-sweep");
-      t.setDaemon(true);
-      return t;
-    });
+    this.retention = config.retention().isEmpty() ? null
+        : new RetentionSchedule(config.retention().get(), config.retentionInterval(), host.nodeId(), Clock.systemUTC());
   }
 
   /**
@@ -132,36 +131,30 @@ public final class HostObjectStore implements Closeable {
       if (backups != null) {
         all.add(backups);
       }
+      if (retention != null) {
+        IndexStore target = is;
+        retention.add(name, target);
+        all.add((n, role, gen) -> {
+          if (role == Role.PRIMARY) {
+            target.node = n; // the first role change may come before openIndex returns
+            retention.checkSoon(name);
+          }
+        });
+      }
       ClusterNode node = host.openIndex(settings, all.toArray(RoleListener[]::new));
       is.node = node;
       indexes.put(name, is);
-      if (sweeps != null) {
-        long every = config.retentionInterval().toMillis();
-        IndexStore target = is;
-        is.sweep = sweeps.scheduleWithFixedDelay(() -> sweep(target), every, every, TimeUnit.MILLISECONDS);
-      }
       return node;
     } catch (IOException | RuntimeException e) {
+      if (retention != null) {
+        retention.remove(name);
+      }
       if (is != null) {
         is.close();
       } else {
         store.close();
       }
       throw e;
-    }
-  }
-
-  private void sweep(IndexStore is) {
-    ClusterNode node = is.node;
-    if (node == null || node.role() != Role.PRIMARY) {
-      return; // one sweeper per index: its primary's
-    }
-    try {
-      SweepResult r = new RetentionSweeper(is.manifests, is.log).sweep(config.retention().orElseThrow());
-      is.log.info("retention kept {} backup(s), deleted {} and {} file(s)", r.kept().size(), r.deletedManifests().size(),
-          r.filesDeleted());
-    } catch (IOException | RuntimeException e) {
-      is.log.warn("retention sweep failed, tried again in {}: {}", config.retentionInterval(), e.toString());
     }
   }
 
@@ -181,6 +174,14 @@ public final class HostObjectStore implements Closeable {
   public Optional<ObjectStoreMetrics> metrics(String index) {
     IndexStore is = indexes.get(index);
     return is == null ? Optional.empty() : Optional.of(is.store.metrics());
+  }
+
+  /**
+   * The last retention sweep of {@code index} this host read or wrote in the store (by whichever node
+   * swept); empty without retention, before this host looked, or when no sweep ever ran.
+   */
+  public Optional<RetentionRun> lastRetentionRun(String index) {
+    return retention == null ? Optional.empty() : retention.lastSeen(index);
   }
 
   /** The index's place in the store, for status and restores. */
@@ -238,8 +239,8 @@ public final class HostObjectStore implements Closeable {
   /** Stops sweeps and backups at once (a backup under way writes no manifest) and closes the connections. */
   @Override
   public void close() {
-    if (sweeps != null) {
-      sweeps.shutdownNow();
+    if (retention != null) {
+      retention.close();
     }
     for (IndexStore is : indexes.values()) {
       is.close();
@@ -248,7 +249,7 @@ public final class HostObjectStore implements Closeable {
   }
 
   /** One index's connection, backups and meters. */
-  private static final class IndexStore {
+  private static final class IndexStore implements RetentionSchedule.Target {
     final BlobStore store;
     final ManifestStore manifests;
     final PrimaryBackups backups;
@@ -256,7 +257,6 @@ public final class HostObjectStore implements Closeable {
     final ObjectStoreMeters meters;
     final NodeLog log;
     volatile ClusterNode node;
-    volatile ScheduledFuture<?> sweep;
 
     IndexStore(BlobStore store, ManifestStore manifests, PrimaryBackups backups, BootstrapResult bootstrap,
         ObjectStoreMeters meters, NodeLog log) {
@@ -268,11 +268,22 @@ public final class HostObjectStore implements Closeable {
       this.log = log;
     }
 
+    @Override
+    public ClusterNode node() {
+      return node;
+    }
+
+    @Override
+    public ManifestStore manifests() {
+      return manifests;
+    }
+
+    @Override
+    public NodeLog log() {
+      return log;
+    }
+
     void close() {
-      ScheduledFuture<?> s = sweep;
-      if (s != null) {
-        s.cancel(true);
-      }
       try {
         if (backups != null) {
           backups.close();

@@ -18,7 +18,8 @@ import java.util.Optional;
  * @param bootstrap whether an index restores the newest backup before it opens, when its local index is
  *     empty or older (only the difference is then copied from the primary)
  * @param retention the sweep's policy, empty for none (backups are then kept forever)
- * @param retentionInterval how often the primary of an index sweeps, at most
+ * @param retentionInterval how old the last sweep of an index ({@link RetentionRun}, by whichever node
+ *     led it) is when its primary sweeps again
  */
 @Stable
 public record HostStoreConfig(
