@@ -63,6 +63,7 @@ public final class BackupService implements Closeable {
   private final ObjectStoreConfig config;
   private final ObjectStoreMetrics metrics;
   private final NodeLog log;
+  private final DamagedObjects damaged;
   private final ExecutorService runner;
   private final Transfers transfers;
   private final Object lock = new Object();
@@ -71,6 +72,15 @@ public final class BackupService implements Closeable {
   private boolean closed;
 
   public BackupService(ManifestStore manifests, NodeLog log) {
+    this(manifests, log, new DamagedObjects());
+  }
+
+  /**
+   * A service that uploads a fresh copy of every file whose key is in {@code damaged} (a verification
+   * found the stored object damaged) instead of reusing it, and removes the key once that copy is stored.
+   */
+  public BackupService(ManifestStore manifests, NodeLog log, DamagedObjects damaged) {
+    this.damaged = damaged;
     this.manifests = manifests;
     this.store = manifests.blobStore();
     this.layout = manifests.layout();
