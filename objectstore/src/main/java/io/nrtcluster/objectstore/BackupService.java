@@ -194,17 +194,24 @@ public final class BackupService implements Closeable {
       for (FileEntry f : files) {
         String key = layout.fileKey(f);
         work.add(() -> {
-          Optional<ObjectInfo> there = store.head(key);
-          if (there.isPresent()) {
-            if (there.get().size() == f.length()) {
-              reused.incrementAndGet();
-              metrics.fileSkipped();
-              return;
+          if (damaged.contains(key)) {
+            // Its length may hold while its bytes do not, which only a verification that read them sees.
+            log.warn("stored {} was found damaged by a verification: uploading it again", key);
+          } else {
+            Optional<ObjectInfo> there = store.head(key);
+            if (there.isPresent()) {
+              if (there.get().size() == f.length()) {
+                reused.incrementAndGet();
+                metrics.fileSkipped();
+                return;
+              }
+              // The key names the length, so only a damaged (truncated) object can differ: replace it.
+              log.warn("stored {} has {} bytes, not {}: uploading it again", key, there.get().size(), f.length());
             }
-            // The key names the length, so only a damaged (truncated) object can differ: replace it.
-            log.warn("stored {} has {} bytes, not {}: uploading it again", key, there.get().size(), f.length());
           }
-          store.putFile(key, source.directory(), f);
+          store.putFile(key, source.directory(), f); // a PUT replaces the damaged object whole
+          // Only now: a failed upload leaves the mark, so the next backup tries again.
+          damaged.remove(key);
           uploaded.incrementAndGet();
           bytes.addAndGet(f.length());
           metrics.fileUploaded();
