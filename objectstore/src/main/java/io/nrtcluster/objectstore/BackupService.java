@@ -80,7 +80,7 @@ public final class BackupService implements Closeable {
    * found the stored object damaged) instead of reusing it, and removes the key once that copy is stored.
    */
   public BackupService(ManifestStore manifests, NodeLog log, DamagedObjects damaged) {
-    this.damaged = damaged;
+    this.damaged = io.nrtcluster.common.Checks.notNull("damaged", damaged);
     this.manifests = manifests;
     this.store = manifests.blobStore();
     this.layout = manifests.layout();

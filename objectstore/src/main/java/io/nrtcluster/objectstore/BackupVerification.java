@@ -1,5 +1,6 @@
 package io.nrtcluster.objectstore;
 
+import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.Experimental;
 import io.nrtcluster.common.NodeLog;
 import java.io.IOException;
@@ -10,8 +11,9 @@ import java.util.stream.Collectors;
  * One index's background verification, one step at a time: {@link #verifyNewest()} rereads the newest
  * backup ({@link BackupVerifier}, at the configured pace) and acts on what it found, so that a backup
  * damaged in the store is noticed, counted and repaired by the next backup instead of surprising the
- * restore that needs it. A scheduler ({@link HostObjectStore}) calls it every {@link
- * HostStoreConfig#verifyInterval()}.
+ * restore that needs it. The host's scheduler ({@link HostObjectStore}) is to call it every {@link
+ * HostStoreConfig#verifyInterval()} at {@link HostStoreConfig#verifyBytesPerSecond()}, on the index's
+ * primary (whose backups repair what it finds).
  *
  * <p>After each step that read the store: every damaged object's key is in the index's {@link
  * DamagedObjects} (so the next backup naming it uploads a fresh copy; share the instance with the
@@ -43,7 +45,7 @@ public final class BackupVerification {
   public BackupVerification(ManifestStore manifests, DamagedObjects damaged, long bytesPerSecond, NodeLog log) {
     this.manifests = manifests;
     this.verifier = new BackupVerifier(manifests, bytesPerSecond);
-    this.damaged = damaged;
+    this.damaged = Checks.notNull("damaged", damaged);
     this.metrics = manifests.blobStore().metrics();
     this.log = log;
   }

@@ -1,5 +1,6 @@
 package io.nrtcluster.objectstore;
 
+import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.Experimental;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.election.Role;
@@ -62,7 +63,7 @@ public final class PrimaryBackups implements RoleListener, Closeable {
   public PrimaryBackups(ManifestStore manifests, BackupMode mode, String logName, DamagedObjects damaged) {
     this.manifests = manifests;
     this.mode = mode;
-    this.damaged = damaged;
+    this.damaged = Checks.notNull("damaged", damaged);
     this.log = new NodeLog(LoggerFactory.getLogger(PrimaryBackups.class), logName, this::generation);
   }
 

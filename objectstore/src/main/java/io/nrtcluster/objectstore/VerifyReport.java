@@ -10,7 +10,7 @@ import java.util.List;
  *
  * @param manifest the manifest verified
  * @param objectsChecked how many objects (the manifest's files) were read
- * @param bytesRead the bytes read from the store for them
+ * @param bytesRead the bytes of them read from the store (an object's last attempt, when one was retried)
  * @param took from the start of the run to its end, pacing included
  * @param damage every object that failed, in the manifest's file order; empty when the backup is intact
  */
