@@ -21,14 +21,14 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code nrt backup}: the backups of an index in the object store. */
-@Command(name = "backup", mixinStandardHelpOptions = true, subcommands = BackupCommand.Status.class,
-    description = "The backups of an index in the object store (see: nrt backup status).")
+@Command(name = "backup", mixinStandardHelpOptions = true, subcommands = {BackupCommand.Status.class, BackupVerifyCommand.class},
+    description = "The backups of an index in the object store (see: nrt backup status, nrt backup verify).")
 final class BackupCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() {
-    throw new ParameterException(spec.commandLine(), "missing command (status)");
+    throw new ParameterException(spec.commandLine(), "missing command (status, verify)");
   }
 
   /** {@code nrt backup status}: one row per backed-up point, oldest first. */

@@ -1,6 +1,7 @@
 package io.nrtcluster.cli;
 
 import io.nrtcluster.objectstore.BackupMode;
+import io.nrtcluster.objectstore.BackupVerifier;
 import io.nrtcluster.objectstore.HostStoreConfig;
 import io.nrtcluster.objectstore.RetentionPolicy;
 import java.io.IOException;
@@ -12,7 +13,7 @@ import picocli.CommandLine.Option;
 /**
  * {@code nrt node}'s object store: given {@code --backup-bucket}, the node opens its indexes through a
  * {@link io.nrtcluster.objectstore.HostObjectStore} (bootstrap from the newest backup, automatic
- * backups while it leads, retention sweeps). A picocli argument group: the other options need the bucket.
+ * backups while it leads, retention sweeps, verification of the newest backup). A picocli argument group: the other options need the bucket.
  */
 final class NodeBackupOptions {
   /** {@code --backup-mode}: which points the indexes this node leads back up. */
@@ -65,8 +66,27 @@ final class NodeBackupOptions {
       description = "With --retain-last: sweep whenever the last sweep, by whichever node led the index, is this old (default: ${DEFAULT-VALUE}).")
   Duration retentionInterval;
 
+  @Option(names = "--verify-interval", paramLabel = "TIME", defaultValue = "1h", converter = DurationConverter.class,
+      description = "How often the newest backup of each index is read back from the store and checked against its "
+          + "Lucene checksums; a damaged object is logged, counted and uploaded again by the next backup. 0s turns it "
+          + "off; at most 168h (default: ${DEFAULT-VALUE}).")
+  Duration verifyInterval;
+
+  @Option(names = "--verify-rate", paramLabel = "BYTES_PER_SEC", defaultValue = "32MiB", converter = ByteSizeConverter.class,
+      description = "Most bytes per second those checks read, e.g. 32MiB or 512KiB: 0 for no limit, else at least 64KiB "
+          + "(default: ${DEFAULT-VALUE}).")
+  long verifyRate;
+
   /** The host's store settings; an {@link IllegalArgumentException} naming a bad value. */
   HostStoreConfig config() throws IOException {
+    if (verifyInterval.compareTo(Duration.ofDays(7)) > 0) {
+      throw new IllegalArgumentException("--verify-interval must be at most 168h (0s turns it off), got "
+          + Units.human(verifyInterval));
+    }
+    if (verifyRate != BackupVerifier.UNLIMITED && verifyRate < BackupVerifier.MIN_BYTES_PER_SECOND) {
+      throw new IllegalArgumentException("--verify-rate must be 0 (no limit) or at least "
+          + Units.bytes(BackupVerifier.MIN_BYTES_PER_SECOND) + " per second, got " + Units.bytes(verifyRate));
+    }
     if (retainLast == null && !retainNewerThan.isZero()) {
       throw new IllegalArgumentException("--retain-newer-than needs --retain-last");
     }
@@ -77,6 +97,7 @@ final class NodeBackupOptions {
     return HostStoreConfig.builder()
         .store(ObjectStoreOptions.storeConfig(bucket, prefix, endpoint, region, pathStyle, accessKey, secretKeyFile))
         .backups(mode != Mode.off).mode(mode == Mode.point ? BackupMode.EVERY_POINT : BackupMode.EVERY_COMMIT)
-        .bootstrap(bootstrap).retention(retention).retentionInterval(retentionInterval).build();
+        .bootstrap(bootstrap).retention(retention).retentionInterval(retentionInterval)
+        .verifyInterval(verifyInterval).verifyBytesPerSecond(verifyRate).build();
   }
 }

@@ -19,7 +19,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code nrt restore}: rebuild one index of a node directory from a backup, every byte verified. */
-@Command(name = "restore", mixinStandardHelpOptions = true, description = {
+@Command(name = "restore", description = {
     "Restore index I of cluster C from the object store into node directory DIR (DIR/I must be empty),",
     "verifying every byte against Lucene's checksums. Start the node on DIR afterwards: as the first",
     "member of an empty cluster it becomes primary above every generation and version in the store.",
@@ -27,6 +27,11 @@ import picocli.CommandLine.Spec;
     "7 store refused the credentials or no such bucket."})
 final class RestoreCommand implements Callable<Integer> {
   @Mixin ObjectStoreOptions store;
+
+  // Not mixinStandardHelpOptions: picocli drops that whole mixin, --help included, when a command has
+  // its own --version, so --help would fail on the missing required options.
+  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
+  boolean help;
 
   @Option(names = "--version", defaultValue = "latest", paramLabel = "V|latest",
       description = "Version to restore (default: ${DEFAULT-VALUE}).")

@@ -309,7 +309,10 @@ class NodeCommandTest {
         new String[] {"--backup-bucket", "b", "--retain-newer-than", "1h"},
         new String[] {"--backup-bucket", "b", "--backup-mode", "off", "--retain-last", "3"},
         new String[] {"--backup-bucket", "b", "--retain-last", "0"},
-        new String[] {"--backup-bucket", "b", "--backup-mode", "sometimes"})) {
+        new String[] {"--backup-bucket", "b", "--backup-mode", "sometimes"},
+        new String[] {"--backup-bucket", "b", "--verify-rate", "fast"},
+        new String[] {"--backup-bucket", "b", "--verify-rate", "1KiB"},
+        new String[] {"--backup-bucket", "b", "--verify-interval", "200h"})) {
       StringWriter err = new StringWriter();
       CommandLine cmd = Main.commandLine();
       cmd.setOut(new PrintWriter(new StringWriter(), true));

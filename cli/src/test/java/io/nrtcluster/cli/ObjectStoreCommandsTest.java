@@ -9,6 +9,8 @@ import io.nrtcluster.objectstore.BackupPoint;
 import io.nrtcluster.objectstore.BackupService;
 import io.nrtcluster.objectstore.BackupSource;
 import io.nrtcluster.objectstore.BlobStore;
+import io.nrtcluster.objectstore.FileEntry;
+import io.nrtcluster.objectstore.Manifest;
 import io.nrtcluster.objectstore.ManifestId;
 import io.nrtcluster.objectstore.ManifestStore;
 import io.nrtcluster.objectstore.ObjectStoreMetrics;
@@ -33,10 +35,11 @@ import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
-/** {@code nrt backup status} and {@code nrt restore} against a real S3-compatible server in the test JVM. */
+/** {@code nrt backup status}, {@code nrt backup verify} and {@code nrt restore} against a real S3-compatible server in the test JVM. */
 class ObjectStoreCommandsTest {
   private static final NodeLog LOG = new NodeLog(LoggerFactory.getLogger(ObjectStoreCommandsTest.class), "T", () -> -1);
 
@@ -133,5 +136,113 @@ class ObjectStoreCommandsTest {
     NrtRun corrupt = NrtRun.nrt(args("restore", "--data", tmp.resolve("n3").toString()));
     assertThat(corrupt.exit()).isEqualTo(5);
     assertThat(corrupt.err()).contains(key);
+  }
+
+  @Test
+  @Timeout(120)
+  void backupVerifyReadsBackTheBackupsAndFindsThemIntact() throws Exception {
+    NrtRun latest = NrtRun.nrt(args("backup verify"));
+    assertThat(latest.exit()).as(latest.err()).isZero();
+    List<String> lines = latest.out().lines().toList();
+    assertThat(lines).hasSize(2);
+    assertThat(lines.get(0)).startsWith("VERSION");
+    assertThat(lines.get(1)).startsWith(Long.toString(backups.get(1).version())).endsWith("INTACT");
+    assertThat(latest.err()).isEmpty();
+
+    NrtRun all = NrtRun.nrt(args("backup verify", "--version", "all"));
+    assertThat(all.exit()).as(all.err()).isZero();
+    assertThat(all.out().lines().skip(1).toList()).hasSize(2).allSatisfy(l -> assertThat(l).endsWith("INTACT"));
+    assertThat(all.out().lines().skip(1).findFirst().orElseThrow()).startsWith(Long.toString(backups.get(0).version()));
+
+    NrtRun one = NrtRun.nrt(args("backup verify", "--version", Long.toString(backups.get(0).version()), "--json"));
+    assertThat(one.exit()).as(one.err()).isZero();
+    JsonNode doc = new ObjectMapper().readTree(one.out());
+    assertThat(doc.get("intact").asBoolean()).isTrue();
+    assertThat(doc.get("backups")).hasSize(1);
+    JsonNode row = doc.get("backups").get(0);
+    assertThat(row.get("version").asLong()).isEqualTo(backups.get(0).version());
+    assertThat(row.get("result").asText()).isEqualTo("INTACT");
+    assertThat(row.get("objects").asInt()).isPositive();
+    assertThat(row.get("bytes").asLong()).isPositive();
+    assertThat(row.get("damaged")).isEmpty();
+  }
+
+  @Test
+  @Timeout(120)
+  void backupVerifyNamesEachDamagedOrMissingObjectAndExits5() throws Exception {
+    List<String> keys = latestFileKeys();
+    String flipped = keys.get(0);
+    byte[] bytes = server.read(flipped);
+    bytes[bytes.length / 3] ^= 0x08;
+    server.write(flipped, bytes);
+    NrtRun damaged = NrtRun.nrt(args("backup verify"));
+    assertThat(damaged.exit()).as(damaged.err()).isEqualTo(5);
+    assertThat(damaged.out()).contains("DAMAGED", "key=" + flipped + " file=", "problem=WRONG_CHECKSUM");
+    assertThat(damaged.err()).contains(flipped);
+
+    String gone = keys.get(1);
+    server.remove(gone);
+    NrtRun missing = NrtRun.nrt(args("backup verify", "--version", "all", "--json"));
+    assertThat(missing.exit()).as(missing.err()).isEqualTo(5);
+    JsonNode doc = new ObjectMapper().readTree(missing.out());
+    assertThat(doc.get("intact").asBoolean()).isFalse();
+    JsonNode newest = doc.get("backups").get(1);
+    assertThat(newest.get("result").asText()).isEqualTo("DAMAGED");
+    List<String> problems = new ArrayList<>();
+    newest.get("damaged").forEach(d -> problems.add(d.get("key").asText() + " " + d.get("problem").asText()));
+    assertThat(problems).containsExactlyInAnyOrder(flipped + " WRONG_CHECKSUM", gone + " MISSING");
+    assertThat(missing.err()).contains(flipped, gone);
+
+    String oldest = backups.get(0).key();
+    byte[] manifest = server.read(oldest);
+    manifest[manifest.length / 2] ^= 0x01;
+    server.write(oldest, manifest);
+    NrtRun unusable = NrtRun.nrt(args("backup verify", "--version", "all"));
+    assertThat(unusable.exit()).as(unusable.err()).isEqualTo(5);
+    assertThat(unusable.out()).contains("key=" + oldest + " file=(manifest) problem=UNUSABLE_MANIFEST");
+    assertThat(unusable.out().lines().filter(l -> l.endsWith("DAMAGED"))).hasSize(2);
+  }
+
+  @Test
+  @Timeout(120)
+  void backupVerifyExitCodesSayWhatWentWrong() throws Exception {
+    NrtRun help = NrtRun.nrt("backup", "verify", "--help");
+    assertThat(help.exit()).as(help.err()).isZero();
+    assertThat(help.out()).contains("Usage: nrt backup verify");
+    assertThat(help.out().replaceAll("\\s+", " ")).contains("5 a backup is damaged");
+
+    NrtRun unknown = NrtRun.nrt(args("backup verify", "--version", "999999"));
+    assertThat(unknown.exit()).as(unknown.err()).isEqualTo(4);
+    assertThat(unknown.err()).contains("999999");
+
+    String[] otherIndex = args("backup verify");
+    otherIndex[List.of(otherIndex).indexOf("docs")] = "empty";
+    NrtRun none = NrtRun.nrt(otherIndex);
+    assertThat(none.exit()).as(none.err()).isEqualTo(4);
+
+    NrtRun bad = NrtRun.nrt(args("backup verify", "--version", "newest"));
+    assertThat(bad.exit()).isEqualTo(2);
+
+    Files.writeString(secret, "wrong");
+    NrtRun denied = NrtRun.nrt(args("backup verify"));
+    assertThat(denied.exit()).as(denied.err()).isEqualTo(7);
+    Files.writeString(secret, S3TestServer.SECRET_KEY);
+
+    server.stop();
+    NrtRun down = NrtRun.nrt(args("backup verify"));
+    assertThat(down.exit()).as(down.err()).isEqualTo(3);
+  }
+
+  /** The store keys of the files the newest backup names. */
+  private List<String> latestFileKeys() throws Exception {
+    try (BlobStore store = BlobStore.open(server.config().build(), new ObjectStoreMetrics(), LOG)) {
+      ManifestStore manifests = new ManifestStore(store, StoreLayout.of("", "c1", "docs"));
+      Manifest m = manifests.read(backups.get(1));
+      List<String> keys = new ArrayList<>();
+      for (FileEntry f : m.files().values()) {
+        keys.add(manifests.layout().fileKey(f));
+      }
+      return keys;
+    }
   }
 }

@@ -63,6 +63,7 @@ public final class BackupService implements Closeable {
   private final ObjectStoreConfig config;
   private final ObjectStoreMetrics metrics;
   private final NodeLog log;
+  private final DamagedObjects damaged;
   private final ExecutorService runner;
   private final Transfers transfers;
   private final Object lock = new Object();
@@ -71,6 +72,15 @@ public final class BackupService implements Closeable {
   private boolean closed;
 
   public BackupService(ManifestStore manifests, NodeLog log) {
+    this(manifests, log, new DamagedObjects());
+  }
+
+  /**
+   * A service that uploads a fresh copy of every file whose key is in {@code damaged} (a verification
+   * found the stored object damaged) instead of reusing it, and removes the key once that copy is stored.
+   */
+  public BackupService(ManifestStore manifests, NodeLog log, DamagedObjects damaged) {
+    this.damaged = io.nrtcluster.common.Checks.notNull("damaged", damaged);
     this.manifests = manifests;
     this.store = manifests.blobStore();
     this.layout = manifests.layout();
@@ -184,17 +194,24 @@ public final class BackupService implements Closeable {
       for (FileEntry f : files) {
         String key = layout.fileKey(f);
         work.add(() -> {
-          Optional<ObjectInfo> there = store.head(key);
-          if (there.isPresent()) {
-            if (there.get().size() == f.length()) {
-              reused.incrementAndGet();
-              metrics.fileSkipped();
-              return;
+          if (damaged.contains(key)) {
+            // Its length may hold while its bytes do not, which only a verification that read them sees.
+            log.warn("stored {} was found damaged by a verification: uploading it again", key);
+          } else {
+            Optional<ObjectInfo> there = store.head(key);
+            if (there.isPresent()) {
+              if (there.get().size() == f.length()) {
+                reused.incrementAndGet();
+                metrics.fileSkipped();
+                return;
+              }
+              // The key names the length, so only a damaged (truncated) object can differ: replace it.
+              log.warn("stored {} has {} bytes, not {}: uploading it again", key, there.get().size(), f.length());
             }
-            // The key names the length, so only a damaged (truncated) object can differ: replace it.
-            log.warn("stored {} has {} bytes, not {}: uploading it again", key, there.get().size(), f.length());
           }
-          store.putFile(key, source.directory(), f);
+          store.putFile(key, source.directory(), f); // a PUT replaces the damaged object whole
+          // Only now: a failed upload leaves the mark, so the next backup tries again.
+          damaged.remove(key);
           uploaded.incrementAndGet();
           bytes.addAndGet(f.length());
           metrics.fileUploaded();

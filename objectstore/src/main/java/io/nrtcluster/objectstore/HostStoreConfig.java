@@ -9,8 +9,8 @@ import java.util.Optional;
 /**
  * What a host does with an object store for every index it opens ({@link HostObjectStore}): whether
  * it backs up the indexes it leads and which points, whether a replica with an empty or stale
- * directory first restores the newest backup, and how often, and with which policy, a primary sweeps
- * old backups. Immutable; built by {@link #builder()}, which names the bad field.
+ * directory first restores the newest backup, how often, and with which policy, a primary sweeps
+ * old backups, and how often and how fast the newest backup is reread to find damage in the store. Immutable; built by {@link #builder()}, which names the bad field.
  *
  * @param store the store connection and the layout prefix
  * @param backups whether the indexes this host leads are backed up
@@ -20,6 +20,10 @@ import java.util.Optional;
  * @param retention the sweep's policy, empty for none (backups are then kept forever)
  * @param retentionInterval how old the last sweep of an index ({@link RetentionRun}, by whichever node
  *     led it) is when its primary sweeps again
+ * @param verifyInterval how often an index's newest backup is reread and checked ({@link
+ *     BackupVerification}); {@link Duration#ZERO} for never; at most 7 days
+ * @param verifyBytesPerSecond the pace of those reads: 0 for unlimited, else at least {@link
+ *     BackupVerifier#MIN_BYTES_PER_SECOND}
  */
 @Stable
 public record HostStoreConfig(
@@ -28,7 +32,9 @@ public record HostStoreConfig(
     BackupMode mode,
     boolean bootstrap,
     Optional<RetentionPolicy> retention,
-    Duration retentionInterval) {
+    Duration retentionInterval,
+    Duration verifyInterval,
+    long verifyBytesPerSecond) {
 
   /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
   @Internal
@@ -38,6 +44,14 @@ public record HostStoreConfig(
     Checks.notNull("retention", retention);
     Checks.positive("retentionInterval", retentionInterval);
     Checks.atMost("retentionInterval", retentionInterval, Duration.ofDays(7));
+    Checks.notNull("verifyInterval", verifyInterval);
+    if (verifyInterval.isNegative()) {
+      throw new IllegalArgumentException("verifyInterval must be zero (off) or positive, got " + verifyInterval);
+    }
+    if (!verifyInterval.isZero()) {
+      Checks.atMost("verifyInterval", verifyInterval, Duration.ofDays(7));
+    }
+    BackupVerifier.checkRate("verifyBytesPerSecond", verifyBytesPerSecond);
     if (retention.isPresent() && !backups) {
       throw new IllegalArgumentException("retention needs backups: a host that backs nothing up sweeps nothing");
     }
@@ -47,7 +61,10 @@ public record HostStoreConfig(
     return new Builder();
   }
 
-  /** Defaults: backups of every commit, bootstrap on, no retention, sweeps at most every 10 minutes. */
+  /**
+   * Defaults: backups of every commit, bootstrap on, no retention, sweeps at most every 10 minutes,
+   * the newest backup verified every hour at 32 MiB/s.
+   */
   public static final class Builder {
     private ObjectStoreConfig store;
     private boolean backups = true;
@@ -55,6 +72,8 @@ public record HostStoreConfig(
     private boolean bootstrap = true;
     private RetentionPolicy retention;
     private Duration retentionInterval = Duration.ofMinutes(10);
+    private Duration verifyInterval = Duration.ofHours(1);
+    private long verifyBytesPerSecond = 32L << 20;
 
     public Builder store(ObjectStoreConfig v) {
       store = v;
@@ -87,8 +106,21 @@ public record HostStoreConfig(
       return this;
     }
 
+    /** How often the newest backup of each index is verified; {@link Duration#ZERO} for never. */
+    public Builder verifyInterval(Duration v) {
+      verifyInterval = v;
+      return this;
+    }
+
+    /** The pace of verification reads in bytes per second; 0 for unlimited. */
+    public Builder verifyBytesPerSecond(long v) {
+      verifyBytesPerSecond = v;
+      return this;
+    }
+
     public HostStoreConfig build() {
-      return new HostStoreConfig(store, backups, mode, bootstrap, Optional.ofNullable(retention), retentionInterval);
+      return new HostStoreConfig(store, backups, mode, bootstrap, Optional.ofNullable(retention), retentionInterval,
+          verifyInterval, verifyBytesPerSecond);
     }
   }
 }

@@ -33,8 +33,13 @@ public final class ManifestStore {
 
   /** Every manifest of the index, oldest (lowest version, then generation) first. */
   public List<ManifestId> list() throws IOException {
+    return list(Deadline.NONE);
+  }
+
+  /** {@link #list()}, sending no request from {@code deadline} on. */
+  List<ManifestId> list(Deadline deadline) throws IOException {
     List<ManifestId> ids = new ArrayList<>();
-    for (ObjectInfo o : store.list(layout.manifestsPrefix())) {
+    for (ObjectInfo o : store.list(layout.manifestsPrefix(), deadline)) {
       layout.parseManifestKey(o.key(), o.lastModified()).ifPresent(ids::add);
     }
     Collections.sort(ids);
@@ -43,7 +48,12 @@ public final class ManifestStore {
 
   /** The newest manifest's id, if any. */
   public Optional<ManifestId> latestId() throws IOException {
-    List<ManifestId> ids = list();
+    return latestId(Deadline.NONE);
+  }
+
+  /** {@link #latestId()}, sending no request from {@code deadline} on. */
+  Optional<ManifestId> latestId(Deadline deadline) throws IOException {
+    List<ManifestId> ids = list(deadline);
     return ids.isEmpty() ? Optional.empty() : Optional.of(ids.get(ids.size() - 1));
   }
 

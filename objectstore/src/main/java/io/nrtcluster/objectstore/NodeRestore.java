@@ -72,12 +72,21 @@ public final class NodeRestore {
    * @throws IOException only for the local disk (the swap of the restored index into place)
    */
   public BootstrapResult bootstrap(Path nodeDir) throws IOException {
+    return bootstrap(nodeDir, Deadline.NONE);
+  }
+
+  /**
+   * {@link #bootstrap(Path)} whose first look at the store (the listing of its backups) sends no
+   * request from {@code firstLook} on: a store that does not answer costs it that long, then it falls
+   * back. Once the store answered, the restore takes the store's usual retries.
+   */
+  BootstrapResult bootstrap(Path nodeDir, Deadline firstLook) throws IOException {
     Path indexPath = nodeDir.resolve(INDEX_DIR);
     cleanLeftovers(nodeDir);
     long local = localVersion(indexPath);
     ManifestId id;
     try {
-      Optional<ManifestId> newest = manifests.latestId();
+      Optional<ManifestId> newest = manifests.latestId(firstLook);
       if (newest.isEmpty()) {
         log.info("no backup of {} in the store: copying from the primary", manifests.layout().root());
         return new BootstrapResult(BootstrapResult.Outcome.NO_BACKUP, local, null, null);
@@ -101,6 +110,12 @@ public final class NodeRestore {
     log.info("bootstrapped from backup {} (version {}, local index was at {}): catching up from the primary",
         id.key(), id.version(), local);
     return new BootstrapResult(BootstrapResult.Outcome.RESTORED, local, id, null);
+  }
+
+  /** The fallback of a bootstrap that did not look at the store at all: it was known not to answer. */
+  BootstrapResult skipped(Path nodeDir, Exception why) throws IOException {
+    cleanLeftovers(nodeDir);
+    return fellBack(localVersion(nodeDir.resolve(INDEX_DIR)), null, why);
   }
 
   private BootstrapResult fellBack(long local, ManifestId id, Exception e) {

@@ -44,6 +44,12 @@ public final class ObjectStoreMeters implements Closeable {
   public static final String LAG = "nrt.backup.lag";
   /** Gauge: the newest version backed up, -1 before any. */
   public static final String LAST_VERSION = "nrt.backup.last.version";
+  /** Counter: verifications of a backup that read the store (see {@link BackupVerification}). */
+  public static final String VERIFY_RUNS = "nrt.backup.verify.runs";
+  /** Gauge: damaged objects in the backup verified last (0 before any). */
+  public static final String VERIFY_DAMAGED = "nrt.backup.verify.damaged";
+  /** Gauge: the version of the backup verified last, -1 before any. */
+  public static final String VERIFY_LAST_VERSION = "nrt.backup.verify.last.version";
 
   private final MeterRegistry registry;
   private final List<Meter> meters = new ArrayList<>();
@@ -66,6 +72,10 @@ public final class ObjectStoreMeters implements Closeable {
     m.counter(BACKUPS_SUPERSEDED, metrics, ObjectStoreMetrics.Snapshot::backupsSuperseded, tags, null);
     m.meters.add(Gauge.builder(LAG_VERSIONS, metrics, x -> x.snapshot().lagVersions()).tags(tags).register(registry));
     m.meters.add(Gauge.builder(LAST_VERSION, metrics, x -> x.snapshot().lastBackedUpVersion()).tags(tags).register(registry));
+    m.counter(VERIFY_RUNS, metrics, ObjectStoreMetrics.Snapshot::verifyRuns, tags, null);
+    m.meters.add(Gauge.builder(VERIFY_DAMAGED, metrics, x -> x.snapshot().lastVerifyDamaged()).tags(tags).register(registry));
+    m.meters.add(Gauge.builder(VERIFY_LAST_VERSION, metrics, x -> x.snapshot().lastVerifiedVersion()).tags(tags)
+        .register(registry));
     m.meters.add(io.micrometer.core.instrument.TimeGauge.builder(LAG, metrics, TimeUnit.MILLISECONDS,
         x -> x.snapshot().lagMillis(System.currentTimeMillis())).tags(tags).register(registry));
     return m;

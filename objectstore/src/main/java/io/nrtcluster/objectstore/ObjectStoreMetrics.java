@@ -25,8 +25,17 @@ public final class ObjectStoreMetrics {
   private final AtomicLong lastBackupEpochMillis = new AtomicLong(-1);
   /** When the oldest submitted point not yet covered by a completed backup was submitted (epoch ms), or -1. */
   private final AtomicLong oldestPendingEpochMillis = new AtomicLong(-1);
+  private final LongAdder verifyRuns = new LongAdder();
+  private final AtomicLong lastVerifyDamaged = new AtomicLong();
+  private final AtomicLong lastVerifiedVersion = new AtomicLong(-1);
 
-  /** An immutable copy of the counters at one moment. */
+  /**
+   * An immutable copy of the counters at one moment.
+   *
+   * @param verifyRuns verifications of a backup that completed (the store read; damaged or not)
+   * @param lastVerifyDamaged damaged objects the last verification found (0 before any)
+   * @param lastVerifiedVersion the version of the backup verified last, -1 before any
+   */
   public record Snapshot(
       long bytesUploaded,
       long bytesDownloaded,
@@ -40,7 +49,10 @@ public final class ObjectStoreMetrics {
       long lastSubmittedVersion,
       long lastBackedUpVersion,
       long lastBackupEpochMillis,
-      long oldestPendingEpochMillis) {
+      long oldestPendingEpochMillis,
+      long verifyRuns,
+      long lastVerifyDamaged,
+      long lastVerifiedVersion) {
 
     /** Versions submitted for backup but not yet covered by a completed one (0 when up to date). */
     public long lagVersions() {
@@ -57,7 +69,7 @@ public final class ObjectStoreMetrics {
     return new Snapshot(bytesUploaded.sum(), bytesDownloaded.sum(), filesUploaded.sum(), filesSkipped.sum(),
         filesDownloaded.sum(), requestFailures.sum(), backupsCompleted.sum(), backupsFailed.sum(),
         backupsSuperseded.sum(), lastSubmittedVersion.get(), lastBackedUpVersion.get(), lastBackupEpochMillis.get(),
-        oldestPendingEpochMillis.get());
+        oldestPendingEpochMillis.get(), verifyRuns.sum(), lastVerifyDamaged.get(), lastVerifiedVersion.get());
   }
 
   void uploaded(long bytes) {
@@ -103,5 +115,12 @@ public final class ObjectStoreMetrics {
 
   void backupSuperseded() {
     backupsSuperseded.increment();
+  }
+
+  /** A verification of the backup of {@code version} read the store and found {@code damaged} objects damaged. */
+  void verified(long version, int damaged) {
+    verifyRuns.increment();
+    lastVerifyDamaged.set(damaged);
+    lastVerifiedVersion.set(version);
   }
 }

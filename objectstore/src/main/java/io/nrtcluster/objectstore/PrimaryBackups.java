@@ -1,5 +1,6 @@
 package io.nrtcluster.objectstore;
 
+import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.Experimental;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.election.Role;
@@ -36,6 +37,7 @@ public final class PrimaryBackups implements RoleListener, Closeable {
   private final ManifestStore manifests;
   private final BackupMode mode;
   private final NodeLog log;
+  private final DamagedObjects damaged;
   private final Object lock = new Object();
   /** The primary backed up now and its service; guarded by {@link #lock}. */
   private Primary primary;
@@ -50,8 +52,18 @@ public final class PrimaryBackups implements RoleListener, Closeable {
    * @param logName the name log lines start with (for example {@code "N1/docs"})
    */
   public PrimaryBackups(ManifestStore manifests, BackupMode mode, String logName) {
+    this(manifests, mode, logName, new DamagedObjects());
+  }
+
+  /**
+   * As {@link #PrimaryBackups(ManifestStore, BackupMode, String)}, with the index's objects a
+   * verification found damaged: every backup uploads a fresh copy of those it names ({@link
+   * BackupService#BackupService(ManifestStore, NodeLog, DamagedObjects)}).
+   */
+  public PrimaryBackups(ManifestStore manifests, BackupMode mode, String logName, DamagedObjects damaged) {
     this.manifests = manifests;
     this.mode = mode;
+    this.damaged = Checks.notNull("damaged", damaged);
     this.log = new NodeLog(LoggerFactory.getLogger(PrimaryBackups.class), logName, this::generation);
   }
 
@@ -90,7 +102,7 @@ public final class PrimaryBackups implements RoleListener, Closeable {
       previous = primary;
       retired = service;
       primary = next;
-      service = next == null ? null : new BackupService(manifests, log);
+      service = next == null ? null : new BackupService(manifests, log, damaged);
       lastHandedVersion = -1;
     }
     if (previous != null) {
@@ -112,6 +124,11 @@ public final class PrimaryBackups implements RoleListener, Closeable {
     synchronized (lock) {
       return last;
     }
+  }
+
+  /** The index's objects known damaged, which the next backup naming them uploads again. */
+  public DamagedObjects damagedObjects() {
+    return damaged;
   }
 
   /** The counters of the store connection the backups use. */

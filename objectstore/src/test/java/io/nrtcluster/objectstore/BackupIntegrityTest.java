@@ -16,12 +16,14 @@ import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A backup stores only bytes that match their Lucene checksums: a file damaged on the primary's disk
- * fails the backup, naming it, and a damaged object already in the store is not reused.
+ * fails the backup, naming it, and a damaged object already in the store is not reused once known
+ * (a truncated one by its length, any other once a verification found it).
  */
 class BackupIntegrityTest {
   @RegisterExtension final StoreFixture store = StoreFixture.of(BackupIntegrityTest.class, "P1", "");
@@ -109,5 +111,60 @@ class BackupIntegrityTest {
       store.restorer(manifests).restoreLatest(restored);
       assertThat(TestIndex.search(restored)).as(what).containsExactly(c2.docs(), c2.alphaHits());
     }
+  }
+
+  @Test
+  @Timeout(120)
+  void aStoredObjectAVerificationFoundDamagedIsUploadedAgainByTheNextBackup() throws Exception {
+    DamagedObjects damaged = new DamagedObjects();
+    BackupService service = store.closeAfter(new BackupService(manifests, store.log(), damaged));
+    index.add(500, store.random());
+    TestIndex.Commit c1 = index.commit(1);
+    service.submit(c1.source()).get(60, TimeUnit.SECONDS);
+    List<FileEntry> files = List.copyOf(c1.point().files().values());
+    FileEntry victim = files.get(store.random().nextInt(files.size()));
+    String key = manifests.layout().fileKey(victim);
+    byte[] good = store.server().read(key);
+    byte[] flipped = good.clone();
+    int pos = store.random().nextInt(good.length - 16); // before the footer: the length and the footer still hold
+    flipped[pos] ^= (byte) (1 << store.random().nextInt(8));
+    store.server().write(key, flipped);
+    String what = String.format("seed %d: byte %d of %s flipped", store.seed(), pos, key);
+
+    // A plain backup cannot tell: it checks a stored object by its length.
+    index.add(300, store.random());
+    TestIndex.Commit c2 = index.commit(1);
+    assertThat(c2.point().files()).containsValue(victim);
+    BackupResult r2 = service.submit(c2.source()).get(60, TimeUnit.SECONDS);
+    assertThat(r2.filesUploaded()).as(what).isEqualTo(newFiles(c1, c2));
+    assertThat(store.server().read(key)).as(what).isEqualTo(flipped);
+
+    VerifyReport found = new BackupVerifier(manifests, BackupVerifier.UNLIMITED).verifyLatest();
+    assertThat(found.damage()).as(what).singleElement().satisfies(d -> {
+      assertThat(d.key()).isEqualTo(key);
+      assertThat(d.problem()).isEqualTo(VerifyReport.Problem.WRONG_CHECKSUM);
+    });
+    damaged.addAll(found.damagedKeys());
+
+    // Known damaged now: the next backup naming it stores a fresh copy, then forgets the mark.
+    index.add(100, store.random());
+    TestIndex.Commit c3 = index.commit(1);
+    assertThat(c3.point().files()).containsValue(victim);
+    BackupResult r3 = service.submit(c3.source()).get(60, TimeUnit.SECONDS);
+    assertThat(r3.filesUploaded()).as(what).isEqualTo(newFiles(c2, c3) + 1);
+    assertThat(store.server().read(key)).as(what).isEqualTo(good);
+    assertThat(damaged.keys()).as(what).isEmpty();
+    assertThat(new BackupVerifier(manifests, BackupVerifier.UNLIMITED).verifyLatest().intact()).as(what).isTrue();
+    try (Directory restored = FSDirectory.open(tmp.resolve("restored"))) {
+      store.restorer(manifests).restoreLatest(restored);
+      assertThat(TestIndex.search(restored)).as(what).containsExactly(c3.docs(), c3.alphaHits());
+    }
+  }
+
+  /** Files of {@code next} that {@code previous} did not have. */
+  private static int newFiles(TestIndex.Commit previous, TestIndex.Commit next) {
+    Set<String> fresh = new HashSet<>(next.point().files().keySet());
+    fresh.removeAll(previous.point().files().keySet());
+    return fresh.size();
   }
 }

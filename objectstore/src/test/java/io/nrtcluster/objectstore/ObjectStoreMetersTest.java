@@ -26,6 +26,9 @@ class ObjectStoreMetersTest {
       assertThat(registry.get(ObjectStoreMeters.BYTES_DOWNLOADED).functionCounter().count()).isEqualTo(1234);
       assertThat(registry.get(ObjectStoreMeters.LAST_VERSION).gauge().value()).isEqualTo(-1);
       assertThat(registry.get(ObjectStoreMeters.LAG_VERSIONS).gauge().value()).isZero();
+      assertThat(registry.get(ObjectStoreMeters.VERIFY_RUNS).functionCounter().count()).isZero();
+      assertThat(registry.get(ObjectStoreMeters.VERIFY_DAMAGED).gauge().value()).isZero();
+      assertThat(registry.get(ObjectStoreMeters.VERIFY_LAST_VERSION).gauge().value()).isEqualTo(-1);
       meters.close();
       assertThat(registry.getMeters()).isEmpty();
     }

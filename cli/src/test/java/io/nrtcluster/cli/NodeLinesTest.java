@@ -1,0 +1,31 @@
+package io.nrtcluster.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nrtcluster.objectstore.ManifestId;
+import io.nrtcluster.objectstore.VerifyReport;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The node's line about its last backup verification. */
+@Timeout(30)
+class NodeLinesTest {
+  private static final ManifestId M12 = new ManifestId(12, 3, "c1/docs/manifests/0000000000000000012-0000000000000000003", null);
+
+  @Test
+  void anIntactBackupSaysHowMuchWasRead() {
+    VerifyReport r = new VerifyReport(M12, 34, 5_347_738, Duration.ofMillis(900), List.of());
+    assertThat(NodeLines.verification(1, "docs", r)).isEqualTo("N1/docs backup version 12 verified: intact (34 objects, 5.1 MiB)");
+  }
+
+  @Test
+  void aDamagedBackupNamesEachDamagedObjectAndItsProblem() {
+    VerifyReport r = new VerifyReport(M12, 34, 5_000_000, Duration.ofMillis(900), List.of(
+        new VerifyReport.Damage("c1/docs/files/_0.cfs--1234-0000abcd", "_0.cfs", VerifyReport.Problem.WRONG_CHECKSUM, "x"),
+        new VerifyReport.Damage("c1/docs/files/_1.si--300-12345678", "_1.si", VerifyReport.Problem.MISSING, "y")));
+    assertThat(NodeLines.verification(1, "docs", r)).isEqualTo("N1/docs backup version 12 DAMAGED: 2 object(s): "
+        + "c1/docs/files/_0.cfs--1234-0000abcd (WRONG_CHECKSUM), c1/docs/files/_1.si--300-12345678 (MISSING)");
+  }
+}
