@@ -83,6 +83,15 @@ public final class BlobStore implements Closeable {
     T run() throws IOException;
   }
 
+  /** A named injection point in every call's request path: tests delay or block an attempt here. */
+  @FunctionalInterface
+  interface AttemptHook {
+    AttemptHook NONE = (what, key, attempt) -> {};
+
+    /** Runs on the calling thread before attempt {@code attempt} (from 1) of {@code what} on {@code key}. */
+    void before(String what, String key, int attempt);
+  }
+
   private static final int DELETE_BATCH = 1000;
 
   private final ObjectStoreConfig config;
@@ -90,6 +99,7 @@ public final class BlobStore implements Closeable {
   private final ObjectStoreMetrics metrics;
   private final NodeLog log;
   private volatile boolean batchDelete = true;
+  private volatile AttemptHook beforeAttempt = AttemptHook.NONE;
 
   private BlobStore(ObjectStoreConfig config, S3Client s3, ObjectStoreMetrics metrics, NodeLog log) {
     this.config = config;
@@ -153,6 +163,11 @@ public final class BlobStore implements Closeable {
         .addPlugin(LegacyMd5Plugin.create());
     config.endpointOverride().ifPresent(builder::endpointOverride);
     return builder.build();
+  }
+
+  /** For tests: {@code hook} runs before each request attempt of every call of this store. */
+  void beforeAttempt(AttemptHook hook) {
+    beforeAttempt = hook;
   }
 
   public ObjectStoreConfig config() {
@@ -424,6 +439,7 @@ public final class BlobStore implements Closeable {
   private <T> T call(String what, String key, Call<T> call) throws IOException {
     Backoff backoff = new Backoff(config.backoffMin(), config.backoffMax());
     for (int attempt = 1; ; attempt++) {
+      beforeAttempt.before(what, key, attempt);
       Exception failure;
       try {
         return call.run();
