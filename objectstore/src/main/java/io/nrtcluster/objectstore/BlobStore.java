@@ -13,11 +13,14 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
@@ -26,6 +29,7 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
@@ -67,6 +71,11 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *   <li>An index file uploaded with {@link #putFile(String, Directory, FileEntry)} is stored only if
  *       the bytes sent match its Lucene checksum; otherwise its upload fails as above, typed.
  *   <li>An interrupt ends a call with {@link InterruptedIOException} and the interrupt flag set.
+ *   <li>A call bound to a deadline (the lease-bound writes and deletes of backups and sweeps) starts
+ *       no attempt at or after it, never sleeps a backoff past it, and bounds each attempt to the time
+ *       left (the SDK's per-request {@code apiCallAttemptTimeout}); stopped by it, the call throws
+ *       {@code LeaseExpiredException} (an {@link ObjectStoreUnavailableException}), whatever attempts
+ *       {@link ObjectStoreConfig#maxAttempts()} had left.
  * </ul>
  */
 @Experimental
@@ -83,12 +92,22 @@ public final class BlobStore implements Closeable {
     T run() throws IOException;
   }
 
+  /** One attempt of a call; {@code limit} goes on its request and bounds it to a deadline, if any. */
+  @FunctionalInterface
+  private interface BoundCall<T> {
+    T run(Consumer<AwsRequestOverrideConfiguration.Builder> limit) throws IOException;
+  }
+
   /** A named injection point in every call's request path: tests delay or block an attempt here. */
   @FunctionalInterface
   interface AttemptHook {
     AttemptHook NONE = (what, key, attempt) -> {};
 
-    /** Runs on the calling thread before attempt {@code attempt} (from 1) of {@code what} on {@code key}. */
+    /**
+     * Runs on the calling thread before attempt {@code attempt} (from 1) of {@code what} on {@code
+     * key}, before the attempt's deadline check: an attempt held here past its call's deadline is
+     * not sent.
+     */
     void before(String what, String key, int attempt);
   }
 
@@ -185,7 +204,17 @@ public final class BlobStore implements Closeable {
 
   /** Writes a small object at once (a manifest, a marker). */
   public void put(String key, byte[] bytes) throws IOException {
-    call("put", key, () -> s3.putObject(b -> b.bucket(config.bucket()).key(key).contentLength((long) bytes.length),
+    put(key, bytes, Deadline.NONE);
+  }
+
+  /**
+   * {@link #put(String, byte[])}, sending no attempt from {@code deadline} on.
+   *
+   * @throws LeaseExpiredException the deadline came first; an attempt cut at it may still be applied
+   */
+  void put(String key, byte[] bytes, Deadline deadline) throws IOException {
+    call("put", key, deadline, limit -> s3.putObject(
+        b -> b.bucket(config.bucket()).key(key).contentLength((long) bytes.length).overrideConfiguration(limit),
         RequestBody.fromBytes(bytes)));
     metrics.uploaded(bytes.length);
   }
@@ -399,22 +428,33 @@ public final class BlobStore implements Closeable {
 
   /** Deletes the objects (missing ones are no error). */
   public void delete(Collection<String> keys) throws IOException {
+    delete(keys, Deadline.NONE);
+  }
+
+  /**
+   * {@link #delete(Collection)}, sending no attempt from {@code deadline} on: the batches sent before
+   * it are deleted, the others are not.
+   *
+   * @throws LeaseExpiredException the deadline came first
+   */
+  void delete(Collection<String> keys, Deadline deadline) throws IOException {
     List<String> all = List.copyOf(keys);
     for (int from = 0; from < all.size(); from += DELETE_BATCH) {
       List<String> keysOfBatch = all.subList(from, Math.min(all.size(), from + DELETE_BATCH));
       if (!batchDelete) {
         for (String key : keysOfBatch) {
-          delete(key);
+          delete(key, deadline);
         }
         continue;
       }
       List<ObjectIdentifier> batch = keysOfBatch.stream().map(k -> ObjectIdentifier.builder().key(k).build()).toList();
       DeleteObjectsResponse r;
       try {
-        r = call("delete", batch.get(0).key() + " (+" + (batch.size() - 1) + ")",
-            () -> s3.deleteObjects(b -> b.bucket(config.bucket()).delete(Delete.builder().objects(batch).quiet(true).build())));
+        r = call("delete", batch.get(0).key() + " (+" + (batch.size() - 1) + ")", deadline,
+            limit -> s3.deleteObjects(b -> b.bucket(config.bucket())
+                .delete(Delete.builder().objects(batch).quiet(true).build()).overrideConfiguration(limit)));
       } catch (NrtClusterException e) {
-        if (e.getCause() instanceof S3Exception s3e && s3e.statusCode() == 501) {
+        if (!(e instanceof LeaseExpiredException) && e.getCause() instanceof S3Exception s3e && s3e.statusCode() == 501) {
           // Some S3-compatible stores lack multi-object delete: one by one from now on.
           log.info("bucket {} has no multi-object delete; deleting one object per request", config.bucket());
           batchDelete = false;
@@ -433,16 +473,41 @@ public final class BlobStore implements Closeable {
 
   /** Deletes one object (a missing one is no error). */
   public void delete(String key) throws IOException {
-    call("delete", key, () -> s3.deleteObject(b -> b.bucket(config.bucket()).key(key)));
+    delete(key, Deadline.NONE);
+  }
+
+  /**
+   * {@link #delete(String)}, sending no attempt from {@code deadline} on.
+   *
+   * @throws LeaseExpiredException the deadline came first; an attempt cut at it may still be applied
+   */
+  void delete(String key, Deadline deadline) throws IOException {
+    call("delete", key, deadline,
+        limit -> s3.deleteObject(b -> b.bucket(config.bucket()).key(key).overrideConfiguration(limit)));
   }
 
   private <T> T call(String what, String key, Call<T> call) throws IOException {
+    return call(what, key, Deadline.NONE, limit -> call.run());
+  }
+
+  /**
+   * Runs {@code call} until it succeeds, fails for good, runs out of attempts or reaches {@code
+   * deadline}. The deadline is checked after {@link #beforeAttempt the hook} and before each attempt is
+   * sent; an attempt may take only the time left, and a backoff that would end past the deadline is
+   * not slept: no request of this call is sent from the deadline on, however slow the store.
+   */
+  private <T> T call(String what, String key, Deadline deadline, BoundCall<T> call) throws IOException {
     Backoff backoff = new Backoff(config.backoffMin(), config.backoffMax());
+    Exception last = null;
     for (int attempt = 1; ; attempt++) {
       beforeAttempt.before(what, key, attempt);
+      long remaining = deadline.remainingNanos();
+      if (remaining <= 0) {
+        throw leaseExpired(what, key, deadline, attempt - 1, last);
+      }
       Exception failure;
       try {
-        return call.run();
+        return call.run(limit(deadline, remaining));
       } catch (S3Exception e) {
         int status = e.statusCode();
         if (status == 401 || status == 403) {
@@ -471,16 +536,24 @@ public final class BlobStore implements Closeable {
         failure = e; // the sink's or the source's I/O; a new attempt starts it over
       }
       metrics.requestFailed();
+      last = failure;
       if (Thread.currentThread().isInterrupted()) {
         InterruptedIOException ie = new InterruptedIOException("interrupted: " + what + " " + key);
         ie.initCause(failure);
         throw ie;
+      }
+      if (deadline.remainingNanos() <= 0) {
+        throw leaseExpired(what, key, deadline, attempt, failure); // an attempt cut at the deadline
       }
       if (attempt >= config.maxAttempts()) {
         throw new ObjectStoreUnavailableException("bucket " + config.bucket() + ": " + what + " " + key + " failed "
             + attempt + " times, last: " + failure, attempt, failure);
       }
       long delay = backoff.next().toMillis();
+      if (TimeUnit.MILLISECONDS.toNanos(delay) >= deadline.remainingNanos()) {
+        // No attempt could start before the deadline once this backoff is over: stop now.
+        throw leaseExpired(what, key, deadline, attempt, failure);
+      }
       log.debug("{} {} failed (attempt {} of {}), retrying in {} ms: {}", what, key, attempt, config.maxAttempts(),
           delay, failure.toString());
       try {
@@ -492,6 +565,21 @@ public final class BlobStore implements Closeable {
         throw ie;
       }
     }
+  }
+
+  /** What bounds one attempt: the time left before {@code deadline}, when there is one. */
+  private static Consumer<AwsRequestOverrideConfiguration.Builder> limit(Deadline deadline, long remainingNanos) {
+    if (!deadline.bounded()) {
+      return o -> {};
+    }
+    Duration left = Duration.ofMillis(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos)));
+    return o -> o.apiCallAttemptTimeout(left).apiCallTimeout(left);
+  }
+
+  private LeaseExpiredException leaseExpired(String what, String key, Deadline deadline, int attempts, Exception last) {
+    return new LeaseExpiredException("bucket " + config.bucket() + ": " + what + " " + key + " stopped at "
+        + deadline + " after " + attempts + " attempt(s); nothing more is sent"
+        + (last == null ? "" : ", last failure: " + last), attempts, last);
   }
 
   private static NrtClusterException typedCause(Throwable e) {

@@ -36,9 +36,14 @@ import java.util.Optional;
  * @param socketTimeout longest wait for the next bytes of an answer
  * @param backupLease longest a backup may take from announcing itself to writing its manifest; past
  *     it the backup gives up ({@link BackupAbandonedException}) and retention may remove its files.
- *     10 minutes by default. See {@link RetentionSweeper}
+ *     The manifest's PUT starts no attempt, first or retry, once the lease has passed, and its attempt
+ *     under way is cut there, whatever {@link #maxAttempts}, {@link #backoffMax} and {@link
+ *     #socketTimeout} would allow. 10 minutes by default. See {@link RetentionSweeper}
  * @param sweepLease longest a retention sweep keeps deleting after it announced itself; past it the
- *     sweep stops. 2 minutes by default
+ *     sweep stops: no delete request, first attempt or retry, starts once the lease has passed, and
+ *     the attempt under way is cut there, whatever {@link #maxAttempts}, {@link #backoffMax} and {@link
+ *     #socketTimeout} would allow. A backup that finds a sweep under way waits at most this plus
+ *     {@link #clockMargin} for it. 2 minutes by default
  * @param clockMargin allowance for request latency and clock rates between machines in the lease
  *     arguments (30 s by default; less than both leases)
  */

@@ -18,9 +18,14 @@ import org.apache.lucene.store.IndexOutput;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@link BlobStore} against a real S3-compatible server (S3Proxy on loopback): calls, retries, refusals, faults. */
+/**
+ * {@link BlobStore} against a real S3-compatible server (S3Proxy on loopback): calls, retries, refusals,
+ * faults, deadlines.
+ */
+@Timeout(120)
 class BlobStoreTest {
   @TempDir Path tmp;
   private S3TestServer server;
@@ -180,6 +185,54 @@ class BlobStoreTest {
         assertThat(metrics.snapshot().requestFailures() - failuresBefore).as("never retried").isEqualTo(2);
         assertThat(server.keys("files/wrong")).isEmpty();
       }
+    }
+  }
+
+  @Test
+  void aCallBoundToADeadlineThatHasPassedSendsNothing() throws Exception {
+    ObjectStoreMetrics metrics = new ObjectStoreMetrics();
+    try (BlobStore store = BlobStore.open(server.config().build(), metrics)) {
+      long before = server.operations();
+      Deadline passed = Deadline.after(System.nanoTime(), Duration.ZERO);
+      assertThatThrownBy(() -> store.put("k", new byte[] {1}, passed))
+          .isInstanceOf(LeaseExpiredException.class)
+          .isInstanceOf(ObjectStoreUnavailableException.class);
+      assertThatThrownBy(() -> store.delete(List.of("a", "b"), passed)).isInstanceOf(LeaseExpiredException.class);
+      assertThat(server.operations()).as("requests that reached the store").isEqualTo(before);
+      assertThat(server.read("k")).isNull();
+      assertThat(metrics.snapshot().requestFailures()).isZero();
+    }
+  }
+
+  @Test
+  void aBackoffThatWouldEndPastTheDeadlineIsNotSlept() throws Exception {
+    ObjectStoreMetrics metrics = new ObjectStoreMetrics();
+    ObjectStoreConfig config = server.config().maxAttempts(5).backoff(Duration.ofSeconds(5), Duration.ofSeconds(5)).build();
+    try (BlobStore store = BlobStore.open(config, metrics)) {
+      server.failNext(5);
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> store.delete("k", Deadline.after(start, Duration.ofSeconds(2))))
+          .isInstanceOfSatisfying(LeaseExpiredException.class, e -> assertThat(e.attempts()).isEqualTo(1));
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+      assertThat(metrics.snapshot().requestFailures()).isEqualTo(1);
+      server.failNext(0);
+    }
+  }
+
+  @Test
+  void anAttemptUnderWayIsCutAtTheDeadline() throws Exception {
+    ObjectStoreMetrics metrics = new ObjectStoreMetrics();
+    ObjectStoreConfig config = server.config().maxAttempts(5).socketTimeout(Duration.ofSeconds(30)).build();
+    try (BlobStore store = BlobStore.open(config, metrics)) {
+      server.delayEach(Duration.ofSeconds(5));
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> store.put("k", new byte[] {1}, Deadline.after(start, Duration.ofMillis(500))))
+          .isInstanceOf(LeaseExpiredException.class);
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).as("cut at the deadline, not at the socket timeout")
+          .isLessThan(Duration.ofSeconds(3));
+      assertThat(Thread.currentThread().isInterrupted()).as("the cut leaves no interrupt behind").isFalse();
+      assertThat(metrics.snapshot().requestFailures()).isEqualTo(1);
+      server.delayEach(Duration.ZERO);
     }
   }
 
