@@ -294,6 +294,7 @@ public final class BlobStore implements Closeable {
     } finally {
       if (!completed) {
         try {
+          metrics.requested();
           s3.abortMultipartUpload(b -> b.bucket(config.bucket()).key(key).uploadId(uploadId));
         } catch (SdkException e) {
           // Never completed, so never visible; the store drops abandoned uploads by its own lifecycle.
@@ -506,6 +507,7 @@ public final class BlobStore implements Closeable {
         throw leaseExpired(what, key, deadline, attempt - 1, last);
       }
       Exception failure;
+      metrics.requested();
       try {
         return call.run(limit(deadline, remaining));
       } catch (S3Exception e) {

@@ -16,6 +16,7 @@ public final class ObjectStoreMetrics {
   private final LongAdder filesUploaded = new LongAdder();
   private final LongAdder filesSkipped = new LongAdder();
   private final LongAdder filesDownloaded = new LongAdder();
+  private final LongAdder requests = new LongAdder();
   private final LongAdder requestFailures = new LongAdder();
   private final LongAdder backupsCompleted = new LongAdder();
   private final LongAdder backupsFailed = new LongAdder();
@@ -26,13 +27,19 @@ public final class ObjectStoreMetrics {
   /** When the oldest submitted point not yet covered by a completed backup was submitted (epoch ms), or -1. */
   private final AtomicLong oldestPendingEpochMillis = new AtomicLong(-1);
 
-  /** An immutable copy of the counters at one moment. */
+  /**
+   * An immutable copy of the counters at one moment.
+   *
+   * @param requests request attempts sent to the store, each retry counted (a listing's pages count as one)
+   * @param requestFailures those attempts that failed
+   */
   public record Snapshot(
       long bytesUploaded,
       long bytesDownloaded,
       long filesUploaded,
       long filesSkipped,
       long filesDownloaded,
+      long requests,
       long requestFailures,
       long backupsCompleted,
       long backupsFailed,
@@ -55,7 +62,7 @@ public final class ObjectStoreMetrics {
 
   public Snapshot snapshot() {
     return new Snapshot(bytesUploaded.sum(), bytesDownloaded.sum(), filesUploaded.sum(), filesSkipped.sum(),
-        filesDownloaded.sum(), requestFailures.sum(), backupsCompleted.sum(), backupsFailed.sum(),
+        filesDownloaded.sum(), requests.sum(), requestFailures.sum(), backupsCompleted.sum(), backupsFailed.sum(),
         backupsSuperseded.sum(), lastSubmittedVersion.get(), lastBackedUpVersion.get(), lastBackupEpochMillis.get(),
         oldestPendingEpochMillis.get());
   }
@@ -78,6 +85,10 @@ public final class ObjectStoreMetrics {
 
   void fileDownloaded() {
     filesDownloaded.increment();
+  }
+
+  void requested() {
+    requests.increment();
   }
 
   void requestFailed() {

@@ -115,9 +115,11 @@ class BlobStoreTest {
   void serverErrorsAreRetried() throws Exception {
     ObjectStoreMetrics metrics = new ObjectStoreMetrics();
     try (BlobStore store = BlobStore.open(server.config().maxAttempts(4).build(), metrics)) {
+      long requests = metrics.snapshot().requests();
       server.failNext(3);
       store.put("k", new byte[] {7});
       assertThat(metrics.snapshot().requestFailures()).isEqualTo(3);
+      assertThat(metrics.snapshot().requests() - requests).as("every attempt counted").isEqualTo(4);
       assertThat(server.read("k")).containsExactly(7);
 
       server.failNext(10);
