@@ -25,21 +25,11 @@ import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
-import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.core.ResponseInputStream;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.s3.LegacyMd5Plugin;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.Delete;
@@ -52,9 +42,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * One bucket of an S3-compatible store, over the AWS SDK v2 (Apache HTTP client). Every call is
- * synchronous and safe from many threads; the connection pool holds {@link
- * ObjectStoreConfig#maxParallelTransfers()} connections, so callers bound their own parallelism to
- * that.
+ * synchronous and safe from many threads. One store holds one client and its connection pool ({@link
+ * ObjectStoreConfig#maxParallelTransfers()} + 2 connections); {@link #view} makes more stores over
+ * the same client, each with its own counters (a host's indexes share one client this way).
  *
  * <p>Guarantees:
  *
@@ -114,15 +104,19 @@ public final class BlobStore implements Closeable {
   private static final int DELETE_BATCH = 1000;
 
   private final ObjectStoreConfig config;
+  private final SharedClient client;
+  /** Whether this store built {@link #client} (and so closes it), rather than being a view of it. */
+  private final boolean owner;
   private final S3Client s3;
   private final ObjectStoreMetrics metrics;
   private final NodeLog log;
-  private volatile boolean batchDelete = true;
   private volatile AttemptHook beforeAttempt = AttemptHook.NONE;
 
-  private BlobStore(ObjectStoreConfig config, S3Client s3, ObjectStoreMetrics metrics, NodeLog log) {
+  private BlobStore(ObjectStoreConfig config, SharedClient client, boolean owner, ObjectStoreMetrics metrics, NodeLog log) {
     this.config = config;
-    this.s3 = s3;
+    this.client = client;
+    this.owner = owner;
+    this.s3 = client.s3();
     this.metrics = metrics;
     this.log = log;
   }
@@ -134,8 +128,7 @@ public final class BlobStore implements Closeable {
    * @throws ObjectStoreUnavailableException the store did not answer within the retries
    */
   public static BlobStore open(ObjectStoreConfig config, ObjectStoreMetrics metrics, NodeLog log) throws IOException {
-    S3Client s3 = client(config);
-    BlobStore store = new BlobStore(config, s3, metrics, log);
+    BlobStore store = new BlobStore(config, SharedClient.build(config), true, metrics, log);
     try {
       store.checkAccess();
     } catch (IOException | RuntimeException e) {
@@ -151,7 +144,7 @@ public final class BlobStore implements Closeable {
    * request, as {@link ObjectStoreAccessException}.
    */
   static BlobStore connect(ObjectStoreConfig config, ObjectStoreMetrics metrics, NodeLog log) {
-    return new BlobStore(config, client(config), metrics, log);
+    return new BlobStore(config, SharedClient.build(config), true, metrics, log);
   }
 
   /** {@link #open(ObjectStoreConfig, ObjectStoreMetrics, NodeLog)} with a log named after the bucket. */
@@ -159,29 +152,18 @@ public final class BlobStore implements Closeable {
     return open(config, metrics, new NodeLog(LoggerFactory.getLogger(BlobStore.class), "s3:" + config.bucket(), () -> -1));
   }
 
-  private static S3Client client(ObjectStoreConfig config) {
-    AwsCredentialsProvider credentials = config.explicitCredentials()
-        ? StaticCredentialsProvider.create(AwsBasicCredentials.create(config.accessKeyId(), config.secretAccessKey()))
-        : DefaultCredentialsProvider.builder().build();
-    var builder = S3Client.builder()
-        .region(Region.of(config.region()))
-        .forcePathStyle(config.pathStyle())
-        .credentialsProvider(credentials)
-        .httpClientBuilder(ApacheHttpClient.builder()
-            .maxConnections(config.maxParallelTransfers() + 2)
-            .connectionTimeout(config.connectTimeout())
-            .socketTimeout(config.socketTimeout()))
-        // Retries are this class's (one bound, typed errors, counted); the SDK's would multiply them.
-        .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
-        // Every byte is verified against Lucene's own checksums on restore; the SDK's newer default
-        // (CRC trailers on every upload) is not understood by many S3-compatible stores.
-        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-        // Requests that need a checksum (DeleteObjects) carry Content-MD5, which every S3-compatible
-        // store understands, instead of the newer CRC headers that some answer with 501.
-        .addPlugin(LegacyMd5Plugin.create());
-    config.endpointOverride().ifPresent(builder::endpointOverride);
-    return builder.build();
+  /**
+   * A store over this one's client, connection pool and bucket, with its own counters and log: what it
+   * sends is counted in {@code metrics} only. Closing the view closes nothing; closing the store that
+   * built the client (the one {@link #open} or {@code connect} returned) closes it for every view.
+   */
+  public BlobStore view(ObjectStoreMetrics metrics, NodeLog log) {
+    return new BlobStore(config, client, false, metrics, log);
+  }
+
+  /** For tests: the number of store clients (each with its own connection pool) this process has built. */
+  static int clientsBuilt() {
+    return SharedClient.built();
   }
 
   /** For tests: {@code hook} runs before each request attempt of every call of this store. */
@@ -442,7 +424,7 @@ public final class BlobStore implements Closeable {
     List<String> all = List.copyOf(keys);
     for (int from = 0; from < all.size(); from += DELETE_BATCH) {
       List<String> keysOfBatch = all.subList(from, Math.min(all.size(), from + DELETE_BATCH));
-      if (!batchDelete) {
+      if (!client.batchDelete()) {
         for (String key : keysOfBatch) {
           delete(key, deadline);
         }
@@ -458,7 +440,7 @@ public final class BlobStore implements Closeable {
         if (!(e instanceof LeaseExpiredException) && e.getCause() instanceof S3Exception s3e && s3e.statusCode() == 501) {
           // Some S3-compatible stores lack multi-object delete: one by one from now on.
           log.info("bucket {} has no multi-object delete; deleting one object per request", config.bucket());
-          batchDelete = false;
+          client.noBatchDelete();
           from -= DELETE_BATCH;
           continue;
         }
@@ -502,6 +484,9 @@ public final class BlobStore implements Closeable {
     Exception last = null;
     for (int attempt = 1; ; attempt++) {
       beforeAttempt.before(what, key, attempt);
+      if (client.closed()) {
+        throw closed(what, key, attempt - 1, null);
+      }
       long remaining = deadline.remainingNanos();
       if (remaining <= 0) {
         throw leaseExpired(what, key, deadline, attempt - 1, last);
@@ -536,6 +521,11 @@ public final class BlobStore implements Closeable {
           throw e;
         }
         failure = e; // the sink's or the source's I/O; a new attempt starts it over
+      } catch (IllegalStateException e) {
+        if (client.closed()) {
+          throw closed(what, key, attempt, e); // the pool shut down under this attempt
+        }
+        throw e;
       }
       metrics.requestFailed();
       last = failure;
@@ -578,6 +568,11 @@ public final class BlobStore implements Closeable {
     return o -> o.apiCallAttemptTimeout(left).apiCallTimeout(left);
   }
 
+  private ObjectStoreUnavailableException closed(String what, String key, int attempts, Exception cause) {
+    return new ObjectStoreUnavailableException("bucket " + config.bucket() + ": " + what + " " + key
+        + " not sent: the store client is closed", attempts, cause);
+  }
+
   private LeaseExpiredException leaseExpired(String what, String key, Deadline deadline, int attempts, Exception last) {
     return new LeaseExpiredException("bucket " + config.bucket() + ": " + what + " " + key + " stopped at "
         + deadline + " after " + attempts + " attempt(s); nothing more is sent"
@@ -601,8 +596,14 @@ public final class BlobStore implements Closeable {
     return e.awsErrorDetails() == null ? "" : String.valueOf(e.awsErrorDetails().errorCode());
   }
 
+  /**
+   * Closes the client if this store built it, after which every call of this store and its views
+   * fails with {@link ObjectStoreUnavailableException} without a request; a {@link #view} closes nothing.
+   */
   @Override
   public void close() {
-    s3.close();
+    if (owner) {
+      client.close();
+    }
   }
 }

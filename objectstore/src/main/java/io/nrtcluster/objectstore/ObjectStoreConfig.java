@@ -30,9 +30,12 @@ import java.util.Optional;
  * @param multipartThreshold files of at least this many bytes go up as a multipart upload (at least
  *     {@link #partSize}, 64 MiB by default)
  * @param partSize bytes per multipart part (5 MiB, the S3 minimum, to 5 GiB; 16 MiB by default)
- * @param maxParallelTransfers most files (or parts) moving at once per store (1 to 64, 4 by default);
- *     also the HTTP connection pool's size
- * @param connectTimeout longest wait for a TCP connection to the store
+ * @param maxParallelTransfers most files (or parts) moving at once per index: per backup service,
+ *     restore or bootstrap (1 to 64, 4 by default). The HTTP connection pool holds this plus 2
+ *     connections; it belongs to one {@link BlobStore} and is shared by its views ({@link
+ *     HostObjectStore}: by all the indexes of a host)
+ * @param connectTimeout longest wait for a TCP connection to the store, and for a free connection of
+ *     the pool
  * @param socketTimeout longest wait for the next bytes of an answer
  * @param backupLease longest a backup may take from announcing itself to writing its manifest; past
  *     it the backup gives up ({@link BackupAbandonedException}) and retention may remove its files.

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.nrtcluster.common.NodeLog;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link BlobStore} against a real S3-compatible server (S3Proxy on loopback): calls, retries, refusals,
@@ -27,6 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(120)
 class BlobStoreTest {
+  private static final NodeLog LOG = new NodeLog(LoggerFactory.getLogger(BlobStoreTest.class), "T", () -> -1);
+
   @TempDir Path tmp;
   private S3TestServer server;
 
@@ -56,6 +60,39 @@ class BlobStoreTest {
       assertThat(store.list("a/")).isEmpty();
       assertThat(metrics.snapshot().requestFailures()).isZero();
     }
+  }
+
+  @Test
+  void viewsShareOneClientAndEachCountsOnlyWhatItSent() throws Exception {
+    ObjectStoreMetrics ownerMetrics = new ObjectStoreMetrics();
+    ObjectStoreMetrics aMetrics = new ObjectStoreMetrics();
+    ObjectStoreMetrics bMetrics = new ObjectStoreMetrics();
+    int built = BlobStore.clientsBuilt();
+    BlobStore owner = BlobStore.open(server.config().build(), ownerMetrics, LOG);
+    BlobStore b;
+    try (owner) {
+      BlobStore a = owner.view(aMetrics, LOG);
+      b = owner.view(bMetrics, LOG);
+      assertThat(BlobStore.clientsBuilt() - built).as("clients built for the store and its two views").isEqualTo(1);
+      a.put("a/k", new byte[1000]);
+      b.put("b/k", new byte[10]);
+      b.put("b/l", new byte[20]);
+      assertThat(b.get("a/k")).hasValueSatisfying(bytes -> assertThat(bytes).hasSize(1000));
+
+      assertThat(aMetrics.snapshot()).extracting(ObjectStoreMetrics.Snapshot::requests,
+          ObjectStoreMetrics.Snapshot::bytesUploaded, ObjectStoreMetrics.Snapshot::bytesDownloaded).containsExactly(1L, 1000L, 0L);
+      assertThat(bMetrics.snapshot()).extracting(ObjectStoreMetrics.Snapshot::requests,
+          ObjectStoreMetrics.Snapshot::bytesUploaded, ObjectStoreMetrics.Snapshot::bytesDownloaded).containsExactly(3L, 30L, 1000L);
+      assertThat(ownerMetrics.snapshot()).as("the owner's own bucket check only").extracting(
+          ObjectStoreMetrics.Snapshot::requests, ObjectStoreMetrics.Snapshot::bytesUploaded).containsExactly(1L, 0L);
+
+      a.close(); // a view closes nothing
+      b.put("b/m", new byte[1]);
+      assertThat(server.read("b/m")).hasSize(1);
+    }
+    assertThatThrownBy(() -> b.put("b/n", new byte[1])).as("the owner closed the client of every view")
+        .isInstanceOf(ObjectStoreUnavailableException.class).hasMessageContaining("closed");
+    assertThat(server.read("b/n")).isNull();
   }
 
   @Test

@@ -1,0 +1,93 @@
+package io.nrtcluster.objectstore;
+
+import java.io.Closeable;
+import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.LegacyMd5Plugin;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * The one S3 client of a {@link BlobStore} and of every view made from it: its HTTP connection pool
+ * and what was learned about the bucket. Thread-safe. Only the store that built it closes it.
+ */
+final class SharedClient implements Closeable {
+  private static final AtomicInteger BUILT = new AtomicInteger();
+
+  private final S3Client s3;
+  private volatile boolean batchDelete = true;
+  private volatile boolean closed;
+
+  private SharedClient(S3Client s3) {
+    this.s3 = s3;
+  }
+
+  /** A client for {@code config}'s bucket, with a pool of {@code maxParallelTransfers + 2} connections. */
+  static SharedClient build(ObjectStoreConfig config) {
+    // Each transfer holds one connection; the two more let a backup's marker, HEADs or listings, or a
+    // sweep, go on beside a full set of transfers.
+    int connections = config.maxParallelTransfers() + 2;
+    AwsCredentialsProvider credentials = config.explicitCredentials()
+        ? StaticCredentialsProvider.create(AwsBasicCredentials.create(config.accessKeyId(), config.secretAccessKey()))
+        : DefaultCredentialsProvider.builder().build();
+    var builder = S3Client.builder()
+        .region(Region.of(config.region()))
+        .forcePathStyle(config.pathStyle())
+        .credentialsProvider(credentials)
+        .httpClientBuilder(ApacheHttpClient.builder()
+            .maxConnections(connections)
+            .connectionTimeout(config.connectTimeout())
+            // A request waits for a pooled connection no longer than for a new one.
+            .connectionAcquisitionTimeout(config.connectTimeout())
+            .socketTimeout(config.socketTimeout()))
+        // Retries are BlobStore's (one bound, typed errors, counted); the SDK's would multiply them.
+        .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
+        // Every byte is verified against Lucene's own checksums on restore; the SDK's newer default
+        // (CRC trailers on every upload) is not understood by many S3-compatible stores.
+        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+        // Requests that need a checksum (DeleteObjects) carry Content-MD5, which every S3-compatible
+        // store understands, instead of the newer CRC headers that some answer with 501.
+        .addPlugin(LegacyMd5Plugin.create());
+    config.endpointOverride().ifPresent(builder::endpointOverride);
+    S3Client s3 = builder.build();
+    BUILT.incrementAndGet();
+    return new SharedClient(s3);
+  }
+
+  /** For tests: how many clients this process has built. */
+  static int built() {
+    return BUILT.get();
+  }
+
+  S3Client s3() {
+    return s3;
+  }
+
+  /** Whether the bucket takes multi-object deletes (true until it answered one with 501). */
+  boolean batchDelete() {
+    return batchDelete;
+  }
+
+  void noBatchDelete() {
+    batchDelete = false;
+  }
+
+  /** True once closed: every view's calls then fail, typed, without a request. */
+  boolean closed() {
+    return closed;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    s3.close();
+  }
+}
