@@ -6,12 +6,19 @@ import static org.awaitility.Awaitility.await;
 
 import io.nrtcluster.common.NodeLog;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.IOContext;
@@ -93,6 +100,54 @@ class BlobStoreTest {
     assertThatThrownBy(() -> b.put("b/n", new byte[1])).as("the owner closed the client of every view")
         .isInstanceOf(ObjectStoreUnavailableException.class).hasMessageContaining("closed");
     assertThat(server.read("b/n")).isNull();
+  }
+
+  /**
+   * Many views (a host's indexes) sending at once through one small pool to a slow store: a request
+   * waits for one of the host's connections instead of failing for want of one.
+   */
+  @Test
+  void manyViewsSendingAtOnceThroughASmallPoolNeverFailForAConnection() throws Exception {
+    // 3 connections (maxParallelTransfers + 2); a request the pool gives no connection within the
+    // connect timeout fails, and with a single attempt that failure is final.
+    ObjectStoreConfig config = server.config().maxParallelTransfers(1).maxAttempts(1)
+        .connectTimeout(Duration.ofSeconds(1)).build();
+    int views = 16;
+    int putsEach = 2;
+    List<ObjectStoreMetrics> metrics = new ArrayList<>();
+    List<String> failures = new CopyOnWriteArrayList<>();
+    ExecutorService senders = Executors.newFixedThreadPool(views);
+    try (BlobStore owner = BlobStore.open(config, new ObjectStoreMetrics(), LOG)) {
+      server.delayEach(Duration.ofMillis(400));
+      List<Future<?>> sent = new ArrayList<>();
+      for (int v = 0; v < views; v++) {
+        ObjectStoreMetrics m = new ObjectStoreMetrics();
+        metrics.add(m);
+        BlobStore view = owner.view(m, LOG);
+        String prefix = "v" + v + "/";
+        sent.add(senders.submit(() -> {
+          for (int i = 0; i < putsEach; i++) {
+            try {
+              view.put(prefix + i, new byte[100]);
+            } catch (IOException e) {
+              failures.add(prefix + i + ": " + e);
+            }
+          }
+        }));
+      }
+      for (Future<?> f : sent) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      senders.shutdownNow();
+      server.delayEach(Duration.ZERO);
+    }
+    assertThat(failures).as("requests that failed").isEmpty();
+    for (ObjectStoreMetrics m : metrics) {
+      assertThat(m.snapshot().requests()).isEqualTo(putsEach);
+      assertThat(m.snapshot().requestFailures()).isZero();
+    }
+    assertThat(server.keys("v")).hasSize(views * putsEach);
   }
 
   @Test
