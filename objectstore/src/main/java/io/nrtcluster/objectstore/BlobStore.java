@@ -44,7 +44,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * One bucket of an S3-compatible store, over the AWS SDK v2 (Apache HTTP client). Every call is
  * synchronous and safe from many threads. One store holds one client and its connection pool ({@link
  * ObjectStoreConfig#maxParallelTransfers()} + 2 connections); {@link #view} makes more stores over
- * the same client, each with its own counters (a host's indexes share one client this way).
+ * the same client, each with its own counters (a host's indexes share one client this way). A store
+ * and its views together have at most as many requests under way as the pool has connections: a
+ * request waits for a free one (interruptibly) rather than fail for want of it.
  *
  * <p>Guarantees:
  *
@@ -260,29 +262,47 @@ public final class BlobStore implements Closeable {
           closeAll(opened);
         }
       }
-      call("complete multipart upload of", key, () -> {
+      S3Exception gone = call("complete multipart upload of", key, () -> {
         try {
-          return s3.completeMultipartUpload(b -> b.bucket(config.bucket()).key(key).uploadId(uploadId)
+          s3.completeMultipartUpload(b -> b.bucket(config.bucket()).key(key).uploadId(uploadId)
               .multipartUpload(m -> m.parts(parts)));
+          return null;
         } catch (S3Exception e) {
-          // A retried completion whose first answer was lost finds the upload gone and the object there.
-          if (e.statusCode() == 404 && head(key).map(o -> o.size() == length).orElse(false)) {
-            return null;
+          if (e.statusCode() == 404 && !noSuchBucket(e)) {
+            return e; // looked into below, once this attempt gave its connection back
           }
           throw e;
         }
       });
+      // A retried completion whose first answer was lost finds the upload gone and the object there.
+      if (gone != null && !head(key).map(o -> o.size() == length).orElse(false)) {
+        throw new NrtClusterException(ErrorCode.INTERNAL, "bucket " + config.bucket() + " rejected complete multipart"
+            + " upload of " + key + ": HTTP 404 " + errorCode(gone), gone);
+      }
       completed = true;
     } finally {
       if (!completed) {
-        try {
-          metrics.requested();
-          s3.abortMultipartUpload(b -> b.bucket(config.bucket()).key(key).uploadId(uploadId));
-        } catch (SdkException e) {
-          // Never completed, so never visible; the store drops abandoned uploads by its own lifecycle.
-          log.debug("could not abort multipart upload of {}: {}", key, e.toString());
-        }
+        abort(key, uploadId);
       }
+    }
+  }
+
+  /** Best effort: never completed, the upload is never visible; the store drops it by its own lifecycle. */
+  private void abort(String key, String uploadId) {
+    try {
+      client.acquire(Deadline.NONE);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the SDK would refuse to send it anyway
+      log.debug("multipart upload of {} not aborted: interrupted", key);
+      return;
+    }
+    try {
+      metrics.requested();
+      s3.abortMultipartUpload(b -> b.bucket(config.bucket()).key(key).uploadId(uploadId));
+    } catch (SdkException | IllegalStateException e) {
+      log.debug("could not abort multipart upload of {}: {}", key, e.toString());
+    } finally {
+      client.release();
     }
   }
 
@@ -475,8 +495,9 @@ public final class BlobStore implements Closeable {
 
   /**
    * Runs {@code call} until it succeeds, fails for good, runs out of attempts or reaches {@code
-   * deadline}. The deadline is checked after {@link #beforeAttempt the hook} and before each attempt is
-   * sent; an attempt may take only the time left, and a backoff that would end past the deadline is
+   * deadline}. Each attempt first takes one of the client's connections ({@link SharedClient#acquire},
+   * waiting at most until the deadline), then checks the deadline, after {@link #beforeAttempt the
+   * hook}; an attempt may take only the time left, and a backoff that would end past the deadline is
    * not slept: no request of this call is sent from the deadline on, however slow the store.
    */
   private <T> T call(String what, String key, Deadline deadline, BoundCall<T> call) throws IOException {
@@ -487,8 +508,19 @@ public final class BlobStore implements Closeable {
       if (client.closed()) {
         throw closed(what, key, attempt - 1, null);
       }
+      try {
+        if (!client.acquire(deadline)) {
+          throw leaseExpired(what, key, deadline, attempt - 1, last);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        InterruptedIOException ie = new InterruptedIOException("interrupted before " + what + " " + key);
+        ie.initCause(last);
+        throw ie;
+      }
       long remaining = deadline.remainingNanos();
       if (remaining <= 0) {
+        client.release();
         throw leaseExpired(what, key, deadline, attempt - 1, last);
       }
       Exception failure;
@@ -526,6 +558,8 @@ public final class BlobStore implements Closeable {
           throw closed(what, key, attempt, e); // the pool shut down under this attempt
         }
         throw e;
+      } finally {
+        client.release();
       }
       metrics.requestFailed();
       last = failure;

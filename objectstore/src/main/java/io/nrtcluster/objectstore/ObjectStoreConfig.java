@@ -33,9 +33,9 @@ import java.util.Optional;
  * @param maxParallelTransfers most files (or parts) moving at once per index: per backup service,
  *     restore or bootstrap (1 to 64, 4 by default). The HTTP connection pool holds this plus 2
  *     connections; it belongs to one {@link BlobStore} and is shared by its views ({@link
- *     HostObjectStore}: by all the indexes of a host)
- * @param connectTimeout longest wait for a TCP connection to the store, and for a free connection of
- *     the pool
+ *     HostObjectStore}: by all the indexes of a host), which together have at most that many
+ *     requests under way; the others wait for a free connection, in order
+ * @param connectTimeout longest wait for a TCP connection to the store
  * @param socketTimeout longest wait for the next bytes of an answer
  * @param backupLease longest a backup may take from announcing itself to writing its manifest; past
  *     it the backup gives up ({@link BackupAbandonedException}) and retention may remove its files.

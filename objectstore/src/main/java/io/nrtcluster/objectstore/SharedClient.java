@@ -1,6 +1,8 @@
 package io.nrtcluster.objectstore;
 
 import java.io.Closeable;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
@@ -15,18 +17,26 @@ import software.amazon.awssdk.services.s3.LegacyMd5Plugin;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * The one S3 client of a {@link BlobStore} and of every view made from it: its HTTP connection pool
- * and what was learned about the bucket. Thread-safe. Only the store that built it closes it.
+ * The one S3 client of a {@link BlobStore} and of every view made from it: its HTTP connection pool,
+ * the gate that lets no more requests be under way than the pool has connections, and what was
+ * learned about the bucket. Thread-safe. Only the store that built it closes it.
+ *
+ * <p>The gate exists because the SDK fails a request that waits too long for a pooled connection: with
+ * many views (a host's indexes) transferring at once, requests wait here instead, in arrival order,
+ * for as long as it takes (or until their deadline), and the pool never runs dry.
  */
 final class SharedClient implements Closeable {
   private static final AtomicInteger BUILT = new AtomicInteger();
 
   private final S3Client s3;
+  /** One permit per pooled connection, fair so that no view's requests are overtaken for long. */
+  private final Semaphore connections;
   private volatile boolean batchDelete = true;
   private volatile boolean closed;
 
-  private SharedClient(S3Client s3) {
+  private SharedClient(S3Client s3, int connections) {
     this.s3 = s3;
+    this.connections = new Semaphore(connections, true);
   }
 
   /** A client for {@code config}'s bucket, with a pool of {@code maxParallelTransfers + 2} connections. */
@@ -44,7 +54,8 @@ final class SharedClient implements Closeable {
         .httpClientBuilder(ApacheHttpClient.builder()
             .maxConnections(connections)
             .connectionTimeout(config.connectTimeout())
-            // A request waits for a pooled connection no longer than for a new one.
+            // The gate lets a request through only when a connection is free, so it never waits in the
+            // pool; were it to (a connection not given back), it fails as soon as a new one would.
             .connectionAcquisitionTimeout(config.connectTimeout())
             .socketTimeout(config.socketTimeout()))
         // Retries are BlobStore's (one bound, typed errors, counted); the SDK's would multiply them.
@@ -59,7 +70,7 @@ final class SharedClient implements Closeable {
     config.endpointOverride().ifPresent(builder::endpointOverride);
     S3Client s3 = builder.build();
     BUILT.incrementAndGet();
-    return new SharedClient(s3);
+    return new SharedClient(s3, connections);
   }
 
   /** For tests: how many clients this process has built. */
@@ -69,6 +80,26 @@ final class SharedClient implements Closeable {
 
   S3Client s3() {
     return s3;
+  }
+
+  /**
+   * Takes a connection for one request attempt, waiting while all are taken, at most until {@code
+   * deadline}; give it back with {@link #release()} once the attempt is over (its response read).
+   *
+   * @return false if the deadline came first (nothing taken)
+   * @throws InterruptedException interrupted while waiting (nothing taken)
+   */
+  boolean acquire(Deadline deadline) throws InterruptedException {
+    if (!deadline.bounded()) {
+      connections.acquire();
+      return true;
+    }
+    long remaining = deadline.remainingNanos();
+    return remaining > 0 && connections.tryAcquire(remaining, TimeUnit.NANOSECONDS);
+  }
+
+  void release() {
+    connections.release();
   }
 
   /** Whether the bucket takes multi-object deletes (true until it answered one with 501). */

@@ -151,6 +151,40 @@ class BlobStoreTest {
   }
 
   @Test
+  void aCallWaitingForAConnectionStopsAtItsDeadlineOrAtAnInterrupt() throws Exception {
+    ObjectStoreMetrics metrics = new ObjectStoreMetrics();
+    ExecutorService holders = Executors.newFixedThreadPool(3);
+    try (BlobStore store = BlobStore.open(server.config().maxParallelTransfers(1).build(), metrics, LOG)) {
+      long sentAtOpen = metrics.snapshot().requests();
+      server.delayEach(Duration.ofSeconds(2));
+      List<Future<?>> holding = new ArrayList<>();
+      for (int i = 0; i < 3; i++) { // every connection of the pool (maxParallelTransfers + 2)
+        String key = "slow/" + i;
+        holding.add(holders.submit(() -> {
+          store.put(key, new byte[1]);
+          return null;
+        }));
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> metrics.snapshot().requests() == sentAtOpen + 3);
+
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> store.delete("x", Deadline.after(start, Duration.ofMillis(300))))
+          .isInstanceOf(LeaseExpiredException.class);
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1500));
+      Thread.currentThread().interrupt();
+      assertThatThrownBy(() -> store.delete("x")).isInstanceOf(java.io.InterruptedIOException.class);
+      assertThat(Thread.interrupted()).as("the interrupt flag stays set").isTrue();
+      assertThat(metrics.snapshot().requests()).as("neither delete was sent").isEqualTo(sentAtOpen + 3);
+      for (Future<?> f : holding) {
+        f.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      holders.shutdownNow();
+      server.delayEach(Duration.ZERO);
+    }
+  }
+
+  @Test
   void largeFileGoesUpInPartsAndComesBackWhole() throws Exception {
     byte[] data = randomBytes(11, (int) (2.5 * ObjectStoreConfig.MIN_PART_SIZE));
     try (Directory dir = FSDirectory.open(tmp.resolve("idx"));
