@@ -42,7 +42,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *       {@link ObjectStoreConfig#maxParallelTransfers()} at once; each upload checks the local file
  *       against its Lucene checksum as its bytes go up, so a file damaged on this disk fails the
  *       backup ({@link io.nrtcluster.common.CorruptLocalFileException}, naming it) instead of being stored;
- *   <li>writes the manifest, last, unless it outlived {@link ObjectStoreConfig#backupLease()};
+ *   <li>writes the manifest, last, unless it outlived {@link ObjectStoreConfig#backupLease()}: the
+ *       manifest's PUT starts no attempt once the lease has passed since just before (1), and its
+ *       attempt under way is cut there, whatever retries the store client had left (a backup stopped
+ *       there is abandoned);
  *   <li>deletes its marker.
  * </ol>
  *
@@ -219,7 +222,7 @@ public final class BackupService implements Closeable {
       }
       transfers.runAll(work);
       checkLease(start, point);
-      ManifestId written = manifests.write(point.manifest(System.currentTimeMillis()));
+      ManifestId written = writeManifest(point, Deadline.after(start, config.backupLease()));
       Duration took = Duration.ofNanos(System.nanoTime() - start);
       log.debug("backed up version {} gen {}: {} files ({} bytes) uploaded, {} already stored, in {} ms",
           point.version(), point.primaryGen(), uploaded.get(), bytes.get(), reused.get(), took.toMillis());
@@ -262,6 +265,20 @@ public final class BackupService implements Closeable {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException("interrupted while waiting for a retention sweep");
       }
+    }
+  }
+
+  /**
+   * The manifest, sent only within the lease: a sweep that found this backup's marker stale (older
+   * than the lease and the margin) may have deleted the files it names, so a PUT sent later, a retry
+   * included, could name deleted objects.
+   */
+  private ManifestId writeManifest(BackupPoint point, Deadline lease) throws IOException {
+    try {
+      return manifests.write(point.manifest(System.currentTimeMillis()), lease);
+    } catch (LeaseExpiredException e) {
+      throw new BackupAbandonedException("backup of version " + point.version() + " did not write its manifest within"
+          + " its lease of " + config.backupLease().toMillis() + " ms: retention may have removed its files", e);
     }
   }
 

@@ -13,29 +13,23 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.core.ResponseInputStream;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.s3.LegacyMd5Plugin;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.Delete;
@@ -48,9 +42,11 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * One bucket of an S3-compatible store, over the AWS SDK v2 (Apache HTTP client). Every call is
- * synchronous and safe from many threads; the connection pool holds {@link
- * ObjectStoreConfig#maxParallelTransfers()} connections, so callers bound their own parallelism to
- * that.
+ * synchronous and safe from many threads. One store holds one client and its connection pool ({@link
+ * ObjectStoreConfig#maxParallelTransfers()} + 2 connections); {@link #view} makes more stores over
+ * the same client, each with its own counters (a host's indexes share one client this way). A store
+ * and its views together have at most as many requests under way as the pool has connections: a
+ * request waits for a free one (interruptibly) rather than fail for want of it.
  *
  * <p>Guarantees:
  *
@@ -67,6 +63,11 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *   <li>An index file uploaded with {@link #putFile(String, Directory, FileEntry)} is stored only if
  *       the bytes sent match its Lucene checksum; otherwise its upload fails as above, typed.
  *   <li>An interrupt ends a call with {@link InterruptedIOException} and the interrupt flag set.
+ *   <li>A call bound to a deadline (the lease-bound writes and deletes of backups and sweeps) starts
+ *       no attempt at or after it, never sleeps a backoff past it, and bounds each attempt to the time
+ *       left (the SDK's per-request {@code apiCallAttemptTimeout}); stopped by it, the call throws
+ *       {@code LeaseExpiredException} (an {@link ObjectStoreUnavailableException}), whatever attempts
+ *       {@link ObjectStoreConfig#maxAttempts()} had left.
  * </ul>
  */
 @Experimental
@@ -83,17 +84,41 @@ public final class BlobStore implements Closeable {
     T run() throws IOException;
   }
 
+  /** One attempt of a call; {@code limit} goes on its request and bounds it to a deadline, if any. */
+  @FunctionalInterface
+  private interface BoundCall<T> {
+    T run(Consumer<AwsRequestOverrideConfiguration.Builder> limit) throws IOException;
+  }
+
+  /** A named injection point in every call's request path: tests delay or block an attempt here. */
+  @FunctionalInterface
+  interface AttemptHook {
+    AttemptHook NONE = (what, key, attempt) -> {};
+
+    /**
+     * Runs on the calling thread before attempt {@code attempt} (from 1) of {@code what} on {@code
+     * key}, before the attempt's deadline check: an attempt held here past its call's deadline is
+     * not sent.
+     */
+    void before(String what, String key, int attempt);
+  }
+
   private static final int DELETE_BATCH = 1000;
 
   private final ObjectStoreConfig config;
+  private final SharedClient client;
+  /** Whether this store built {@link #client} (and so closes it), rather than being a view of it. */
+  private final boolean owner;
   private final S3Client s3;
   private final ObjectStoreMetrics metrics;
   private final NodeLog log;
-  private volatile boolean batchDelete = true;
+  private volatile AttemptHook beforeAttempt = AttemptHook.NONE;
 
-  private BlobStore(ObjectStoreConfig config, S3Client s3, ObjectStoreMetrics metrics, NodeLog log) {
+  private BlobStore(ObjectStoreConfig config, SharedClient client, boolean owner, ObjectStoreMetrics metrics, NodeLog log) {
     this.config = config;
-    this.s3 = s3;
+    this.client = client;
+    this.owner = owner;
+    this.s3 = client.s3();
     this.metrics = metrics;
     this.log = log;
   }
@@ -105,8 +130,7 @@ public final class BlobStore implements Closeable {
    * @throws ObjectStoreUnavailableException the store did not answer within the retries
    */
   public static BlobStore open(ObjectStoreConfig config, ObjectStoreMetrics metrics, NodeLog log) throws IOException {
-    S3Client s3 = client(config);
-    BlobStore store = new BlobStore(config, s3, metrics, log);
+    BlobStore store = new BlobStore(config, SharedClient.build(config), true, metrics, log);
     try {
       store.checkAccess();
     } catch (IOException | RuntimeException e) {
@@ -122,7 +146,7 @@ public final class BlobStore implements Closeable {
    * request, as {@link ObjectStoreAccessException}.
    */
   static BlobStore connect(ObjectStoreConfig config, ObjectStoreMetrics metrics, NodeLog log) {
-    return new BlobStore(config, client(config), metrics, log);
+    return new BlobStore(config, SharedClient.build(config), true, metrics, log);
   }
 
   /** {@link #open(ObjectStoreConfig, ObjectStoreMetrics, NodeLog)} with a log named after the bucket. */
@@ -130,29 +154,23 @@ public final class BlobStore implements Closeable {
     return open(config, metrics, new NodeLog(LoggerFactory.getLogger(BlobStore.class), "s3:" + config.bucket(), () -> -1));
   }
 
-  private static S3Client client(ObjectStoreConfig config) {
-    AwsCredentialsProvider credentials = config.explicitCredentials()
-        ? StaticCredentialsProvider.create(AwsBasicCredentials.create(config.accessKeyId(), config.secretAccessKey()))
-        : DefaultCredentialsProvider.builder().build();
-    var builder = S3Client.builder()
-        .region(Region.of(config.region()))
-        .forcePathStyle(config.pathStyle())
-        .credentialsProvider(credentials)
-        .httpClientBuilder(ApacheHttpClient.builder()
-            .maxConnections(config.maxParallelTransfers() + 2)
-            .connectionTimeout(config.connectTimeout())
-            .socketTimeout(config.socketTimeout()))
-        // Retries are this class's (one bound, typed errors, counted); the SDK's would multiply them.
-        .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
-        // Every byte is verified against Lucene's own checksums on restore; the SDK's newer default
-        // (CRC trailers on every upload) is not understood by many S3-compatible stores.
-        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-        // Requests that need a checksum (DeleteObjects) carry Content-MD5, which every S3-compatible
-        // store understands, instead of the newer CRC headers that some answer with 501.
-        .addPlugin(LegacyMd5Plugin.create());
-    config.endpointOverride().ifPresent(builder::endpointOverride);
-    return builder.build();
+  /**
+   * A store over this one's client, connection pool and bucket, with its own counters and log: what it
+   * sends is counted in {@code metrics} only. Closing the view closes nothing; closing the store that
+   * built the client (the one {@link #open} or {@code connect} returned) closes it for every view.
+   */
+  public BlobStore view(ObjectStoreMetrics metrics, NodeLog log) {
+    return new BlobStore(config, client, false, metrics, log);
+  }
+
+  /** For tests: the number of store clients (each with its own connection pool) this process has built. */
+  static int clientsBuilt() {
+    return SharedClient.built();
+  }
+
+  /** For tests: {@code hook} runs before each request attempt of every call of this store. */
+  void beforeAttempt(AttemptHook hook) {
+    beforeAttempt = hook;
   }
 
   public ObjectStoreConfig config() {
@@ -165,12 +183,33 @@ public final class BlobStore implements Closeable {
 
   /** The bucket exists and this identity may use it (HEAD bucket). */
   public void checkAccess() throws IOException {
-    call("check access to", "", () -> s3.headBucket(b -> b.bucket(config.bucket())));
+    checkAccess(Deadline.NONE);
+  }
+
+  /**
+   * {@link #checkAccess()}, sending no attempt from {@code deadline} on: a host's bounded look at a
+   * store that may not answer.
+   *
+   * @throws LeaseExpiredException the store did not answer before the deadline
+   */
+  void checkAccess(Deadline deadline) throws IOException {
+    call("check access to", "", deadline,
+        limit -> s3.headBucket(b -> b.bucket(config.bucket()).overrideConfiguration(limit)));
   }
 
   /** Writes a small object at once (a manifest, a marker). */
   public void put(String key, byte[] bytes) throws IOException {
-    call("put", key, () -> s3.putObject(b -> b.bucket(config.bucket()).key(key).contentLength((long) bytes.length),
+    put(key, bytes, Deadline.NONE);
+  }
+
+  /**
+   * {@link #put(String, byte[])}, sending no attempt from {@code deadline} on.
+   *
+   * @throws LeaseExpiredException the deadline came first; an attempt cut at it may still be applied
+   */
+  void put(String key, byte[] bytes, Deadline deadline) throws IOException {
+    call("put", key, deadline, limit -> s3.putObject(
+        b -> b.bucket(config.bucket()).key(key).contentLength((long) bytes.length).overrideConfiguration(limit),
         RequestBody.fromBytes(bytes)));
     metrics.uploaded(bytes.length);
   }
@@ -234,28 +273,47 @@ public final class BlobStore implements Closeable {
           closeAll(opened);
         }
       }
-      call("complete multipart upload of", key, () -> {
+      S3Exception gone = call("complete multipart upload of", key, () -> {
         try {
-          return s3.completeMultipartUpload(b -> b.bucket(config.bucket()).key(key).uploadId(uploadId)
+          s3.completeMultipartUpload(b -> b.bucket(config.bucket()).key(key).uploadId(uploadId)
               .multipartUpload(m -> m.parts(parts)));
+          return null;
         } catch (S3Exception e) {
-          // A retried completion whose first answer was lost finds the upload gone and the object there.
-          if (e.statusCode() == 404 && head(key).map(o -> o.size() == length).orElse(false)) {
-            return null;
+          if (e.statusCode() == 404 && !noSuchBucket(e)) {
+            return e; // looked into below, once this attempt gave its connection back
           }
           throw e;
         }
       });
+      // A retried completion whose first answer was lost finds the upload gone and the object there.
+      if (gone != null && !head(key).map(o -> o.size() == length).orElse(false)) {
+        throw new NrtClusterException(ErrorCode.INTERNAL, "bucket " + config.bucket() + " rejected complete multipart"
+            + " upload of " + key + ": HTTP 404 " + errorCode(gone), gone);
+      }
       completed = true;
     } finally {
       if (!completed) {
-        try {
-          s3.abortMultipartUpload(b -> b.bucket(config.bucket()).key(key).uploadId(uploadId));
-        } catch (SdkException e) {
-          // Never completed, so never visible; the store drops abandoned uploads by its own lifecycle.
-          log.debug("could not abort multipart upload of {}: {}", key, e.toString());
-        }
+        abort(key, uploadId);
       }
+    }
+  }
+
+  /** Best effort: never completed, the upload is never visible; the store drops it by its own lifecycle. */
+  private void abort(String key, String uploadId) {
+    try {
+      client.acquire(Deadline.NONE);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the SDK would refuse to send it anyway
+      log.debug("multipart upload of {} not aborted: interrupted", key);
+      return;
+    }
+    try {
+      metrics.requested();
+      s3.abortMultipartUpload(b -> b.bucket(config.bucket()).key(key).uploadId(uploadId));
+    } catch (SdkException | IllegalStateException e) {
+      log.debug("could not abort multipart upload of {}: {}", key, e.toString());
+    } finally {
+      client.release();
     }
   }
 
@@ -373,9 +431,20 @@ public final class BlobStore implements Closeable {
 
   /** Every object whose key starts with {@code prefix}, in key order. */
   public List<ObjectInfo> list(String prefix) throws IOException {
-    return call("list", prefix, () -> {
+    return list(prefix, Deadline.NONE);
+  }
+
+  /**
+   * {@link #list(String)}, sending no attempt from {@code deadline} on (each page's request is
+   * bounded by what is left).
+   *
+   * @throws LeaseExpiredException the store did not answer before the deadline
+   */
+  List<ObjectInfo> list(String prefix, Deadline deadline) throws IOException {
+    return call("list", prefix, deadline, limit -> {
       List<ObjectInfo> out = new ArrayList<>();
-      for (S3Object o : s3.listObjectsV2Paginator(b -> b.bucket(config.bucket()).prefix(prefix)).contents()) {
+      for (S3Object o : s3.listObjectsV2Paginator(b -> b.bucket(config.bucket()).prefix(prefix)
+          .overrideConfiguration(limit)).contents()) {
         out.add(new ObjectInfo(o.key(), o.size(), o.lastModified()));
       }
       return out;
@@ -384,25 +453,36 @@ public final class BlobStore implements Closeable {
 
   /** Deletes the objects (missing ones are no error). */
   public void delete(Collection<String> keys) throws IOException {
+    delete(keys, Deadline.NONE);
+  }
+
+  /**
+   * {@link #delete(Collection)}, sending no attempt from {@code deadline} on: the batches sent before
+   * it are deleted, the others are not.
+   *
+   * @throws LeaseExpiredException the deadline came first
+   */
+  void delete(Collection<String> keys, Deadline deadline) throws IOException {
     List<String> all = List.copyOf(keys);
     for (int from = 0; from < all.size(); from += DELETE_BATCH) {
       List<String> keysOfBatch = all.subList(from, Math.min(all.size(), from + DELETE_BATCH));
-      if (!batchDelete) {
+      if (!client.batchDelete()) {
         for (String key : keysOfBatch) {
-          delete(key);
+          delete(key, deadline);
         }
         continue;
       }
       List<ObjectIdentifier> batch = keysOfBatch.stream().map(k -> ObjectIdentifier.builder().key(k).build()).toList();
       DeleteObjectsResponse r;
       try {
-        r = call("delete", batch.get(0).key() + " (+" + (batch.size() - 1) + ")",
-            () -> s3.deleteObjects(b -> b.bucket(config.bucket()).delete(Delete.builder().objects(batch).quiet(true).build())));
+        r = call("delete", batch.get(0).key() + " (+" + (batch.size() - 1) + ")", deadline,
+            limit -> s3.deleteObjects(b -> b.bucket(config.bucket())
+                .delete(Delete.builder().objects(batch).quiet(true).build()).overrideConfiguration(limit)));
       } catch (NrtClusterException e) {
-        if (e.getCause() instanceof S3Exception s3e && s3e.statusCode() == 501) {
+        if (!(e instanceof LeaseExpiredException) && e.getCause() instanceof S3Exception s3e && s3e.statusCode() == 501) {
           // Some S3-compatible stores lack multi-object delete: one by one from now on.
           log.info("bucket {} has no multi-object delete; deleting one object per request", config.bucket());
-          batchDelete = false;
+          client.noBatchDelete();
           from -= DELETE_BATCH;
           continue;
         }
@@ -418,15 +498,57 @@ public final class BlobStore implements Closeable {
 
   /** Deletes one object (a missing one is no error). */
   public void delete(String key) throws IOException {
-    call("delete", key, () -> s3.deleteObject(b -> b.bucket(config.bucket()).key(key)));
+    delete(key, Deadline.NONE);
+  }
+
+  /**
+   * {@link #delete(String)}, sending no attempt from {@code deadline} on.
+   *
+   * @throws LeaseExpiredException the deadline came first; an attempt cut at it may still be applied
+   */
+  void delete(String key, Deadline deadline) throws IOException {
+    call("delete", key, deadline,
+        limit -> s3.deleteObject(b -> b.bucket(config.bucket()).key(key).overrideConfiguration(limit)));
   }
 
   private <T> T call(String what, String key, Call<T> call) throws IOException {
+    return call(what, key, Deadline.NONE, limit -> call.run());
+  }
+
+  /**
+   * Runs {@code call} until it succeeds, fails for good, runs out of attempts or reaches {@code
+   * deadline}. Each attempt first takes one of the client's connections ({@link SharedClient#acquire},
+   * waiting at most until the deadline), then checks the deadline, after {@link #beforeAttempt the
+   * hook}; an attempt may take only the time left, and a backoff that would end past the deadline is
+   * not slept: no request of this call is sent from the deadline on, however slow the store.
+   */
+  private <T> T call(String what, String key, Deadline deadline, BoundCall<T> call) throws IOException {
     Backoff backoff = new Backoff(config.backoffMin(), config.backoffMax());
+    Exception last = null;
     for (int attempt = 1; ; attempt++) {
-      Exception failure;
+      beforeAttempt.before(what, key, attempt);
+      if (client.closed()) {
+        throw closed(what, key, attempt - 1, null);
+      }
       try {
-        return call.run();
+        if (!client.acquire(deadline)) {
+          throw leaseExpired(what, key, deadline, attempt - 1, last);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        InterruptedIOException ie = new InterruptedIOException("interrupted before " + what + " " + key);
+        ie.initCause(last);
+        throw ie;
+      }
+      long remaining = deadline.remainingNanos();
+      if (remaining <= 0) {
+        client.release();
+        throw leaseExpired(what, key, deadline, attempt - 1, last);
+      }
+      Exception failure;
+      metrics.requested();
+      try {
+        return call.run(limit(deadline, remaining));
       } catch (S3Exception e) {
         int status = e.statusCode();
         if (status == 401 || status == 403) {
@@ -453,18 +575,33 @@ public final class BlobStore implements Closeable {
           throw e;
         }
         failure = e; // the sink's or the source's I/O; a new attempt starts it over
+      } catch (IllegalStateException e) {
+        if (client.closed()) {
+          throw closed(what, key, attempt, e); // the pool shut down under this attempt
+        }
+        throw e;
+      } finally {
+        client.release();
       }
       metrics.requestFailed();
+      last = failure;
       if (Thread.currentThread().isInterrupted()) {
         InterruptedIOException ie = new InterruptedIOException("interrupted: " + what + " " + key);
         ie.initCause(failure);
         throw ie;
+      }
+      if (deadline.remainingNanos() <= 0) {
+        throw leaseExpired(what, key, deadline, attempt, failure); // an attempt cut at the deadline
       }
       if (attempt >= config.maxAttempts()) {
         throw new ObjectStoreUnavailableException("bucket " + config.bucket() + ": " + what + " " + key + " failed "
             + attempt + " times, last: " + failure, attempt, failure);
       }
       long delay = backoff.next().toMillis();
+      if (TimeUnit.MILLISECONDS.toNanos(delay) >= deadline.remainingNanos()) {
+        // No attempt could start before the deadline once this backoff is over: stop now.
+        throw leaseExpired(what, key, deadline, attempt, failure);
+      }
       log.debug("{} {} failed (attempt {} of {}), retrying in {} ms: {}", what, key, attempt, config.maxAttempts(),
           delay, failure.toString());
       try {
@@ -476,6 +613,26 @@ public final class BlobStore implements Closeable {
         throw ie;
       }
     }
+  }
+
+  /** What bounds one attempt: the time left before {@code deadline}, when there is one. */
+  private static Consumer<AwsRequestOverrideConfiguration.Builder> limit(Deadline deadline, long remainingNanos) {
+    if (!deadline.bounded()) {
+      return o -> {};
+    }
+    Duration left = Duration.ofMillis(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos)));
+    return o -> o.apiCallAttemptTimeout(left).apiCallTimeout(left);
+  }
+
+  private ObjectStoreUnavailableException closed(String what, String key, int attempts, Exception cause) {
+    return new ObjectStoreUnavailableException("bucket " + config.bucket() + ": " + what + " " + key
+        + " not sent: the store client is closed", attempts, cause);
+  }
+
+  private LeaseExpiredException leaseExpired(String what, String key, Deadline deadline, int attempts, Exception last) {
+    return new LeaseExpiredException("bucket " + config.bucket() + ": " + what + " " + key + " stopped at "
+        + deadline + " after " + attempts + " attempt(s); nothing more is sent"
+        + (last == null ? "" : ", last failure: " + last), attempts, last);
   }
 
   private static NrtClusterException typedCause(Throwable e) {
@@ -495,8 +652,14 @@ public final class BlobStore implements Closeable {
     return e.awsErrorDetails() == null ? "" : String.valueOf(e.awsErrorDetails().errorCode());
   }
 
+  /**
+   * Closes the client if this store built it, after which every call of this store and its views
+   * fails with {@link ObjectStoreUnavailableException} without a request; a {@link #view} closes nothing.
+   */
   @Override
   public void close() {
-    s3.close();
+    if (owner) {
+      client.close();
+    }
   }
 }

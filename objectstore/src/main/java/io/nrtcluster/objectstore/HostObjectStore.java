@@ -47,11 +47,11 @@ import org.slf4j.LoggerFactory;
  *       nothing but the store.
  * </ul>
  *
- * Each index has its own store connection and {@link ObjectStoreMetrics} (so bytes and backup lag are
- * per index), registered as {@link ObjectStoreMeters} tagged with the index and node when a registry is
- * given. {@link #open} fails at once, naming the bucket, on wrong credentials or a missing bucket
- * (no retry loop); a store that does not answer at start is only logged, since the node is useful
- * without it.
+ * The indexes share one store client and its connection pool ({@link BlobStore#view}); each has its
+ * own {@link ObjectStoreMetrics} (so requests, bytes and backup lag are per index), registered as
+ * {@link ObjectStoreMeters} tagged with the index and node when a registry is given. {@link #open}
+ * fails at once, naming the bucket, on wrong credentials or a missing bucket (no retry loop); a store
+ * that does not answer at start is only logged, since the node is useful without it.
  *
  * <p>Close this before the host, with {@link #close(Duration)} for a graceful stop (each index it leads
  * commits and that commit is backed up) or {@link #close()} at once (a backup under way writes no
@@ -64,6 +64,8 @@ public final class HostObjectStore implements Closeable {
   private final MeterRegistry registry;
   private final NodeLog log;
   private final Map<String, IndexStore> indexes = new ConcurrentHashMap<>();
+  /** The host's one store client: each index's store is a view of it. */
+  private final BlobStore shared;
   /** Sweeps only (store waits): no other work of the host waits for it. Null without retention. */
   private final RetentionSchedule retention;
 
@@ -72,6 +74,7 @@ public final class HostObjectStore implements Closeable {
     this.config = config;
     this.registry = registry;
     this.log = new NodeLog(LoggerFactory.getLogger(HostObjectStore.class), "N" + host.nodeId(), () -> -1);
+    this.shared = BlobStore.connect(config.store(), new ObjectStoreMetrics(), log);
     this.retention = config.retention().isEmpty() ? null
         : new RetentionSchedule(config.retention().get(), config.retentionInterval(), host.nodeId(), Clock.systemUTC());
   }
@@ -115,8 +118,7 @@ public final class HostObjectStore implements Closeable {
     }
     String logName = "N" + host.nodeId() + "/" + name;
     ObjectStoreMetrics metrics = new ObjectStoreMetrics();
-    BlobStore store = BlobStore.connect(config.store(), metrics,
-        new NodeLog(LoggerFactory.getLogger(BlobStore.class), logName, () -> -1));
+    BlobStore store = shared.view(metrics, new NodeLog(LoggerFactory.getLogger(BlobStore.class), logName, () -> -1));
     IndexStore is = null;
     try {
       ManifestStore manifests = new ManifestStore(store, StoreLayout.of(config.store().prefix(), host.cluster(), name));
@@ -246,6 +248,7 @@ public final class HostObjectStore implements Closeable {
       is.close();
     }
     indexes.clear();
+    shared.close(); // last: the indexes' backups send through it until they stop
   }
 
   /** One index's connection, backups and meters. */

@@ -120,12 +120,22 @@ public final class ManifestStore {
 
   /** Writes a manifest; call only once every file it names is in the store. */
   public ManifestId write(Manifest m) throws IOException {
+    return write(m, Deadline.NONE);
+  }
+
+  /** {@link #write(Manifest)}, sending nothing from {@code deadline} on ({@link LeaseExpiredException}). */
+  ManifestId write(Manifest m, Deadline deadline) throws IOException {
     String key = layout.manifestKey(m.version(), m.primaryGen());
-    store.put(key, ManifestCodec.encode(m));
+    store.put(key, ManifestCodec.encode(m), deadline);
     return new ManifestId(m.version(), m.primaryGen(), key, null);
   }
 
   public void delete(ManifestId id) throws IOException {
-    store.delete(id.key());
+    delete(id, Deadline.NONE);
+  }
+
+  /** {@link #delete(ManifestId)}, sending nothing from {@code deadline} on ({@link LeaseExpiredException}). */
+  void delete(ManifestId id, Deadline deadline) throws IOException {
+    store.delete(id.key(), deadline);
   }
 }

@@ -30,15 +30,23 @@ import java.util.Optional;
  * @param multipartThreshold files of at least this many bytes go up as a multipart upload (at least
  *     {@link #partSize}, 64 MiB by default)
  * @param partSize bytes per multipart part (5 MiB, the S3 minimum, to 5 GiB; 16 MiB by default)
- * @param maxParallelTransfers most files (or parts) moving at once per store (1 to 64, 4 by default);
- *     also the HTTP connection pool's size
+ * @param maxParallelTransfers most files (or parts) moving at once per index: per backup service,
+ *     restore or bootstrap (1 to 64, 4 by default). The HTTP connection pool holds this plus 2
+ *     connections; it belongs to one {@link BlobStore} and is shared by its views ({@link
+ *     HostObjectStore}: by all the indexes of a host), which together have at most that many
+ *     requests under way; the others wait for a free connection, in order
  * @param connectTimeout longest wait for a TCP connection to the store
  * @param socketTimeout longest wait for the next bytes of an answer
  * @param backupLease longest a backup may take from announcing itself to writing its manifest; past
  *     it the backup gives up ({@link BackupAbandonedException}) and retention may remove its files.
- *     10 minutes by default. See {@link RetentionSweeper}
+ *     The manifest's PUT starts no attempt, first or retry, once the lease has passed, and its attempt
+ *     under way is cut there, whatever {@link #maxAttempts}, {@link #backoffMax} and {@link
+ *     #socketTimeout} would allow. 10 minutes by default. See {@link RetentionSweeper}
  * @param sweepLease longest a retention sweep keeps deleting after it announced itself; past it the
- *     sweep stops. 2 minutes by default
+ *     sweep stops: no delete request, first attempt or retry, starts once the lease has passed, and
+ *     the attempt under way is cut there, whatever {@link #maxAttempts}, {@link #backoffMax} and {@link
+ *     #socketTimeout} would allow. A backup that finds a sweep under way waits at most this plus
+ *     {@link #clockMargin} for it. 2 minutes by default
  * @param clockMargin allowance for request latency and clock rates between machines in the lease
  *     arguments (30 s by default; less than both leases)
  */

@@ -30,6 +30,8 @@ public final class ObjectStoreMeters implements Closeable {
   public static final String FILES_REUSED = "nrt.objectstore.files.reused";
   /** Counter: index files downloaded and verified. */
   public static final String FILES_DOWNLOADED = "nrt.objectstore.files.downloaded";
+  /** Counter: requests sent to the store (each attempt, retries included). */
+  public static final String REQUESTS = "nrt.objectstore.requests";
   /** Counter: requests to the store that failed (each failed attempt). */
   public static final String REQUEST_FAILURES = "nrt.objectstore.request.failures";
   /** Counter: backups completed (their manifest written). */
@@ -66,6 +68,7 @@ public final class ObjectStoreMeters implements Closeable {
     m.counter(FILES_UPLOADED, metrics, ObjectStoreMetrics.Snapshot::filesUploaded, tags, null);
     m.counter(FILES_REUSED, metrics, ObjectStoreMetrics.Snapshot::filesSkipped, tags, null);
     m.counter(FILES_DOWNLOADED, metrics, ObjectStoreMetrics.Snapshot::filesDownloaded, tags, null);
+    m.counter(REQUESTS, metrics, ObjectStoreMetrics.Snapshot::requests, tags, null);
     m.counter(REQUEST_FAILURES, metrics, ObjectStoreMetrics.Snapshot::requestFailures, tags, null);
     m.counter(BACKUPS_COMPLETED, metrics, ObjectStoreMetrics.Snapshot::backupsCompleted, tags, null);
     m.counter(BACKUPS_FAILED, metrics, ObjectStoreMetrics.Snapshot::backupsFailed, tags, null);

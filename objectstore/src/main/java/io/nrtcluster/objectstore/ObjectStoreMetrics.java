@@ -16,6 +16,7 @@ public final class ObjectStoreMetrics {
   private final LongAdder filesUploaded = new LongAdder();
   private final LongAdder filesSkipped = new LongAdder();
   private final LongAdder filesDownloaded = new LongAdder();
+  private final LongAdder requests = new LongAdder();
   private final LongAdder requestFailures = new LongAdder();
   private final LongAdder backupsCompleted = new LongAdder();
   private final LongAdder backupsFailed = new LongAdder();
@@ -32,6 +33,8 @@ public final class ObjectStoreMetrics {
   /**
    * An immutable copy of the counters at one moment.
    *
+   * @param requests request attempts sent to the store, each retry counted (a listing's pages count as one)
+   * @param requestFailures those attempts that failed
    * @param verifyRuns verifications of a backup that completed (the store read; damaged or not)
    * @param lastVerifyDamaged damaged objects the last verification found (0 before any)
    * @param lastVerifiedVersion the version of the backup verified last, -1 before any
@@ -42,6 +45,7 @@ public final class ObjectStoreMetrics {
       long filesUploaded,
       long filesSkipped,
       long filesDownloaded,
+      long requests,
       long requestFailures,
       long backupsCompleted,
       long backupsFailed,
@@ -67,7 +71,7 @@ public final class ObjectStoreMetrics {
 
   public Snapshot snapshot() {
     return new Snapshot(bytesUploaded.sum(), bytesDownloaded.sum(), filesUploaded.sum(), filesSkipped.sum(),
-        filesDownloaded.sum(), requestFailures.sum(), backupsCompleted.sum(), backupsFailed.sum(),
+        filesDownloaded.sum(), requests.sum(), requestFailures.sum(), backupsCompleted.sum(), backupsFailed.sum(),
         backupsSuperseded.sum(), lastSubmittedVersion.get(), lastBackedUpVersion.get(), lastBackupEpochMillis.get(),
         oldestPendingEpochMillis.get(), verifyRuns.sum(), lastVerifyDamaged.get(), lastVerifiedVersion.get());
   }
@@ -90,6 +94,10 @@ public final class ObjectStoreMetrics {
 
   void fileDownloaded() {
     filesDownloaded.increment();
+  }
+
+  void requested() {
+    requests.increment();
   }
 
   void requestFailed() {

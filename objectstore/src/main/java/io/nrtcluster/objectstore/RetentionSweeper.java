@@ -22,8 +22,12 @@ import java.util.UUID;
  * that has given up (a backup abandons itself at {@code backupLease}) and is deleted. (3) Then list the
  * manifests; keep the newest {@code keepLast} and those stored less than {@code keepNewerThan} before
  * {@code tS}; read the kept ones: the files they name are kept. (4) List the files. (5) Delete the other
- * manifests, then every file not kept, stopping once {@code sweepLease} has passed since (1).
- * (6) Delete the sweep marker.
+ * manifests, then every file not kept, then the stale markers, sending no delete request once {@code
+ * sweepLease} has passed since just before (1): each delete is a call bound to that deadline ({@link
+ * BlobStore}), which starts no attempt from it on, sleeps no backoff past it and cuts the attempt under
+ * way at it, whatever {@code maxAttempts}, {@code backoffMax} and {@code socketTimeout} would allow. A
+ * sweep stopped there reports {@code complete=false}; the next sweep goes on. (6) Delete the sweep
+ * marker.
  *
  * <p><b>Why a kept manifest never loses a file.</b> Take a backup B of point P and a file F of P. B
  * writes its marker, then lists the sweeps, then HEADs F and uploads it if missing, then writes its
@@ -38,8 +42,9 @@ import java.util.UUID;
  *   <li>Otherwise R listed the markers before B's marker existed, so R's own marker (1) was written
  *       before B's, and B's listing of the sweeps sees it unless R had already finished, deletes
  *       included. B waits for every sweep it sees to finish, or for {@code sweepLease + clockMargin}
- *       of its own time since it saw it; R sends no delete after {@code sweepLease} from before (1).
- *       Either way R's deletions are over before B HEADs F, so B re-uploads whatever R removed.
+ *       of its own time since it saw it; R sends no delete request, first attempt or retry, after
+ *       {@code sweepLease} from before (1) (step 5), and the store applies one sent before within the
+ *       margin. Either way R's deletions are over before B HEADs F, so B re-uploads whatever R removed.
  * </ul>
  *
  * Files of manifests kept by an earlier sweep stay named by them until a sweep drops the manifest
@@ -80,6 +85,11 @@ public final class RetentionSweeper {
 
   /**
    * One sweep (the steps in the class comment), on the calling thread.
+   *
+   * <p>A sweep that reaches its lease returns what it deleted until then with {@code complete=false},
+   * even when that is nothing: the lease is the sweep's own time budget, not a failure, and a slow or
+   * failing store also shows in the store's counters and in the backups. A delete that fails through
+   * all of {@link ObjectStoreConfig#maxAttempts()} before the lease still throws.
    *
    * @throws CorruptBackupException a manifest that would be kept does not parse: nothing is deleted,
    *     since what it names is unknown
@@ -139,29 +149,33 @@ public final class RetentionSweeper {
         }
       }
       beforeDeletes.run();
-      for (ManifestId id : dropped) {
-        manifests.delete(id);
-      }
-      boolean complete = true;
+      // Checked in the request path before every attempt, so no retry outlives the lease either.
+      Deadline lease = Deadline.after(start, config.sweepLease());
+      List<ManifestId> deletedManifests = new ArrayList<>();
       int deleted = 0;
       long bytes = 0;
-      for (int from = 0; from < doomed.size(); from += 100) {
-        if (System.nanoTime() - start >= config.sweepLease().toNanos()) {
-          complete = false;
-          break;
+      int staleDeleted = 0;
+      String stopped = "";
+      try {
+        for (ManifestId id : dropped) {
+          manifests.delete(id, lease);
+          deletedManifests.add(id);
         }
-        List<ObjectInfo> batch = doomed.subList(from, Math.min(doomed.size(), from + 100));
-        store.delete(batch.stream().map(ObjectInfo::key).toList());
-        deleted += batch.size();
-        bytes += batch.stream().mapToLong(ObjectInfo::size).sum();
+        for (int from = 0; from < doomed.size(); from += 100) {
+          List<ObjectInfo> batch = doomed.subList(from, Math.min(doomed.size(), from + 100));
+          store.delete(batch.stream().map(ObjectInfo::key).toList(), lease);
+          deleted += batch.size();
+          bytes += batch.stream().mapToLong(ObjectInfo::size).sum();
+        }
+        store.delete(stale, lease);
+        staleDeleted = stale.size();
+      } catch (LeaseExpiredException e) {
+        stopped = ", stopped at its lease (" + e.getMessage() + ")";
       }
-      if (complete) {
-        store.delete(stale);
-      }
+      boolean complete = stopped.isEmpty();
       log.info("retention kept {} manifest(s), deleted {} manifest(s) and {} file(s) ({} bytes){}", kept.size(),
-          dropped.size(), deleted, bytes, complete ? "" : ", stopped at its lease");
-      return new SweepResult(List.copyOf(kept), List.copyOf(dropped), deleted, bytes, complete ? stale.size() : 0,
-          complete);
+          deletedManifests.size(), deleted, bytes, stopped);
+      return new SweepResult(List.copyOf(kept), List.copyOf(deletedManifests), deleted, bytes, staleDeleted, complete);
     } finally {
       try {
         store.delete(sweepKey);

@@ -4,13 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.nrtcluster.common.NodeLog;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.IOContext;
@@ -18,10 +26,18 @@ import org.apache.lucene.store.IndexOutput;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
-/** {@link BlobStore} against a real S3-compatible server (S3Proxy on loopback): calls, retries, refusals, faults. */
+/**
+ * {@link BlobStore} against a real S3-compatible server (S3Proxy on loopback): calls, retries, refusals,
+ * faults, deadlines.
+ */
+@Timeout(120)
 class BlobStoreTest {
+  private static final NodeLog LOG = new NodeLog(LoggerFactory.getLogger(BlobStoreTest.class), "T", () -> -1);
+
   @TempDir Path tmp;
   private S3TestServer server;
 
@@ -50,6 +66,121 @@ class BlobStoreTest {
       store.delete(List.of("a/one", "a/two", "a/none"));
       assertThat(store.list("a/")).isEmpty();
       assertThat(metrics.snapshot().requestFailures()).isZero();
+    }
+  }
+
+  @Test
+  void viewsShareOneClientAndEachCountsOnlyWhatItSent() throws Exception {
+    ObjectStoreMetrics ownerMetrics = new ObjectStoreMetrics();
+    ObjectStoreMetrics aMetrics = new ObjectStoreMetrics();
+    ObjectStoreMetrics bMetrics = new ObjectStoreMetrics();
+    int built = BlobStore.clientsBuilt();
+    BlobStore owner = BlobStore.open(server.config().build(), ownerMetrics, LOG);
+    BlobStore b;
+    try (owner) {
+      BlobStore a = owner.view(aMetrics, LOG);
+      b = owner.view(bMetrics, LOG);
+      assertThat(BlobStore.clientsBuilt() - built).as("clients built for the store and its two views").isEqualTo(1);
+      a.put("a/k", new byte[1000]);
+      b.put("b/k", new byte[10]);
+      b.put("b/l", new byte[20]);
+      assertThat(b.get("a/k")).hasValueSatisfying(bytes -> assertThat(bytes).hasSize(1000));
+
+      assertThat(aMetrics.snapshot()).extracting(ObjectStoreMetrics.Snapshot::requests,
+          ObjectStoreMetrics.Snapshot::bytesUploaded, ObjectStoreMetrics.Snapshot::bytesDownloaded).containsExactly(1L, 1000L, 0L);
+      assertThat(bMetrics.snapshot()).extracting(ObjectStoreMetrics.Snapshot::requests,
+          ObjectStoreMetrics.Snapshot::bytesUploaded, ObjectStoreMetrics.Snapshot::bytesDownloaded).containsExactly(3L, 30L, 1000L);
+      assertThat(ownerMetrics.snapshot()).as("the owner's own bucket check only").extracting(
+          ObjectStoreMetrics.Snapshot::requests, ObjectStoreMetrics.Snapshot::bytesUploaded).containsExactly(1L, 0L);
+
+      a.close(); // a view closes nothing
+      b.put("b/m", new byte[1]);
+      assertThat(server.read("b/m")).hasSize(1);
+    }
+    assertThatThrownBy(() -> b.put("b/n", new byte[1])).as("the owner closed the client of every view")
+        .isInstanceOf(ObjectStoreUnavailableException.class).hasMessageContaining("closed");
+    assertThat(server.read("b/n")).isNull();
+  }
+
+  /**
+   * Many views (a host's indexes) sending at once through one small pool to a slow store: a request
+   * waits for one of the host's connections instead of failing for want of one.
+   */
+  @Test
+  void manyViewsSendingAtOnceThroughASmallPoolNeverFailForAConnection() throws Exception {
+    // 3 connections (maxParallelTransfers + 2); a request the pool gives no connection within the
+    // connect timeout fails, and with a single attempt that failure is final.
+    ObjectStoreConfig config = server.config().maxParallelTransfers(1).maxAttempts(1)
+        .connectTimeout(Duration.ofSeconds(1)).build();
+    int views = 16;
+    int putsEach = 2;
+    List<ObjectStoreMetrics> metrics = new ArrayList<>();
+    List<String> failures = new CopyOnWriteArrayList<>();
+    ExecutorService senders = Executors.newFixedThreadPool(views);
+    try (BlobStore owner = BlobStore.open(config, new ObjectStoreMetrics(), LOG)) {
+      server.delayEach(Duration.ofMillis(400));
+      List<Future<?>> sent = new ArrayList<>();
+      for (int v = 0; v < views; v++) {
+        ObjectStoreMetrics m = new ObjectStoreMetrics();
+        metrics.add(m);
+        BlobStore view = owner.view(m, LOG);
+        String prefix = "v" + v + "/";
+        sent.add(senders.submit(() -> {
+          for (int i = 0; i < putsEach; i++) {
+            try {
+              view.put(prefix + i, new byte[100]);
+            } catch (IOException e) {
+              failures.add(prefix + i + ": " + e);
+            }
+          }
+        }));
+      }
+      for (Future<?> f : sent) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      senders.shutdownNow();
+      server.delayEach(Duration.ZERO);
+    }
+    assertThat(failures).as("requests that failed").isEmpty();
+    for (ObjectStoreMetrics m : metrics) {
+      assertThat(m.snapshot().requests()).isEqualTo(putsEach);
+      assertThat(m.snapshot().requestFailures()).isZero();
+    }
+    assertThat(server.keys("v")).hasSize(views * putsEach);
+  }
+
+  @Test
+  void aCallWaitingForAConnectionStopsAtItsDeadlineOrAtAnInterrupt() throws Exception {
+    ObjectStoreMetrics metrics = new ObjectStoreMetrics();
+    ExecutorService holders = Executors.newFixedThreadPool(3);
+    try (BlobStore store = BlobStore.open(server.config().maxParallelTransfers(1).build(), metrics, LOG)) {
+      long sentAtOpen = metrics.snapshot().requests();
+      server.delayEach(Duration.ofSeconds(2));
+      List<Future<?>> holding = new ArrayList<>();
+      for (int i = 0; i < 3; i++) { // every connection of the pool (maxParallelTransfers + 2)
+        String key = "slow/" + i;
+        holding.add(holders.submit(() -> {
+          store.put(key, new byte[1]);
+          return null;
+        }));
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> metrics.snapshot().requests() == sentAtOpen + 3);
+
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> store.delete("x", Deadline.after(start, Duration.ofMillis(300))))
+          .isInstanceOf(LeaseExpiredException.class);
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1500));
+      Thread.currentThread().interrupt();
+      assertThatThrownBy(() -> store.delete("x")).isInstanceOf(java.io.InterruptedIOException.class);
+      assertThat(Thread.interrupted()).as("the interrupt flag stays set").isTrue();
+      assertThat(metrics.snapshot().requests()).as("neither delete was sent").isEqualTo(sentAtOpen + 3);
+      for (Future<?> f : holding) {
+        f.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      holders.shutdownNow();
+      server.delayEach(Duration.ZERO);
     }
   }
 
@@ -110,9 +241,11 @@ class BlobStoreTest {
   void serverErrorsAreRetried() throws Exception {
     ObjectStoreMetrics metrics = new ObjectStoreMetrics();
     try (BlobStore store = BlobStore.open(server.config().maxAttempts(4).build(), metrics)) {
+      long requests = metrics.snapshot().requests();
       server.failNext(3);
       store.put("k", new byte[] {7});
       assertThat(metrics.snapshot().requestFailures()).isEqualTo(3);
+      assertThat(metrics.snapshot().requests() - requests).as("every attempt counted").isEqualTo(4);
       assertThat(server.read("k")).containsExactly(7);
 
       server.failNext(10);
@@ -180,6 +313,54 @@ class BlobStoreTest {
         assertThat(metrics.snapshot().requestFailures() - failuresBefore).as("never retried").isEqualTo(2);
         assertThat(server.keys("files/wrong")).isEmpty();
       }
+    }
+  }
+
+  @Test
+  void aCallBoundToADeadlineThatHasPassedSendsNothing() throws Exception {
+    ObjectStoreMetrics metrics = new ObjectStoreMetrics();
+    try (BlobStore store = BlobStore.open(server.config().build(), metrics)) {
+      long before = server.operations();
+      Deadline passed = Deadline.after(System.nanoTime(), Duration.ZERO);
+      assertThatThrownBy(() -> store.put("k", new byte[] {1}, passed))
+          .isInstanceOf(LeaseExpiredException.class)
+          .isInstanceOf(ObjectStoreUnavailableException.class);
+      assertThatThrownBy(() -> store.delete(List.of("a", "b"), passed)).isInstanceOf(LeaseExpiredException.class);
+      assertThat(server.operations()).as("requests that reached the store").isEqualTo(before);
+      assertThat(server.read("k")).isNull();
+      assertThat(metrics.snapshot().requestFailures()).isZero();
+    }
+  }
+
+  @Test
+  void aBackoffThatWouldEndPastTheDeadlineIsNotSlept() throws Exception {
+    ObjectStoreMetrics metrics = new ObjectStoreMetrics();
+    ObjectStoreConfig config = server.config().maxAttempts(5).backoff(Duration.ofSeconds(5), Duration.ofSeconds(5)).build();
+    try (BlobStore store = BlobStore.open(config, metrics)) {
+      server.failNext(5);
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> store.delete("k", Deadline.after(start, Duration.ofSeconds(2))))
+          .isInstanceOfSatisfying(LeaseExpiredException.class, e -> assertThat(e.attempts()).isEqualTo(1));
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+      assertThat(metrics.snapshot().requestFailures()).isEqualTo(1);
+      server.failNext(0);
+    }
+  }
+
+  @Test
+  void anAttemptUnderWayIsCutAtTheDeadline() throws Exception {
+    ObjectStoreMetrics metrics = new ObjectStoreMetrics();
+    ObjectStoreConfig config = server.config().maxAttempts(5).socketTimeout(Duration.ofSeconds(30)).build();
+    try (BlobStore store = BlobStore.open(config, metrics)) {
+      server.delayEach(Duration.ofSeconds(5));
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> store.put("k", new byte[] {1}, Deadline.after(start, Duration.ofMillis(500))))
+          .isInstanceOf(LeaseExpiredException.class);
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).as("cut at the deadline, not at the socket timeout")
+          .isLessThan(Duration.ofSeconds(3));
+      assertThat(Thread.currentThread().isInterrupted()).as("the cut leaves no interrupt behind").isFalse();
+      assertThat(metrics.snapshot().requestFailures()).isEqualTo(1);
+      server.delayEach(Duration.ZERO);
     }
   }
 

@@ -11,8 +11,10 @@ import io.nrtcluster.node.NrtHost;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -92,6 +94,62 @@ class HostObjectStoreTest {
         .isLessThan(newest.totalBytes() / 10);
     // The replica's host backs nothing up while it does not lead.
     assertThat(stores.get(1).metrics(ClusterHarness.INDEX).orElseThrow().snapshot().backupsCompleted()).isZero();
+  }
+
+  /**
+   * Several indexes of one host: opening them builds no store client (they are views of the host's
+   * one), and each index's counters hold what its own backups sent, not the others'.
+   */
+  @Test
+  void theIndexesOfAHostShareOneStoreClientAndEachCountsWhatItSent() throws Exception {
+    List<String> names = List.of("big", "small", "idle");
+    HostStoreConfig config = config().build();
+    AtomicInteger clientsBuiltByIndexes = new AtomicInteger(-1);
+    ClusterHarness c = fixture.closeAfter(new ClusterHarness(tmp.resolve("cluster"), fixture.seed(), 1, names))
+        .indexOpener((i, host, indexes) -> {
+          HostObjectStore s = HostObjectStore.open(host, config);
+          stores.put(i, s);
+          int before = BlobStore.clientsBuilt();
+          for (String name : indexes) {
+            s.openIndex(IndexSettings.standard(name));
+          }
+          clientsBuiltByIndexes.set(BlobStore.clientsBuilt() - before);
+        });
+    fixture.closeAfter(() -> stores.values().forEach(HostObjectStore::close));
+    c.start(0);
+    assertThat(clientsBuiltByIndexes.get()).as("store clients built by opening %d indexes", names.size()).isZero();
+    Map<String, Integer> docs = Map.of("big", 3_000, "small", 20);
+    for (Map.Entry<String, Integer> e : docs.entrySet()) {
+      c.awaitPrimary(e.getKey(), WAIT);
+      ClusterNode p = c.node(0, e.getKey());
+      c.addDocs(p, e.getValue());
+      long version = p.refresh();
+      p.commit();
+      ManifestStore manifests = new ManifestStore(fixture.manifests().blobStore(),
+          StoreLayout.of(config.store().prefix(), ClusterHarness.CLUSTER, e.getKey()));
+      await("backup of " + e.getKey()).atMost(WAIT)
+          .until(() -> manifests.latestId().map(ManifestId::version).orElse(-1L) >= version);
+    }
+    HostObjectStore host = stores.get(0);
+    long bigStoredBytes = storedFileBytes(host.layout("big"));
+    for (String name : names) {
+      ObjectStoreMetrics.Snapshot s = host.metrics(name).orElseThrow().snapshot();
+      List<String> files = fixture.server().keys(host.layout(name).filesPrefix());
+      assertThat(s.requests()).as("%s's requests", name).isPositive();
+      assertThat(s.filesUploaded()).as("%s's files uploaded: its own, each once", name).isEqualTo(files.size());
+      assertThat(s.bytesUploaded()).as("%s's bytes uploaded", name).isGreaterThanOrEqualTo(storedFileBytes(host.layout(name)));
+      if (!name.equals("big")) {
+        assertThat(s.bytesUploaded()).as("%s counts none of big's bytes", name).isLessThan(bigStoredBytes);
+      }
+    }
+  }
+
+  private long storedFileBytes(StoreLayout layout) throws Exception {
+    long bytes = 0;
+    for (String key : fixture.server().keys(layout.filesPrefix())) {
+      bytes += fixture.server().read(key).length;
+    }
+    return bytes;
   }
 
   @Test

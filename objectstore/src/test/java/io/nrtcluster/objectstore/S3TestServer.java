@@ -36,7 +36,8 @@ import org.jclouds.io.Payload;
  *
  * <p>Faults, each applied to what the server does, not to the client: {@link #failNext(int)} makes
  * the next storage operations answer HTTP 500; {@link #stopDuringNextUpload()} stops the whole
- * server while the next object or part is arriving (the client sees its connection drop). Direct
+ * server while the next object or part is arriving (the client sees its connection drop); {@link
+ * #delayEach(Duration)} makes every storage operation slow. Direct
  * access to the stored bytes ({@link #read}, {@link #write}, {@link #remove}) lets tests damage objects.
  */
 public final class S3TestServer implements AutoCloseable {
@@ -49,6 +50,7 @@ public final class S3TestServer implements AutoCloseable {
   private final AtomicInteger failNext = new AtomicInteger();
   private final AtomicBoolean stopDuringUpload = new AtomicBoolean();
   private final AtomicLong operations = new AtomicLong();
+  private final AtomicLong delayMillis = new AtomicLong();
   private final java.util.concurrent.ConcurrentHashMap<String, AtomicLong> listings = new java.util.concurrent.ConcurrentHashMap<>();
   private final java.util.concurrent.ConcurrentHashMap<String, AtomicLong> rangedGets = new java.util.concurrent.ConcurrentHashMap<>();
   private final String host;
@@ -144,6 +146,11 @@ public final class S3TestServer implements AutoCloseable {
     failNext.set(n);
   }
 
+  /** Every storage operation from now on takes {@code delay} longer (a slow store); zero for none. */
+  public void delayEach(Duration delay) {
+    delayMillis.set(delay.toMillis());
+  }
+
   /** The next object or part upload stops the server while its bytes arrive. */
   public void stopDuringNextUpload() {
     stopDuringUpload.set(true);
@@ -221,6 +228,14 @@ public final class S3TestServer implements AutoCloseable {
 
   private void fault() {
     operations.incrementAndGet();
+    long delay = delayMillis.get();
+    if (delay > 0) {
+      try {
+        Thread.sleep(delay); // the store's own latency, not a wait for a condition
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // Jetty's pool interrupts its threads when stopping
+      }
+    }
     if (failNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
       throw new HttpResponseException("injected fault", null,
           HttpResponse.builder().statusCode(500).message("injected fault").build());
