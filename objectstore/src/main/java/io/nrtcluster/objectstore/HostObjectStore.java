@@ -2,6 +2,7 @@ package io.nrtcluster.objectstore;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.nrtcluster.common.NamedThreadFactory;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.Stable;
@@ -23,8 +24,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.LoggerFactory;
@@ -44,14 +45,26 @@ import org.slf4j.LoggerFactory;
  *       whichever node led it then, is {@link HostStoreConfig#retentionInterval()} old ({@link
  *       RetentionSchedule}, {@link RetentionRun}; {@link RetentionSweeper} is safe against a backup
  *       running at the same moment), on one thread shared by all the host's indexes that waits for
- *       nothing but the store.
+ *       nothing but the store;
+ *   <li>while it leads, the index's newest backup is reread and checked every {@link
+ *       HostStoreConfig#verifyInterval()} at {@link HostStoreConfig#verifyBytesPerSecond()} ({@link
+ *       BackupVerification}, on its own thread): damage is logged, counted ({@link
+ *       ObjectStoreMeters#VERIFY_DAMAGED}), reported by {@link #verification}, and the next backup
+ *       uploads a fresh copy of each damaged object.
  * </ul>
  *
- * The indexes share one store client and its connection pool ({@link BlobStore#view}); each has its
+ * <p><b>A store that does not answer at start</b> costs the host one look bounded by {@link
+ * HostStoreConfig#startTimeout()}, whatever the number of indexes: the store is then detached, every
+ * index opens without it (its bootstrap falls back at once: the node serves its local index and
+ * copies from the primary), backups try and count their failures, and a probe every start timeout
+ * attaches the store again once it answers ({@link #storeAttached()}). An index's own first look at
+ * the store is bounded the same way, and one that finds it silent detaches it for the others. {@link
+ * #openIndexes} bootstraps {@link HostStoreConfig#openParallelism()} indexes at once.
+ *
+ * <p>The indexes share one store client and its connection pool ({@link BlobStore#view}); each has its
  * own {@link ObjectStoreMetrics} (so requests, bytes and backup lag are per index), registered as
  * {@link ObjectStoreMeters} tagged with the index and node when a registry is given. {@link #open}
- * fails at once, naming the bucket, on wrong credentials or a missing bucket (no retry loop); a store
- * that does not answer at start is only logged, since the node is useful without it.
+ * fails at once, naming the bucket, on wrong credentials or a missing bucket (no retry loop).
  *
  * <p>Close this before the host, with {@link #close(Duration)} for a graceful stop (each index it leads
  * commits and that commit is backed up) or {@link #close()} at once (a backup under way writes no
@@ -66,8 +79,11 @@ public final class HostObjectStore implements Closeable {
   private final Map<String, IndexStore> indexes = new ConcurrentHashMap<>();
   /** The host's one store client: each index's store is a view of it. */
   private final BlobStore shared;
+  private final StoreAttachment attachment;
   /** Sweeps only (store waits): no other work of the host waits for it. Null without retention. */
   private final RetentionSchedule retention;
+  /** Verifications only, on their own thread (they read whole backups). Null when off. */
+  private final VerificationSchedule verifications;
 
   private HostObjectStore(NrtHost host, HostStoreConfig config, MeterRegistry registry) {
     this.host = host;
@@ -75,12 +91,16 @@ public final class HostObjectStore implements Closeable {
     this.registry = registry;
     this.log = new NodeLog(LoggerFactory.getLogger(HostObjectStore.class), "N" + host.nodeId(), () -> -1);
     this.shared = BlobStore.connect(config.store(), new ObjectStoreMetrics(), log);
+    this.attachment = new StoreAttachment(shared, config.startTimeout(), log, "nrt-N" + host.nodeId() + "-store-probe");
     this.retention = config.retention().isEmpty() ? null
         : new RetentionSchedule(config.retention().get(), config.retentionInterval(), host.nodeId(), Clock.systemUTC());
+    this.verifications = config.verifyInterval().isZero() || !config.backups() ? null
+        : new VerificationSchedule(config.verifyInterval(), host.nodeId());
   }
 
   /**
-   * Checks the store (one attempt) and returns the host's view of it; no meters.
+   * Looks at the store once (bounded by {@link HostStoreConfig#startTimeout()}) and returns the
+   * host's view of it; no meters.
    *
    * @throws ObjectStoreAccessException wrong credentials, no permission or no such bucket (named)
    */
@@ -90,59 +110,151 @@ public final class HostObjectStore implements Closeable {
 
   /** {@link #open(NrtHost, HostStoreConfig)}, registering each index's store meters in {@code registry} (null: none). */
   public static HostObjectStore open(NrtHost host, HostStoreConfig config, MeterRegistry registry) throws IOException {
-    ObjectStoreConfig once = config.store().toBuilder().maxAttempts(1).build();
-    try (BlobStore probe = BlobStore.open(once, new ObjectStoreMetrics(),
-        new NodeLog(LoggerFactory.getLogger(HostObjectStore.class), "N" + host.nodeId(), () -> -1))) {
-      // Opening checked the bucket and the credentials.
-    } catch (ObjectStoreUnavailableException e) {
-      LoggerFactory.getLogger(HostObjectStore.class).warn(
-          "N{}: object store of bucket {} not answering at start ({}): backups retry, bootstraps copy from the primary",
-          host.nodeId(), config.store().bucket(), e.getMessage());
-    }
     HostObjectStore s = new HostObjectStore(host, config, registry);
-    s.log.info("object store {}: backups {}, bootstrap {}, retention {}", config.store(),
+    try {
+      if (!s.attachment.probe()) {
+        s.log.warn("object store of bucket {} did not answer within {} at start: indexes open without it "
+            + "(bootstraps copy from their primaries), backups retry", config.store().bucket(), config.startTimeout());
+      }
+    } catch (IOException | RuntimeException e) {
+      s.close();
+      throw e;
+    }
+    s.log.info("object store {}: backups {}, bootstrap {}, retention {}, verification {}", config.store(),
         config.backups() ? config.mode() : "off", config.bootstrap() ? "on" : "off",
-        config.retention().map(Object::toString).orElse("off"));
+        config.retention().map(Object::toString).orElse("off"),
+        s.verifications == null ? "off" : "every " + config.verifyInterval());
     return s;
   }
 
   /**
    * Bootstraps the index's directory from the store if configured, then opens it on the host with
    * automatic backups if configured; {@code listeners} hear role changes as with {@link
-   * NrtHost#openIndex}. The store never makes this fail; the local disk and the cluster can.
+   * NrtHost#openIndex}. The store never makes this fail, and costs it at most one start timeout when
+   * it does not answer (nothing when it is known not to); the local disk and the cluster can fail it.
    */
   public ClusterNode openIndex(IndexSettings settings, RoleListener... listeners) throws NrtClusterException, IOException {
-    String name = settings.name();
+    return open(prepare(settings.name()), settings, listeners);
+  }
+
+  /**
+   * {@link #openIndex} for many indexes: their bootstraps run {@link
+   * HostStoreConfig#openParallelism()} at once, and each index opens on the host, in the given order,
+   * once its bootstrap ended. An index that fails to open does not stop the others: the first failure
+   * is thrown once every other index was opened (the rest suppressed in it).
+   *
+   * @return the open indexes, in the order of {@code settings}
+   */
+  public List<ClusterNode> openIndexes(List<IndexSettings> settings, RoleListener... listeners)
+      throws NrtClusterException, IOException {
+    ExecutorService pool = Executors.newFixedThreadPool(Math.min(config.openParallelism(), Math.max(1, settings.size())),
+        new NamedThreadFactory("nrt-N" + host.nodeId() + "-bootstrap"));
+    List<ClusterNode> opened = new ArrayList<>();
+    Exception first = null;
+    try {
+      List<Future<IndexStore>> prepared = new ArrayList<>();
+      for (IndexSettings s : settings) {
+        prepared.add(pool.submit(() -> prepare(s.name())));
+      }
+      for (int i = 0; i < settings.size(); i++) {
+        try {
+          opened.add(open(await(prepared.get(i)), settings.get(i), listeners));
+        } catch (IOException | RuntimeException e) {
+          if (first == null) {
+            first = e;
+          } else {
+            first.addSuppressed(e);
+          }
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    if (first instanceof IOException io) {
+      throw io;
+    }
+    if (first != null) {
+      throw (RuntimeException) first;
+    }
+    return opened;
+  }
+
+  private static IndexStore await(Future<IndexStore> f) throws IOException {
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while bootstrapping indexes");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      if (e.getCause() instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new IOException(e.getCause());
+    }
+  }
+
+  /** The index's view of the store, its bootstrap done: everything but the index itself. */
+  private IndexStore prepare(String name) throws IOException {
     if (indexes.containsKey(name) || host.index(name) != null) {
       throw new IllegalStateException("index " + name + " is already open on this host");
     }
     String logName = "N" + host.nodeId() + "/" + name;
     ObjectStoreMetrics metrics = new ObjectStoreMetrics();
     BlobStore store = shared.view(metrics, new NodeLog(LoggerFactory.getLogger(BlobStore.class), logName, () -> -1));
-    IndexStore is = null;
     try {
       ManifestStore manifests = new ManifestStore(store, StoreLayout.of(config.store().prefix(), host.cluster(), name));
       NodeLog indexLog = new NodeLog(LoggerFactory.getLogger(HostObjectStore.class), logName, () -> -1);
-      BootstrapResult boot = config.bootstrap()
-          ? new NodeRestore(manifests, indexLog).bootstrap(host.indexDirectory(name)) : null;
-      PrimaryBackups backups = config.backups() ? new PrimaryBackups(manifests, config.mode(), logName) : null;
+      BootstrapResult boot = config.bootstrap() ? bootstrap(name, manifests, indexLog) : null;
+      DamagedObjects damaged = new DamagedObjects();
+      PrimaryBackups backups = config.backups() ? new PrimaryBackups(manifests, config.mode(), logName, damaged) : null;
+      BackupVerification verification = verifications == null ? null
+          : new BackupVerification(manifests, damaged, config.verifyBytesPerSecond(), indexLog);
       ObjectStoreMeters meters = registry == null ? null
           : ObjectStoreMeters.register(registry, metrics, Tags.of("index", name, "node", Integer.toString(host.nodeId())));
-      is = new IndexStore(store, manifests, backups, boot, meters, indexLog);
-      List<RoleListener> all = new ArrayList<>(Arrays.asList(listeners));
-      if (backups != null) {
-        all.add(backups);
-      }
-      if (retention != null) {
-        IndexStore target = is;
-        retention.add(name, target);
-        all.add((n, role, gen) -> {
-          if (role == Role.PRIMARY) {
-            target.node = n; // the first role change may come before openIndex returns
-            retention.checkSoon(name);
-          }
-        });
-      }
+      return new IndexStore(name, store, manifests, backups, verification, boot, meters, indexLog);
+    } catch (IOException | RuntimeException e) {
+      store.close();
+      throw e;
+    }
+  }
+
+  /** The bootstrap, looking at the store at most once for a start timeout, not at all while it is detached. */
+  private BootstrapResult bootstrap(String name, ManifestStore manifests, NodeLog indexLog) throws IOException {
+    NodeRestore restore = new NodeRestore(manifests, indexLog);
+    if (!attachment.attached()) {
+      return restore.skipped(host.indexDirectory(name), new ObjectStoreUnavailableException("object store of bucket "
+          + config.store().bucket() + " not answering (detached at start): not looked at", 0, null));
+    }
+    BootstrapResult r = restore.bootstrap(host.indexDirectory(name), attachment.lookDeadline());
+    if (r.outcome() == BootstrapResult.Outcome.FELL_BACK && r.error() instanceof ObjectStoreUnavailableException e) {
+      attachment.detach(e);
+    }
+    return r;
+  }
+
+  /** Opens a prepared index on the host, with its backups and schedules. */
+  private ClusterNode open(IndexStore is, IndexSettings settings, RoleListener... listeners) throws IOException {
+    String name = is.name;
+    List<RoleListener> all = new ArrayList<>(Arrays.asList(listeners));
+    if (is.backups != null) {
+      all.add(is.backups);
+    }
+    if (retention != null) {
+      retention.add(name, is);
+      all.add((n, role, gen) -> {
+        if (role == Role.PRIMARY) {
+          is.node = n; // the first role change may come before openIndex returns
+          retention.checkSoon(name);
+        }
+      });
+    }
+    if (verifications != null) {
+      verifications.add(name, is);
+    }
+    try {
       ClusterNode node = host.openIndex(settings, all.toArray(RoleListener[]::new));
       is.node = node;
       indexes.put(name, is);
@@ -151,13 +263,20 @@ public final class HostObjectStore implements Closeable {
       if (retention != null) {
         retention.remove(name);
       }
-      if (is != null) {
-        is.close();
-      } else {
-        store.close();
+      if (verifications != null) {
+        verifications.remove(name);
       }
+      is.close();
       throw e;
     }
+  }
+
+  /**
+   * Whether the store answers, as the host last saw it: false from a start (or a bootstrap's first
+   * look) that found it silent until a probe finds it answering.
+   */
+  public boolean storeAttached() {
+    return attachment.attached();
   }
 
   /** How the bootstrap of {@code index} ended; empty when it did not run (off, or no such index). */
@@ -170,6 +289,15 @@ public final class HostObjectStore implements Closeable {
   public Optional<PrimaryBackups> backups(String index) {
     IndexStore is = indexes.get(index);
     return is == null ? Optional.empty() : Optional.ofNullable(is.backups);
+  }
+
+  /**
+   * The report of this host's last verification of {@code index}'s newest backup; empty when
+   * verification is off, before the first one, or while this host never led the index.
+   */
+  public Optional<VerifyReport> verification(String index) {
+    IndexStore is = indexes.get(index);
+    return is == null || is.verification == null ? Optional.empty() : is.verification.last();
   }
 
   /** The store counters of {@code index} (bytes, files, backups, lag); empty when no such index is open here. */
@@ -241,62 +369,17 @@ public final class HostObjectStore implements Closeable {
   /** Stops sweeps and backups at once (a backup under way writes no manifest) and closes the connections. */
   @Override
   public void close() {
+    attachment.close();
     if (retention != null) {
       retention.close();
+    }
+    if (verifications != null) {
+      verifications.close();
     }
     for (IndexStore is : indexes.values()) {
       is.close();
     }
     indexes.clear();
     shared.close(); // last: the indexes' backups send through it until they stop
-  }
-
-  /** One index's connection, backups and meters. */
-  private static final class IndexStore implements RetentionSchedule.Target {
-    final BlobStore store;
-    final ManifestStore manifests;
-    final PrimaryBackups backups;
-    final BootstrapResult bootstrap;
-    final ObjectStoreMeters meters;
-    final NodeLog log;
-    volatile ClusterNode node;
-
-    IndexStore(BlobStore store, ManifestStore manifests, PrimaryBackups backups, BootstrapResult bootstrap,
-        ObjectStoreMeters meters, NodeLog log) {
-      this.store = store;
-      this.manifests = manifests;
-      this.backups = backups;
-      this.bootstrap = bootstrap;
-      this.meters = meters;
-      this.log = log;
-    }
-
-    @Override
-    public ClusterNode node() {
-      return node;
-    }
-
-    @Override
-    public ManifestStore manifests() {
-      return manifests;
-    }
-
-    @Override
-    public NodeLog log() {
-      return log;
-    }
-
-    void close() {
-      try {
-        if (backups != null) {
-          backups.close();
-        }
-      } finally {
-        if (meters != null) {
-          meters.close();
-        }
-        store.close();
-      }
-    }
   }
 }

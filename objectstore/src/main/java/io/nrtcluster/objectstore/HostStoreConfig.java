@@ -24,6 +24,12 @@ import java.util.Optional;
  *     BackupVerification}); {@link Duration#ZERO} for never; at most 7 days
  * @param verifyBytesPerSecond the pace of those reads: 0 for unlimited, else at least {@link
  *     BackupVerifier#MIN_BYTES_PER_SECOND}
+ * @param startTimeout the bound of the host's one look at the store when it opens (5 s by default):
+ *     a store that has not answered by then is detached, every index opens without it (a bootstrap
+ *     falls back to copying from the primary at once), and the host attaches it again once a probe,
+ *     every start timeout, finds it answering; an index's own first look is bounded by it too
+ * @param openParallelism how many indexes {@link HostObjectStore#openIndexes} bootstraps at once (1 to
+ *     64, 4 by default)
  */
 @Stable
 public record HostStoreConfig(
@@ -34,7 +40,9 @@ public record HostStoreConfig(
     Optional<RetentionPolicy> retention,
     Duration retentionInterval,
     Duration verifyInterval,
-    long verifyBytesPerSecond) {
+    long verifyBytesPerSecond,
+    Duration startTimeout,
+    int openParallelism) {
 
   /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
   @Internal
@@ -52,6 +60,9 @@ public record HostStoreConfig(
       Checks.atMost("verifyInterval", verifyInterval, Duration.ofDays(7));
     }
     BackupVerifier.checkRate("verifyBytesPerSecond", verifyBytesPerSecond);
+    Checks.positive("startTimeout", startTimeout);
+    Checks.atMost("startTimeout", startTimeout, Duration.ofMinutes(10));
+    Checks.inRange("openParallelism", openParallelism, 1, 64);
     if (retention.isPresent() && !backups) {
       throw new IllegalArgumentException("retention needs backups: a host that backs nothing up sweeps nothing");
     }
@@ -63,7 +74,8 @@ public record HostStoreConfig(
 
   /**
    * Defaults: backups of every commit, bootstrap on, no retention, sweeps at most every 10 minutes,
-   * the newest backup verified every hour at 32 MiB/s.
+   * the newest backup verified every hour at 32 MiB/s, a start look of 5 s, 4 indexes bootstrapped
+   * at once.
    */
   public static final class Builder {
     private ObjectStoreConfig store;
@@ -74,6 +86,8 @@ public record HostStoreConfig(
     private Duration retentionInterval = Duration.ofMinutes(10);
     private Duration verifyInterval = Duration.ofHours(1);
     private long verifyBytesPerSecond = 32L << 20;
+    private Duration startTimeout = Duration.ofSeconds(5);
+    private int openParallelism = 4;
 
     public Builder store(ObjectStoreConfig v) {
       store = v;
@@ -118,9 +132,21 @@ public record HostStoreConfig(
       return this;
     }
 
+    /** The bound of the host's one look at the store at start, and of each index's first look. */
+    public Builder startTimeout(Duration v) {
+      startTimeout = v;
+      return this;
+    }
+
+    /** How many indexes {@link HostObjectStore#openIndexes} bootstraps at once. */
+    public Builder openParallelism(int v) {
+      openParallelism = v;
+      return this;
+    }
+
     public HostStoreConfig build() {
       return new HostStoreConfig(store, backups, mode, bootstrap, Optional.ofNullable(retention), retentionInterval,
-          verifyInterval, verifyBytesPerSecond);
+          verifyInterval, verifyBytesPerSecond, startTimeout, openParallelism);
     }
   }
 }

@@ -174,6 +174,8 @@ final class RetentionSchedule implements AutoCloseable {
       run.write(manifests.blobStore(), manifests.layout());
       e.lastSeen = run;
       e.due = run.finished().plus(interval);
+    } catch (java.io.InterruptedIOException closing) {
+      Thread.currentThread().interrupt(); // the host closes: nothing to retry
     } catch (IOException | RuntimeException ex) {
       Duration retry = interval.compareTo(RETRY_AFTER_FAILURE_MAX) < 0 ? interval : RETRY_AFTER_FAILURE_MAX;
       e.due = now.plus(retry);

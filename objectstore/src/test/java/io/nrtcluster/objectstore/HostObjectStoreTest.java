@@ -252,6 +252,46 @@ class HostObjectStoreTest {
     assertThat(run.finished()).isAfter(longAgo.plus(Duration.ofHours(1)));
   }
 
+  /**
+   * The primary rereads its newest backup in the background: an object damaged in the store is found
+   * and reported (the host's report, the metric), and the next backup uploads a fresh copy of it, after
+   * which a verification finds the backup intact.
+   */
+  @Test
+  void thePrimaryVerifiesItsNewestBackupAndTheNextBackupRepairsWhatItFound() throws Exception {
+    ClusterHarness c = cluster(config().verifyInterval(Duration.ofMillis(500)).verifyBytesPerSecond(0).build());
+    c.start(0);
+    assertThat(c.awaitPrimary()).isZero();
+    ClusterNode p = c.node(0);
+    ManifestStore manifests = fixture.manifests();
+    c.addDocs(p, 1_000);
+    long first = p.refresh();
+    p.commit();
+    await("backup of " + first).atMost(WAIT).until(() -> manifests.latestId().map(ManifestId::version).orElse(-1L) >= first);
+    Manifest m = manifests.latest();
+    FileEntry victim = m.files().values().stream().max(java.util.Comparator.comparingLong(FileEntry::length)).orElseThrow();
+    String key = manifests.layout().fileKey(victim);
+    byte[] bytes = fixture.server().read(key);
+    bytes[bytes.length / 2] ^= 0x10;
+    fixture.server().write(key, bytes);
+
+    HostObjectStore store = stores.get(0);
+    VerifyReport damaged = await("a verification finds " + key).atMost(WAIT)
+        .until(() -> store.verification(ClusterHarness.INDEX).orElse(null), r -> r != null && !r.intact());
+    assertThat(damaged.damagedKeys()).containsExactly(key);
+    assertThat(store.metrics(ClusterHarness.INDEX).orElseThrow().snapshot().lastVerifyDamaged()).isEqualTo(1);
+
+    c.addDocs(p, 10);
+    p.refresh();
+    p.commit();
+    long second = m.version() + 1;
+    await("a verification of the next backup finds it intact").atMost(WAIT)
+        .until(() -> store.verification(ClusterHarness.INDEX).orElse(null),
+            r -> r != null && r.manifest().version() >= second && r.intact());
+    assertThat(manifests.latest().files()).containsValue(victim);
+    assertThat(store.metrics(ClusterHarness.INDEX).orElseThrow().snapshot().lastVerifyDamaged()).isZero();
+  }
+
   @Test
   void wrongCredentialsFailAtOpenNamingTheBucket() throws Exception {
     NrtHost host = fixture.cluster(tmp.resolve("cluster"), 1).start(0);
