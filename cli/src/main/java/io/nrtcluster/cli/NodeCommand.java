@@ -188,20 +188,32 @@ public final class NodeCommand implements Callable<Integer> {
             nodeId, host.address(), cluster, Hosts.zooKeeper(host, config), dir, String.join(",", indexes)));
         if (storeConfig != null) {
           store = HostObjectStore.open(host, storeConfig);
+          if (!store.storeAttached()) {
+            out.println(NodeLines.storeState(nodeId, false, storeConfig));
+          }
         }
         NodeLines.RolePrinter roles = new NodeLines.RolePrinter(printer, out::println);
-        for (String index : indexes) {
-          if (store == null) {
+        if (store == null) {
+          for (String index : indexes) {
             roles.watch(host.openIndex(IndexSettings.standard(index)));
-          } else {
-            roles.watch(store.openIndex(IndexSettings.standard(index)));
+          }
+        } else {
+          // Bootstraps run side by side; a store that does not answer cost the node one start timeout.
+          store.openIndexes(indexes.stream().map(IndexSettings::standard).toList()).forEach(roles::watch);
+          for (String index : indexes) {
             store.bootstrapResult(index).ifPresent(r -> out.println(NodeLines.bootstrap(nodeId, index, r)));
             out.println(String.format(Locale.ROOT, "N%d/%s backups %s to %s", nodeId, index,
                 storeConfig.backups() ? storeConfig.mode() : "off", store.layout(index).root()));
           }
         }
         long every = statusEvery.toMillis();
-        printer.scheduleAtFixedRate(() -> printStatus(host, out), every, every, TimeUnit.MILLISECONDS);
+        StorePrinter storeLines = store == null ? null : new StorePrinter(store, storeConfig, nodeId, out);
+        printer.scheduleAtFixedRate(() -> {
+          printStatus(host, out);
+          if (storeLines != null) {
+            storeLines.print(indexes);
+          }
+        }, every, every, TimeUnit.MILLISECONDS);
         interrupted = awaitStop();
         out.println("node N" + nodeId + " stopping: each index commits and resigns");
       } finally {

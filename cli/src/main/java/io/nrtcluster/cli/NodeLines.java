@@ -5,6 +5,7 @@ import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.NodeStatus;
 import io.nrtcluster.node.RoleListener;
 import io.nrtcluster.objectstore.BootstrapResult;
+import io.nrtcluster.objectstore.HostStoreConfig;
 import io.nrtcluster.objectstore.VerifyReport;
 import java.util.HashMap;
 import java.util.Locale;
@@ -67,6 +68,17 @@ final class NodeLines {
     }
     return head + " DAMAGED: " + r.damage().size() + " object(s): "
         + r.damage().stream().map(d -> d.key() + " (" + d.problem() + ")").collect(Collectors.joining(", "));
+  }
+
+  /**
+   * The host's object store as it last saw it: {@code N1 object store detached: bucket B did not
+   * answer; indexes run without it, probed every 5s} or {@code N1 object store attached: bucket B}.
+   */
+  static String storeState(int nodeId, boolean attached, HostStoreConfig config) {
+    String bucket = config.store().bucket();
+    return attached ? String.format(Locale.ROOT, "N%d object store attached: bucket %s", nodeId, bucket)
+        : String.format(Locale.ROOT, "N%d object store detached: bucket %s did not answer; indexes run without it,"
+            + " probed every %s", nodeId, bucket, Units.human(config.startTimeout()));
   }
 
   private static String gen(long gen) {

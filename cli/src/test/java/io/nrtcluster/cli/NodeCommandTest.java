@@ -276,7 +276,7 @@ class NodeCommandTest {
       Files.writeString(secret, S3TestServer.SECRET_KEY);
       String[] store = {"--backup-bucket", S3TestServer.BUCKET, "--backup-endpoint", s3.endpoint().toString(),
           "--backup-path-style", "--backup-access-key", S3TestServer.ACCESS_KEY, "--backup-secret-key-file", secret.toString(),
-          "--retain-last", "2", "--retention-interval", "1s"};
+          "--retain-last", "2", "--retention-interval", "1s", "--verify-interval", "1s"};
       RunningNode a = new RunningNode(args(zk.getConnectString(), "a", 1, store));
       await("N1 primary").atMost(Duration.ofSeconds(30)).until(() -> a.out().contains("role=PRIMARY"));
       assertThat(a.out()).contains("N1/docs bootstrap NO_BACKUP local=").contains("N1/docs backups EVERY_COMMIT to t/docs");
@@ -291,6 +291,9 @@ class NodeCommandTest {
         ManifestStore manifests = new ManifestStore(blobs, StoreLayout.of("", "t", "docs"));
         await("a backup of N1's commit").atMost(Duration.ofSeconds(30)).until(() -> manifests.latestId().isPresent());
       }
+      // The primary rereads its newest backup in the background and says so once per verification.
+      await("N1 verified its backup").atMost(Duration.ofSeconds(30))
+          .until(() -> a.out().matches("(?s).*N1/docs backup version \\d+ verified: intact \\(\\d+ objects, .*"));
       RunningNode b = new RunningNode(args(zk.getConnectString(), "b", 2, store));
       await("N2 replica").atMost(Duration.ofSeconds(30)).until(() -> b.out().contains("role=REPLICA"));
       assertThat(b.out()).containsPattern("N2/docs bootstrap RESTORED local=-1 backup=\\d+");

@@ -2,7 +2,9 @@ package io.nrtcluster.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.nrtcluster.objectstore.HostStoreConfig;
 import io.nrtcluster.objectstore.ManifestId;
+import io.nrtcluster.objectstore.ObjectStoreConfig;
 import io.nrtcluster.objectstore.VerifyReport;
 import java.time.Duration;
 import java.util.List;
@@ -27,5 +29,14 @@ class NodeLinesTest {
         new VerifyReport.Damage("c1/docs/files/_1.si--300-12345678", "_1.si", VerifyReport.Problem.MISSING, "y")));
     assertThat(NodeLines.verification(1, "docs", r)).isEqualTo("N1/docs backup version 12 DAMAGED: 2 object(s): "
         + "c1/docs/files/_0.cfs--1234-0000abcd (WRONG_CHECKSUM), c1/docs/files/_1.si--300-12345678 (MISSING)");
+  }
+
+  @Test
+  void theStoresStateSaysWhetherItAnswers() {
+    HostStoreConfig c = HostStoreConfig.builder().store(ObjectStoreConfig.builder().bucket("nrt-backups").build())
+        .startTimeout(Duration.ofSeconds(5)).build();
+    assertThat(NodeLines.storeState(1, false, c))
+        .isEqualTo("N1 object store detached: bucket nrt-backups did not answer; indexes run without it, probed every 5s");
+    assertThat(NodeLines.storeState(1, true, c)).isEqualTo("N1 object store attached: bucket nrt-backups");
   }
 }

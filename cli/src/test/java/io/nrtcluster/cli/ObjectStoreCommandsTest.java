@@ -18,6 +18,8 @@ import io.nrtcluster.objectstore.S3TestServer;
 import io.nrtcluster.objectstore.StoreLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -90,10 +92,11 @@ class ObjectStoreCommandsTest {
     NrtRun table = NrtRun.nrt(args("backup status"));
     assertThat(table.exit()).as(table.err()).isZero();
     List<String> lines = table.out().lines().toList();
-    assertThat(lines).hasSize(3);
+    assertThat(lines).hasSize(4);
     assertThat(lines.get(0)).startsWith("VERSION");
     assertThat(lines.get(1)).startsWith(Long.toString(backups.get(0).version()));
     assertThat(lines.get(2)).startsWith(Long.toString(backups.get(1).version()));
+    assertThat(lines.get(3)).isEqualTo("retention: no sweep recorded");
 
     NrtRun json = NrtRun.nrt(args("backup status", "--json"));
     assertThat(json.exit()).as(json.err()).isZero();
@@ -101,6 +104,26 @@ class ObjectStoreCommandsTest {
     assertThat(doc.get("backups")).hasSize(2);
     assertThat(doc.get("backups").get(1).get("primaryGen").asLong()).isEqualTo(2);
     assertThat(doc.get("backups").get(1).get("bytes").asLong()).isPositive();
+    assertThat(doc.get("retention").isNull()).isTrue();
+  }
+
+  /** Whichever node swept last, its record is shown (the store keeps it beside the backups). */
+  @Test
+  void backupStatusShowsTheLastRetentionSweep() throws Exception {
+    try (BlobStore blobs = BlobStore.open(server.config().build(), new ObjectStoreMetrics())) {
+      Instant at = Instant.now().minus(Duration.ofMinutes(3));
+      blobs.put(StoreLayout.of("", "c1", "docs").retentionRecordKey(),
+          ("format=1\nnode=2\nprimaryGen=5\nstarted=" + at + "\nfinished=" + at + "\nkept=2\ndeletedManifests=1\n"
+              + "deletedFiles=4\ndeletedBytes=2048\ncomplete=true\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    NrtRun table = NrtRun.nrt(args("backup status"));
+    assertThat(table.exit()).as(table.err()).isZero();
+    assertThat(table.out().lines().toList()).last().asString()
+        .matches("retention: last sweep by N2 \\(gen 5\\) 3m\\S* ago: kept 2, deleted 1 manifest\\(s\\) and 4 file\\(s\\) \\(2\\.0 KiB\\)");
+    NrtRun json = NrtRun.nrt(args("backup status", "--json"));
+    JsonNode retention = new ObjectMapper().readTree(json.out()).get("retention");
+    assertThat(retention.get("node").asInt()).isEqualTo(2);
+    assertThat(retention.get("deletedFiles").asInt()).isEqualTo(4);
   }
 
   @Test
