@@ -3,7 +3,10 @@ package io.nrtcluster.stress;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.ReplayPositions;
 import io.nrtcluster.objectstore.Manifest;
+import io.nrtcluster.objectstore.BackupNotFoundException;
+import io.nrtcluster.objectstore.BackupVerifier;
 import io.nrtcluster.objectstore.ManifestId;
+import io.nrtcluster.objectstore.VerifyReport;
 import io.nrtcluster.objectstore.Restorer;
 import io.nrtcluster.stress.agent.ChaosDocs;
 import java.io.IOException;
@@ -48,7 +51,7 @@ final class BackupCheck {
         store.restart();
       } catch (Exception e) {
         problems.add("object store: could not be started for the final check: " + e);
-        return new ChaosReport.StoreCheck(-1, -1, -1, 0, 0, false, -1, -1, 0, problems);
+        return new ChaosReport.StoreCheck(-1, -1, -1, 0, 0, false, -1, -1, 0, 0, problems);
       }
     }
     List<ManifestId> manifests = null;
@@ -58,7 +61,7 @@ final class BackupCheck {
       } catch (IOException | RuntimeException e) {
         if (i == LIST_TRIES - 1) {
           problems.add("object store: backups could not be listed: " + e);
-          return new ChaosReport.StoreCheck(-1, -1, -1, 0, 0, false, -1, -1, 0, problems);
+          return new ChaosReport.StoreCheck(-1, -1, -1, 0, 0, false, -1, -1, 0, 0, problems);
         }
         TimeUnit.MILLISECONDS.sleep(250);
       }
@@ -67,8 +70,9 @@ final class BackupCheck {
       if (commits > 0 && log.acknowledged() > 0) {
         problems.add("object store: no backup at all, although " + commits + " commits of acknowledged writes were made");
       }
-      return new ChaosReport.StoreCheck(0, -1, -1, 0, 0, false, -1, -1, 0, problems);
+      return new ChaosReport.StoreCheck(0, -1, -1, 0, 0, false, -1, -1, 0, 0, problems);
     }
+    int intact = verifyAll(store, manifests, problems);
     ManifestId newest = manifests.get(manifests.size() - 1);
     Path target = dir.resolve("store-restore");
     try (Restorer restorer = new Restorer(store.manifests(),
@@ -96,11 +100,36 @@ final class BackupCheck {
               + ", replay position " + replay + ") disagree with the log: " + d.examples());
         }
         return new ChaosReport.StoreCheck(manifests.size(), m.version(), m.primaryGen(), m.files().size(),
-            m.totalBytes(), true, f.numDocs(), replay, d.count(), problems);
+            m.totalBytes(), true, f.numDocs(), replay, d.count(), intact, problems);
       }
     } catch (IOException | RuntimeException e) {
       problems.add("object store: the newest backup " + newest.key() + " did not restore and open: " + e);
-      return new ChaosReport.StoreCheck(manifests.size(), newest.version(), newest.primaryGen(), 0, 0, false, -1, -1, 0, problems);
+      return new ChaosReport.StoreCheck(manifests.size(), newest.version(), newest.primaryGen(), 0, 0, false, -1, -1, 0, intact, problems);
     }
+  }
+
+  /**
+   * Rereads every backup left at the end ({@link BackupVerifier}: every object each manifest names,
+   * length and checksum): retention racing backups, store restarts and rebuilds must have left every
+   * kept manifest whole. Returns how many were intact; each damaged object is a problem.
+   */
+  private static int verifyAll(ChaosStore store, List<ManifestId> manifests, List<String> problems) {
+    BackupVerifier verifier = new BackupVerifier(store.manifests(), BackupVerifier.UNLIMITED);
+    int intact = 0;
+    for (ManifestId id : manifests) {
+      try {
+        VerifyReport r = verifier.verify(id);
+        if (r.intact()) {
+          intact++;
+        } else {
+          problems.add("object store: backup " + id.key() + " is damaged: " + r.damage());
+        }
+      } catch (BackupNotFoundException gone) {
+        problems.add("object store: backup " + id.key() + " vanished during the final check");
+      } catch (IOException | RuntimeException e) {
+        problems.add("object store: backup " + id.key() + " could not be verified: " + e);
+      }
+    }
+    return intact;
   }
 }

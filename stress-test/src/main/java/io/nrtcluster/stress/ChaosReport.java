@@ -231,7 +231,7 @@ public record ChaosReport(
    * @param problems what failed (none in a valid run)
    */
   public record StoreCheck(int backups, long version, long primaryGen, int files, long bytes, boolean restored,
-      long numDocs, long replayPosition, long inconsistencies, List<String> problems) {
+      long numDocs, long replayPosition, long inconsistencies, int verifiedIntact, List<String> problems) {
     public StoreCheck {
       problems = List.copyOf(problems);
     }

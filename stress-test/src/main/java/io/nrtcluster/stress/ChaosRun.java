@@ -302,9 +302,9 @@ public final class ChaosRun {
     }
     ChaosReport.Faults f = r.faults();
     return String.format(Locale.ROOT, "%n  object store: replicaRebuild=%d (%d restored from the store, %d fell back to the "
-        + "primary) storeRestart=%d (%d with backups resumed); %d backups at the end, the newest (version %d, %d documents) "
-        + "%s, %d documents disagree with the log", f.replicaRebuild(), f.rebuildsRestored(), f.rebuildsFellBack(),
-        f.storeRestart(), r.storeOutages().stream().filter(o -> o.backupsResumedAfterMillis() >= 0).count(), c.backups(),
-        c.version(), c.numDocs(), c.restored() ? "restored and verified" : "NOT restored", c.inconsistencies());
+        + "primary) storeRestart=%d (%d with backups resumed); %d backups at the end (%d verified intact), the newest "
+        + "(version %d, %d documents) %s, %d documents disagree with the log", f.replicaRebuild(), f.rebuildsRestored(),
+        f.rebuildsFellBack(), f.storeRestart(), r.storeOutages().stream().filter(o -> o.backupsResumedAfterMillis() >= 0).count(),
+        c.backups(), c.verifiedIntact(), c.version(), c.numDocs(), c.restored() ? "restored and verified" : "NOT restored", c.inconsistencies());
   }
 }

@@ -136,7 +136,9 @@ public final class ChaosNodeMain implements Callable<Integer> {
         .partSize(ObjectStoreConfig.MIN_PART_SIZE).multipartThreshold(ObjectStoreConfig.MIN_PART_SIZE)
         .backupLease(Duration.ofSeconds(60)).sweepLease(Duration.ofSeconds(10)).clockMargin(Duration.ofSeconds(2));
     return HostStoreConfig.builder().store(store.build()).backups(true).mode(storeBackups).bootstrap(true)
-        .retention(RetentionPolicy.keepLast(storeKeepLast)).retentionInterval(Duration.ofMillis(storeSweepMs)).build();
+        .retention(RetentionPolicy.keepLast(storeKeepLast)).retentionInterval(Duration.ofMillis(storeSweepMs))
+        // Verification under chaos too (every primary rereads its newest backup), paced to spare the 2 cores.
+        .verifyInterval(Duration.ofSeconds(30)).verifyBytesPerSecond(8L << 20).startTimeout(Duration.ofSeconds(2)).build();
   }
 
   /** Leaves gracefully: backups stop, the index commits and resigns, the host closes. Runs once. */
