@@ -38,7 +38,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>waits for the retention sweeps it finds under way to finish (see {@link RetentionSweeper}
  *       for why this order makes concurrent sweeps safe);
  *   <li>for each file, HEADs its key ({@link StoreLayout#fileKey name, length, checksum}) and uploads
- *       it only if the store lacks it or holds it with another length (a truncated object), up to
+ *       it only if the store lacks it, holds it with another length (a truncated object), or a
+ *       verification marked it damaged ({@link DamagedObjects}: a reused object is otherwise checked by
+ *       its length only, and {@link BackupVerification} rereads the bytes), up to
  *       {@link ObjectStoreConfig#maxParallelTransfers()} at once; each upload checks the local file
  *       against its Lucene checksum as its bytes go up, so a file damaged on this disk fails the
  *       backup ({@link io.nrtcluster.common.CorruptLocalFileException}, naming it) instead of being stored;
