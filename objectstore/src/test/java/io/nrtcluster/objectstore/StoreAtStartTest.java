@@ -46,15 +46,7 @@ class StoreAtStartTest {
         names.add("idx" + i);
       }
       List<HostObjectStore> stores = new ArrayList<>();
-      ClusterHarness c = fixture.closeAfter(new ClusterHarness(tmp.resolve("cluster"), fixture.seed(), 1, names));
-      c.indexOpener((i, host, indexes) -> {
-        HostObjectStore s = HostObjectStore.open(host, config);
-        stores.add(s);
-        for (String name : indexes) {
-          s.openIndex(IndexSettings.standard(name));
-        }
-      });
-      fixture.closeAfter(() -> stores.forEach(HostObjectStore::close));
+      ClusterHarness c = cluster(1, names, config, stores, false);
       long start = System.nanoTime();
       c.start(0);
       Duration took = Duration.ofNanos(System.nanoTime() - start);
@@ -86,13 +78,7 @@ class StoreAtStartTest {
         .store(fixture.config(b -> b.maxAttempts(2).backoff(Duration.ofMillis(50), Duration.ofMillis(200)))).build();
     fixture.server().stop();
     List<HostObjectStore> stores = new ArrayList<>();
-    ClusterHarness c = fixture.closeAfter(new ClusterHarness(tmp.resolve("cluster"), fixture.seed(), 1, names));
-    c.indexOpener((i, host, indexes) -> {
-      HostObjectStore s = HostObjectStore.open(host, config);
-      stores.add(s);
-      s.openIndexes(indexes.stream().map(IndexSettings::standard).toList());
-    });
-    fixture.closeAfter(() -> stores.forEach(HostObjectStore::close));
+    ClusterHarness c = cluster(1, names, config, stores, true);
     c.start(0);
     HostObjectStore store = stores.get(0);
     assertThat(store.storeAttached()).isFalse();
@@ -124,13 +110,7 @@ class StoreAtStartTest {
     HostStoreConfig config = HostStoreConfig.builder().openParallelism(3)
         .store(fixture.config(b -> b.maxAttempts(2).backoff(Duration.ofMillis(50), Duration.ofMillis(200)))).build();
     List<HostObjectStore> stores = new ArrayList<>();
-    ClusterHarness c = fixture.closeAfter(new ClusterHarness(tmp.resolve("cluster"), fixture.seed(), 2, names));
-    c.indexOpener((i, host, indexes) -> {
-      HostObjectStore s = HostObjectStore.open(host, config);
-      stores.add(s);
-      s.openIndexes(indexes.stream().map(IndexSettings::standard).toList());
-    });
-    fixture.closeAfter(() -> stores.forEach(HostObjectStore::close));
+    ClusterHarness c = cluster(2, names, config, stores, true);
     c.start(0);
     await("node 0 leads every index").atMost(Duration.ofSeconds(60))
         .until(() -> names.stream().allMatch(n -> c.node(0, n).isWritablePrimary()));
@@ -157,5 +137,28 @@ class StoreAtStartTest {
       await(name + " on node 1").atMost(Duration.ofSeconds(60)).until(() -> c.node(1, name).searchingVersion() >= v);
       assertThat(ClusterHarness.count(c.node(1, name))).isEqualTo(200);
     }
+  }
+
+  /**
+   * A cluster of {@code nodes} hosts whose indexes {@code names} open through a {@link HostObjectStore}
+   * with {@code config} (added to {@code stores} as they start): {@link HostObjectStore#openIndexes}
+   * when {@code together}, else one {@link HostObjectStore#openIndex} after another.
+   */
+  private ClusterHarness cluster(int nodes, List<String> names, HostStoreConfig config, List<HostObjectStore> stores,
+      boolean together) throws Exception {
+    ClusterHarness c = fixture.closeAfter(new ClusterHarness(tmp.resolve("cluster"), fixture.seed(), nodes, names));
+    c.indexOpener((i, host, indexes) -> {
+      HostObjectStore s = HostObjectStore.open(host, config);
+      stores.add(s);
+      if (together) {
+        s.openIndexes(indexes.stream().map(IndexSettings::standard).toList());
+      } else {
+        for (String name : indexes) {
+          s.openIndex(IndexSettings.standard(name));
+        }
+      }
+    });
+    fixture.closeAfter(() -> stores.forEach(HostObjectStore::close));
+    return c;
   }
 }
