@@ -65,7 +65,8 @@ final class SharedClient implements Closeable {
         .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
         .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
         // Requests that need a checksum (DeleteObjects) carry Content-MD5, which every S3-compatible
-        // store understands, instead of the newer CRC headers that some answer with 501.
+        // store understands. SDK 2.40 still adds its x-amz-checksum-crc32 header to them, which some
+        // stores (S3Proxy) answer with 501: BlobStore then deletes one object per request.
         .addPlugin(LegacyMd5Plugin.create());
     config.endpointOverride().ifPresent(builder::endpointOverride);
     S3Client s3 = builder.build();
