@@ -24,5 +24,6 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
     TransportPipeline.addCodec(ch.pipeline(), transport);
     Connection connection = new Connection(ch, transport);
     ch.pipeline().addLast(TransportPipeline.CONNECTION, new ConnectionHandler(connection, handler));
+    TransportPipeline.addTrafficCount(ch.pipeline(), transport);
   }
 }

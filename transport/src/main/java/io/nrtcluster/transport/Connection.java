@@ -78,6 +78,10 @@ public final class Connection {
     this.peerRole = role;
     this.peerPrimaryGen = primaryGen;
     this.peerIndex = index;
+    io.netty.channel.ChannelHandlerContext counting = channel.pipeline().context(TrafficCountingHandler.class);
+    if (counting != null) {
+      ((TrafficCountingHandler) counting.handler()).attribute(counting, transport.peerTraffic(index, nodeId));
+    }
   }
 
   void setPeerProtocolVersion(int version) {

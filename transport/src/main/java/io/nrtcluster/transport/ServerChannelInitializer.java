@@ -17,5 +17,6 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
     TransportPipeline.addTls(ch, server.transport(), true, null);
     TransportPipeline.addCodec(ch.pipeline(), server.transport());
     ch.pipeline().addLast(TransportPipeline.HANDSHAKE, new ServerHandshakeHandler(server));
+    TransportPipeline.addTrafficCount(ch.pipeline(), server.transport());
   }
 }

@@ -26,7 +26,9 @@ import io.nrtcluster.common.TlsConfigException;
 import io.nrtcluster.common.TlsHandshakeException;
 import java.io.Closeable;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -58,6 +60,8 @@ public final class Transport implements Closeable {
   private final FaultStats faultStats;
   private final TlsContexts tls;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final TrafficCounter totalTraffic = new TrafficCounter();
+  private final Map<String, Map<Integer, TrafficCounter>> peerTraffic = new ConcurrentHashMap<>();
   private volatile TransportServer server;
 
   private Transport(String name, TransportConfig config, TlsContexts tls) {
@@ -86,6 +90,40 @@ public final class Transport implements Closeable {
 
   public String name() {
     return name;
+  }
+
+  /** Every byte this transport's connections sent and received so far, handshakes included. */
+  public Traffic traffic() {
+    return totalTraffic.snapshot();
+  }
+
+  /**
+   * The bytes sent to and received from node {@code peerNodeId} on connections for {@code index},
+   * since this transport started (over every connection to it, closed ones included).
+   */
+  public Traffic traffic(String index, int peerNodeId) {
+    Map<Integer, TrafficCounter> peers = peerTraffic.get(index);
+    TrafficCounter c = peers == null ? null : peers.get(peerNodeId);
+    return c == null ? Traffic.NONE : c.snapshot();
+  }
+
+  /** {@link #traffic(String, int)} for every peer this transport exchanged bytes with for {@code index}. */
+  public Map<Integer, Traffic> trafficByPeer(String index) {
+    Map<Integer, TrafficCounter> peers = peerTraffic.get(index);
+    Map<Integer, Traffic> out = new java.util.TreeMap<>();
+    if (peers != null) {
+      peers.forEach((id, c) -> out.put(id, c.snapshot()));
+    }
+    return out;
+  }
+
+  TrafficCounter totalTraffic() {
+    return totalTraffic;
+  }
+
+  TrafficCounter peerTraffic(String index, int peerNodeId) {
+    return peerTraffic.computeIfAbsent(index == null ? "" : index, k -> new ConcurrentHashMap<>())
+        .computeIfAbsent(peerNodeId, k -> new TrafficCounter());
   }
 
   public TransportConfig config() {

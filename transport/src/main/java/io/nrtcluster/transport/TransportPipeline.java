@@ -23,6 +23,7 @@ final class TransportPipeline {
   static final String LINK_DELAY = "linkDelay";
   static final String HANDSHAKE = "handshake";
   static final String CONNECTION = "connection";
+  static final String TRAFFIC = "traffic";
 
   private TransportPipeline() {}
 
@@ -40,6 +41,11 @@ final class TransportPipeline {
     SslHandler handler = server ? context.newHandler(ch.alloc()) : context.newHandler(ch.alloc(), peer.host(), peer.port());
     handler.setHandshakeTimeoutMillis(transport.config().handshakeTimeout().toMillis());
     ch.pipeline().addLast(TLS, handler);
+  }
+
+  /** Counts the connection's bytes nearest the socket: call last when building a pipeline. */
+  static void addTrafficCount(ChannelPipeline p, Transport transport) {
+    p.addFirst(TRAFFIC, new TrafficCountingHandler(transport.totalTraffic()));
   }
 
   /**

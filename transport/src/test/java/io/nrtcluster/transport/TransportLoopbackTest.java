@@ -913,6 +913,37 @@ class TransportLoopbackTest {
     assertThat(ping(c)).isInstanceOf(Message.Ack.class);
   }
 
+  /**
+   * Each transport counts what its sockets sent and received, per peer and index: what one side sent
+   * is exactly what the other received, and a file streamed costs its bytes plus little framing.
+   */
+  @ParameterizedTest(name = "zeroCopy={0}")
+  @ValueSource(booleans = {true, false})
+  void countsTheBytesSentAndReceivedPerPeer(boolean zeroCopy) throws Exception {
+    Random random = seed.random();
+    int size = 2 * 1024 * 1024 + random.nextInt(CHUNK);
+    randomFile("_2.cfs", size, random);
+    TransportServer server = server(config().zeroCopy(zeroCopy).build());
+    Transport client = client(config().build());
+    Connection c = connect(client, server);
+    Traffic before = server.transport().traffic(INDEX, CLIENT_NODE);
+    try (InboundFileStream s = c.fetchFile(Message.SourceKind.COPY_STATE, 9, "_2.cfs", 0)) {
+      readAll(s, random);
+    }
+    int serverNode = c.peerNodeId();
+    waiting().untilAsserted(() -> {
+      Traffic sent = server.transport().traffic(INDEX, CLIENT_NODE);
+      Traffic seen = client.traffic(INDEX, serverNode);
+      assertThat(seen.bytesReceived()).as("seed=%d", seed.seed()).isEqualTo(sent.bytesSent());
+      assertThat(sent.bytesReceived()).isEqualTo(seen.bytesSent());
+    });
+    long streamed = server.transport().traffic(INDEX, CLIENT_NODE).bytesSent() - before.bytesSent();
+    assertThat(streamed).as("seed=%d", seed.seed()).isBetween((long) size, size + size / 100 + 4096L);
+    assertThat(server.transport().traffic().bytesSent()).isGreaterThanOrEqualTo(streamed);
+    assertThat(server.transport().trafficByPeer(INDEX)).containsKey(CLIENT_NODE);
+    assertThat(server.transport().traffic("other", CLIENT_NODE)).isEqualTo(Traffic.NONE);
+  }
+
   @ParameterizedTest(name = "zeroCopy={0}")
   @ValueSource(booleans = {true, false})
   void resumesFromAnOffset(boolean zeroCopy) throws Exception {
