@@ -16,6 +16,7 @@ import io.nrtcluster.replica.Replica;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.lucene.index.IndexableField;
 import org.apache.lucene.index.StoredFields;
@@ -189,6 +190,15 @@ public final class ClusterNode implements Closeable {
   /** The index's name. */
   public String index() {
     return settings.name();
+  }
+
+  /**
+   * The bytes this node's transport exchanged with each peer for this index since its host started,
+   * counted by the transport at the socket (over every connection, closed ones included): on a
+   * primary, what it sent each replica; on a replica, what it received from each primary it followed.
+   */
+  public Map<Integer, io.nrtcluster.transport.Traffic> trafficByPeer() {
+    return host.transport().trafficByPeer(index());
   }
 
   /** The role operators see (derived from {@link #state()}). */

@@ -77,6 +77,13 @@ public final class NrtHost implements Closeable {
     this.directory = directory;
     this.rebalanceHandoffs = registry == null ? null
         : registry.counter(NrtMeters.REBALANCE_HANDOFFS, NrtMeters.TAG_NODE, Integer.toString(config.nodeId()));
+    if (registry != null) {
+      String node = Integer.toString(config.nodeId());
+      io.micrometer.core.instrument.FunctionCounter.builder(NrtMeters.TRANSPORT_BYTES_SENT, transport,
+              t -> t.traffic().bytesSent()).baseUnit("bytes").tag(NrtMeters.TAG_NODE, node).register(registry);
+      io.micrometer.core.instrument.FunctionCounter.builder(NrtMeters.TRANSPORT_BYTES_RECEIVED, transport,
+              t -> t.traffic().bytesReceived()).baseUnit("bytes").tag(NrtMeters.TAG_NODE, node).register(registry);
+    }
     NodeLog log = new NodeLog(LoggerFactory.getLogger(Rebalancer.class), "N" + config.nodeId(), () -> -1);
     this.rebalancer = new Rebalancer(config, zk, directory, indexes::values, this::leadershipChanged,
         () -> {

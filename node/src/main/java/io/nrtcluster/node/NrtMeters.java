@@ -155,6 +155,10 @@ public final class NrtMeters {
    * HostConfig#rebalance}), counted when the hand-off completed.
    */
   public static final String REBALANCE_HANDOFFS = "nrt.rebalance.handoffs";
+  /** Bytes the host's transport handed to its sockets (every index, handshakes and pings included), tagged with the node. */
+  public static final String TRANSPORT_BYTES_SENT = "nrt.transport.bytes.sent";
+  /** Bytes the host's transport read from its sockets, tagged with the node. */
+  public static final String TRANSPORT_BYTES_RECEIVED = "nrt.transport.bytes.received";
 
   private NrtMeters() {}
 }
