@@ -7,7 +7,8 @@ import java.time.Duration;
  * What a {@link StoreFollower} serves and how far behind the store it is, at one moment. Immutable.
  *
  * @param version the version its searcher serves, -1 before its first point
- * @param primaryGen the primary generation that backed that point up, -1 before its first point
+ * @param primaryGen the primary generation that backed that point up, -1 before its first point or
+ *     while it serves a point an earlier run installed (not recorded on disk)
  * @param newestVersion the highest version among the manifests of its last successful look at the
  *     store, -1 before any (or when the store held none)
  * @param lagVersions {@code newestVersion - version} when the newest point is ahead of the one served

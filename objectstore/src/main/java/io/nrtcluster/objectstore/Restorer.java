@@ -26,8 +26,8 @@ import org.apache.lucene.util.IOUtils;
  * be the manifest's, its {@code CodecUtil} footer must hold, and the CRC32 of its bytes must equal
  * both the footer's and the manifest's checksum. Only when all files passed are they renamed to their
  * names, synced, and the point's {@code SegmentInfos} (itself checksummed) committed as a new {@code
- * segments_N}, last (downloads and checks are {@link VerifiedDownloads}', shared with whatever else
- * installs backed-up files). Until that commit the directory has no
+ * segments_N}, last (downloads and checks are {@link VerifiedDownloads}', shared with {@link
+ * StoreFollower}). Until that commit the directory has no
  * index in it: a failure at any step removes everything the restore wrote, so nothing half-written is
  * left or ever opened.
  *

@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.Lock;
@@ -55,8 +56,10 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>It owns {@code <path>/index}, locked against any other writer (Lucene's {@code write.lock}), and
- * deletes what no open reader and no newer point needs. It starts serving at its first install; files
- * an earlier run left there are reused when they verify. Searches {@link #acquire()} a searcher and
+ * deletes what no open reader and no newer point needs. On a restart it serves at once the point an
+ * earlier run installed there (its generation unknown until the store's manifest of it, or a newer
+ * one, is installed: the files are then read in full before reuse), so a store that does not answer
+ * at start does not leave it empty. Searches {@link #acquire()} a searcher and
  * {@link #release} it; release every searcher before {@link #close()}. Thread-safe.
  */
 @Experimental
@@ -98,6 +101,7 @@ public final class StoreFollower implements Closeable {
     }
     this.writeLock = lock;
     this.installer = new PointInstaller(dir, manifests, logName + "-download", config.maxParallelDownloads());
+    this.served = openLocal();
     this.poller = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory(logName + "-follow"));
     poller.scheduleWithFixedDelay(this::poll, 0, config.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
   }
@@ -114,6 +118,30 @@ public final class StoreFollower implements Closeable {
   public static StoreFollower start(ManifestStore manifests, Path path, StoreFollowerConfig config, String logName)
       throws IOException {
     return new StoreFollower(manifests, path, config, logName);
+  }
+
+  /**
+   * The point an earlier run installed here, if any, served at once: it was verified when installed,
+   * and an install deletes every commit before it gives a name other bytes, so the newest commit on
+   * disk never names a file that changed below it. Its generation is not recorded (-1), so the store's
+   * manifest of the same version installs over it, reading every local file in full before reuse.
+   */
+  private ManifestId openLocal() {
+    try {
+      if (SegmentInfos.getLastCommitGeneration(dir) < 0) {
+        return null;
+      }
+      FollowerSearchers local = new FollowerSearchers(dir, live);
+      long version = local.version();
+      searchers = local;
+      log.info("serving version {} that an earlier run installed in {}, until the store has a newer point", version,
+          dir.getDirectory());
+      return new ManifestId(version, -1, "local", null);
+    } catch (IOException | RuntimeException e) {
+      log.warn("cannot open the index an earlier run left in {}, following from scratch: {}", dir.getDirectory(),
+          e.toString());
+      return null;
+    }
   }
 
   /** One look at the store, and an install when it holds a newer point; never throws. */
@@ -235,10 +263,14 @@ public final class StoreFollower implements Closeable {
 
   /**
    * Stops following: the look or install under way is interrupted (it installs nothing), then the
-   * searcher, the directory and its lock are closed. Searchers still held fail from then on.
+   * searcher, the directory and its lock are closed. Searchers still held fail from then on. Closing
+   * again does nothing.
    */
   @Override
-  public void close() throws IOException {
+  public synchronized void close() throws IOException {
+    if (closed) {
+      return;
+    }
     closed = true;
     poller.shutdownNow();
     try {

@@ -29,8 +29,8 @@ import org.apache.lucene.util.IOUtils;
  * Brings a point's files from the store into temporary files of a local directory and checks each
  * exactly: its length must be the manifest's, its {@code CodecUtil} footer must hold, and the CRC32
  * of its bytes must equal both the footer's and the manifest's checksum. Then writes the point's
- * {@code SegmentInfos} as the directory's newest {@code segments_N}. One place for these checks, so every class that installs backed-up files
- * refuses exactly the same bytes.
+ * {@code SegmentInfos} as the directory's newest {@code segments_N}. One place for these checks, so a {@link Restorer} and a {@link StoreFollower}
+ * refuse exactly the same bytes.
  *
  * <p>A file of at least {@link ObjectStoreConfig#multipartThreshold()} bytes going into a file system
  * directory comes as ranged GETs of {@link ObjectStoreConfig#partSize()} bytes, written in place into
