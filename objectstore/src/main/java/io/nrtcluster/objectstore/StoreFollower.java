@@ -82,6 +82,8 @@ public final class StoreFollower implements Closeable {
   private volatile ManifestId served;
   private volatile ManifestId newest;
   private volatile String lastError;
+  /** What the last failure was about (the object, for a damaged one); the poll thread's alone. */
+  private String lastCause;
   private volatile boolean closed;
 
   private StoreFollower(ManifestStore manifests, Path path, StoreFollowerConfig config, String logName)
@@ -209,12 +211,15 @@ public final class StoreFollower implements Closeable {
     String error = e.toString();
     ManifestId current = served;
     String serving = current == null ? "nothing yet" : "version " + current.version();
-    if (error.equals(lastError)) {
+    // The same damaged object fails every look, each time through another temporary file: warn once.
+    String cause = e instanceof CorruptBackupException c ? c.objectKey() : error;
+    if (cause.equals(lastCause)) {
       log.debug("still failing ({}), serving {}", error, serving);
     } else {
       log.warn("following {} failed, serving {}; trying again at the next look: {}", manifests.layout().root(),
           serving, error);
     }
+    lastCause = cause;
     lastError = error;
   }
 
