@@ -11,6 +11,8 @@ import io.nrtcluster.node.IndexSettings;
 import io.nrtcluster.node.NrtHost;
 import io.nrtcluster.objectstore.HostObjectStore;
 import io.nrtcluster.objectstore.HostStoreConfig;
+import io.nrtcluster.objectstore.StoreFollowerConfig;
+import io.nrtcluster.objectstore.StoreFollowers;
 import io.nrtcluster.transport.TransportConfig;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -55,7 +57,7 @@ public final class NodeCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--zk", required = true, paramLabel = "HOST:PORT|embedded",
+  @Option(names = "--zk", paramLabel = "HOST:PORT|embedded",
       description = "ZooKeeper connect string (host:port[,host:port...]), or 'embedded' to run a single ZooKeeper "
           + "server in this process (trials on one host only: it is a single point of failure).")
   String zk;
@@ -77,9 +79,19 @@ public final class NodeCommand implements Callable<Integer> {
       description = "Node directory: one subdirectory per index, node.id, and the embedded ZooKeeper's data.")
   Path data;
 
-  @Option(names = "--port", required = true, paramLabel = "PORT",
-      description = "Replication port (0: any free port).")
-  int port;
+  @Option(names = "--port", paramLabel = "PORT",
+      description = "Replication port (0: any free port). Required, except with --follow-store.")
+  Integer port;
+
+  @Option(names = "--follow-store",
+      description = "Follow each index through the object store alone (needs --backup-bucket): no ZooKeeper, no "
+          + "replication port, never a primary nor in an election; serves the newest point the primaries backed up "
+          + "(--backup-mode point on them for NRT freshness).")
+  boolean followStore;
+
+  @Option(names = "--follow-poll", paramLabel = "TIME", defaultValue = "500ms", converter = DurationConverter.class,
+      description = "With --follow-store: how often the store is asked for a newer point (default: ${DEFAULT-VALUE}).")
+  Duration followPoll;
 
   @Option(names = "--id", paramLabel = "N",
       description = "Node id, unique in the cluster (1-65535). Default: the id kept in DIR/node.id, a random one "
@@ -160,6 +172,9 @@ public final class NodeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     validate();
+    if (followStore) {
+      return follow(new Console(spec.commandLine().getOut()));
+    }
     TransportConfig transport = tls.apply(Hosts.transport(), spec.commandLine(), System.getenv());
     Console out = new Console(spec.commandLine().getOut());
     if (HostConfig.EMBEDDED.equals(zk)) {
@@ -257,11 +272,66 @@ public final class NodeCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * {@code --follow-store}: each index followed through the store ({@link StoreFollowers}), a status
+   * line per index every {@code --status-every}, until a signal or {@link #shutdown()}.
+   */
+  private int follow(Console out) throws Exception {
+    HostStoreConfig storeConfig = storeConfig();
+    Path dir = dataDir();
+    int nodeId = id != null ? id : NodeIdFile.read(dir, out);
+    StoreFollowerConfig followerConfig;
+    try {
+      followerConfig = StoreFollowerConfig.builder().pollInterval(followPoll).build();
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "--follow-poll: " + e.getMessage());
+    }
+    try (StopSignal signal = StopSignal.install("nrt-follower", this::shutdown, Main.ownsJvm(), Duration.ofMinutes(1));
+        StoreFollowers followers = StoreFollowers.open(nodeId, cluster, dir, storeConfig, followerConfig, null)) {
+      for (String index : indexes) {
+        followers.follow(index);
+      }
+      out.println(String.format(Locale.ROOT, "follower F%d started: cluster=%s bucket=%s data=%s indexes=%s", nodeId,
+          cluster, storeConfig.store().bucket(), dir, String.join(",", indexes)));
+      ScheduledExecutorService printer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "nrt-follower-status");
+        t.setDaemon(true);
+        return t;
+      });
+      boolean interrupted;
+      try {
+        long every = statusEvery.toMillis();
+        printer.scheduleAtFixedRate(() -> indexes.forEach(index -> followers.follower(index)
+            .ifPresent(f -> out.println(NodeLines.follower(nodeId, index, f.status())))), every, every, TimeUnit.MILLISECONDS);
+        interrupted = awaitStop();
+      } finally {
+        printer.shutdownNow();
+      }
+      out.println("follower F" + nodeId + " stopped");
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      return signal.done(0);
+    }
+  }
+
   private void validate() {
+    if (followStore) {
+      if (backup == null) {
+        throw new ParameterException(spec.commandLine(), "--follow-store needs --backup-bucket: it follows the store");
+      }
+      if (zk != null || port != null) {
+        throw new ParameterException(spec.commandLine(), "--follow-store takes no --zk and no --port: a follower "
+            + "never joins the cluster");
+      }
+    } else if (zk == null || port == null) {
+      throw new ParameterException(spec.commandLine(), "Missing required option: " + (zk == null ? "'--zk=HOST:PORT|embedded'"
+          : "'--port=PORT'"));
+    }
     if (id != null && (id < 1 || id > 65535)) {
       throw new ParameterException(spec.commandLine(), "--id must be between 1 and 65535, got " + id);
     }
-    if (port < 0 || port > 65535 || zkPort < 0 || zkPort > 65535) {
+    if ((port != null && (port < 0 || port > 65535)) || zkPort < 0 || zkPort > 65535) {
       throw new ParameterException(spec.commandLine(), "--port and --zk-port must be between 0 and 65535");
     }
     if (new LinkedHashSet<>(indexes).size() != indexes.size()) {

@@ -5,6 +5,7 @@ import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.NodeStatus;
 import io.nrtcluster.node.RoleListener;
 import io.nrtcluster.objectstore.BootstrapResult;
+import io.nrtcluster.objectstore.FollowerStatus;
 import io.nrtcluster.objectstore.HostStoreConfig;
 import io.nrtcluster.objectstore.VerifyReport;
 import java.util.HashMap;
@@ -79,6 +80,17 @@ final class NodeLines {
     return attached ? String.format(Locale.ROOT, "N%d object store attached: bucket %s", nodeId, bucket)
         : String.format(Locale.ROOT, "N%d object store detached: bucket %s did not answer; indexes run without it,"
             + " probed every %s", nodeId, bucket, Units.human(config.startTimeout()));
+  }
+
+  /**
+   * A follower's line: {@code F3/docs follower version=12 gen=2 newest=14 lag=2v/1.2s points=5
+   * downloaded=14 (3.2 MiB) reused=20 failures=0}, and the last error when there was one.
+   */
+  static String follower(int nodeId, String index, FollowerStatus s) {
+    return String.format(Locale.ROOT, "F%d/%s follower version=%d gen=%s newest=%d lag=%dv/%.1fs points=%d downloaded=%d (%s)"
+        + " reused=%d failures=%d%s", nodeId, index, s.version(), gen(s.primaryGen()), s.newestVersion(), s.lagVersions(),
+        s.lag().toMillis() / 1000.0, s.pointsInstalled(), s.filesDownloaded(), Units.bytes(s.bytesDownloaded()),
+        s.filesReused(), s.failures(), s.lastError() == null ? "" : " last error: " + s.lastError());
   }
 
   private static String gen(long gen) {

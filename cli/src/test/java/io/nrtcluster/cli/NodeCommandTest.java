@@ -269,6 +269,54 @@ class NodeCommandTest {
     return all.toArray(String[]::new);
   }
 
+  /**
+   * A follower node (--follow-store) needs only the store: it serves each point the primary backs up
+   * (--backup-mode point) and prints its lag, without ZooKeeper or a replication port.
+   */
+  @Test
+  void aFollowerNodeFollowsThePrimarysPointsThroughTheStoreAlone() throws Exception {
+    try (TestingServer zk = new TestingServer(true); S3TestServer s3 = S3TestServer.start()) {
+      Path secret = dir.resolve("secret");
+      Files.writeString(secret, S3TestServer.SECRET_KEY);
+      String[] store = {"--backup-bucket", S3TestServer.BUCKET, "--backup-endpoint", s3.endpoint().toString(),
+          "--backup-path-style", "--backup-access-key", S3TestServer.ACCESS_KEY, "--backup-secret-key-file", secret.toString()};
+      RunningNode a = new RunningNode(args(zk.getConnectString(), "a", 1, concat(store, "--backup-mode", "point")));
+      await("N1 primary").atMost(Duration.ofSeconds(30)).until(() -> a.out().contains("role=PRIMARY"));
+      List<String> follower = new ArrayList<>(List.of("--follow-store", "--cluster", "t", "--index", "docs", "--data",
+          dir.resolve("f").toString(), "--id", "7", "--status-every", "200ms", "--follow-poll", "50ms"));
+      follower.addAll(List.of(store));
+      RunningNode f = new RunningNode(follower.toArray(String[]::new));
+      await("F7 started").atMost(Duration.ofSeconds(30)).until(() -> f.out().contains("follower F7 started: cluster=t"));
+      CommandLine commit = Main.commandLine();
+      commit.setOut(new PrintWriter(new StringWriter(), true));
+      commit.setErr(new PrintWriter(new StringWriter(), true));
+      assertThat(commit.execute("commit", "--zk", zk.getConnectString(), "--cluster", "t", "--index", "docs")).isZero();
+      await("F7 serves a backed-up point, caught up").atMost(Duration.ofSeconds(30))
+          .until(() -> f.out().matches("(?s).*F7/docs follower version=\\d+ gen=\\d+ newest=\\d+ lag=0v/.*"));
+      for (RunningNode n : List.of(f, a)) {
+        n.command.shutdown();
+        assertThat(n.awaitExit()).as("stderr: %s", n.err).isZero();
+      }
+      assertThat(f.out()).contains("follower F7 stopped");
+    }
+  }
+
+  @Test
+  void aFollowerTakesNoZooKeeperAndNeedsABucket() {
+    NrtRun both = NrtRun.nrt("node", "--follow-store", "--zk", "localhost:1", "--cluster", "t", "--index", "docs",
+        "--data", dir.resolve("x").toString(), "--backup-bucket", "b");
+    assertThat(both.exit()).isEqualTo(2);
+    assertThat(both.err()).contains("--follow-store takes no --zk");
+    NrtRun noBucket = NrtRun.nrt("node", "--follow-store", "--cluster", "t", "--index", "docs", "--data",
+        dir.resolve("x").toString());
+    assertThat(noBucket.exit()).isEqualTo(2);
+    assertThat(noBucket.err()).contains("--follow-store needs --backup-bucket");
+    NrtRun noZk = NrtRun.nrt("node", "--cluster", "t", "--index", "docs", "--data", dir.resolve("x").toString(),
+        "--port", "0");
+    assertThat(noZk.exit()).isEqualTo(2);
+    assertThat(noZk.err()).contains("--zk");
+  }
+
   @Test
   void withABucketTheNodesBackUpAndANewNodeBootstrapsFromTheStore() throws Exception {
     try (TestingServer zk = new TestingServer(true); S3TestServer s3 = S3TestServer.start()) {
