@@ -8,6 +8,7 @@ import io.nrtcluster.objectstore.BootstrapResult;
 import io.nrtcluster.objectstore.FollowerStatus;
 import io.nrtcluster.objectstore.HostStoreConfig;
 import io.nrtcluster.objectstore.VerifyReport;
+import io.nrtcluster.transport.Traffic;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -41,6 +42,20 @@ final class NodeLines {
       line += " stepped-down=" + s.lastStepDown().reason() + " candidate=" + s.candidate();
     }
     return s.belowDiskFloor() ? line + " below-disk-floor" : line;
+  }
+
+  /**
+   * {@link #status} with what the node's transport exchanged with each peer for the index: {@code ...
+   * sent=N2:1.2 MiB,N3:1.2 MiB} on a primary (what each replica cost it), {@code received=N1:1.2 MiB}
+   * on a replica (where it copies from); nothing before any copy.
+   */
+  static String status(NodeStatus s, Map<Integer, Traffic> traffic) {
+    String line = status(s);
+    String sent = traffic.entrySet().stream().filter(e -> e.getValue().bytesSent() > 0 && s.role() == Role.PRIMARY)
+        .map(e -> "N" + e.getKey() + ":" + Units.bytes(e.getValue().bytesSent())).collect(Collectors.joining(","));
+    String received = traffic.entrySet().stream().filter(e -> e.getValue().bytesReceived() > 0 && s.role() != Role.PRIMARY)
+        .map(e -> "N" + e.getKey() + ":" + Units.bytes(e.getValue().bytesReceived())).collect(Collectors.joining(","));
+    return line + (sent.isEmpty() ? "" : " sent=" + sent) + (received.isEmpty() ? "" : " received=" + received);
   }
 
   /** How an index's bootstrap from the store ended: {@code N1/docs bootstrap RESTORED backup=v42 local=-1}. */

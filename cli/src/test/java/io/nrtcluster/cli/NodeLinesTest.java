@@ -2,7 +2,11 @@ package io.nrtcluster.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.nrtcluster.election.Role;
+import io.nrtcluster.node.NodeStatus;
 import io.nrtcluster.objectstore.HostStoreConfig;
+import io.nrtcluster.transport.Traffic;
+import java.util.Map;
 import io.nrtcluster.objectstore.ManifestId;
 import io.nrtcluster.objectstore.ObjectStoreConfig;
 import io.nrtcluster.objectstore.VerifyReport;
@@ -38,5 +42,19 @@ class NodeLinesTest {
     assertThat(NodeLines.storeState(1, false, c))
         .isEqualTo("N1 object store detached: bucket nrt-backups did not answer; indexes run without it, probed every 5s");
     assertThat(NodeLines.storeState(1, true, c)).isEqualTo("N1 object store attached: bucket nrt-backups");
+  }
+
+  @Test
+  void aPrimarysStatusSaysWhatEachReplicaCostItAndAReplicasWhereItCopiesFrom() {
+    NodeStatus primary = new NodeStatus(1, "docs", "127.0.0.1:1", Role.PRIMARY, 2, 14, 12, null, false, 0, null, null,
+        true, null, false);
+    Map<Integer, Traffic> traffic = new java.util.TreeMap<>(Map.of(2, new Traffic(3 << 20, 4096), 3, new Traffic(1 << 20, 2048)));
+    assertThat(NodeLines.status(primary, traffic))
+        .isEqualTo("N1/docs status role=PRIMARY gen=2 version=14 commit=12 copying=false sent=N2:3.0 MiB,N3:1.0 MiB");
+    NodeStatus replica = new NodeStatus(2, "docs", "127.0.0.1:2", Role.REPLICA, 2, 14, 12, "127.0.0.1:1", false, 0, null,
+        null, true, null, false);
+    assertThat(NodeLines.status(replica, Map.of(1, new Traffic(4096, 3 << 20))))
+        .isEqualTo("N2/docs status role=REPLICA gen=2 version=14 commit=12 copying=false received=N1:3.0 MiB");
+    assertThat(NodeLines.status(replica, Map.of())).isEqualTo(NodeLines.status(replica));
   }
 }
