@@ -32,7 +32,12 @@ public enum BenchFigure {
    * Figure 11: write-to-acknowledgement latency of refresh with LOCAL against REPLICATED
    * acknowledgements, without and with a link delay ({@link DurabilityFigure}).
    */
-  DURABILITY;
+  DURABILITY,
+  /**
+   * Figure 13: a follower through the object store alone: lag from the primary's refresh to the
+   * follower searching that version, without and with a link delay to the store ({@link FollowerFigure}).
+   */
+  FOLLOWERS;
 
   /** The name used on the command line and in {@code bench.json}. */
   public String label() {

@@ -72,6 +72,9 @@ public final class BenchNodeMain implements Callable<Integer> {
   @Option(names = "--store-backups", description = "Back up every commit while this node leads.")
   boolean storeBackups;
 
+  @Option(names = "--store-points", description = "With --store-backups: back up every published point, not every commit.")
+  boolean storePoints;
+
   @Option(names = "--store-bootstrap", description = "Restore the newest backup before the index opens.")
   boolean storeBootstrap;
 
@@ -80,7 +83,9 @@ public final class BenchNodeMain implements Callable<Integer> {
   /** Backups of every commit and/or the bootstrap, as the options say; long timeouts for large files. */
   private HostStoreConfig storeConfig() throws java.io.IOException {
     ObjectStoreConfig.Builder b = storeOptions.config().socketTimeout(Duration.ofMinutes(2)).backupLease(Duration.ofMinutes(30));
-    return HostStoreConfig.builder().store(b.build()).backups(storeBackups).bootstrap(storeBootstrap).build();
+    return HostStoreConfig.builder().store(b.build()).backups(storeBackups).bootstrap(storeBootstrap)
+        .mode(storePoints ? io.nrtcluster.objectstore.BackupMode.EVERY_POINT : io.nrtcluster.objectstore.BackupMode.EVERY_COMMIT)
+        .build();
   }
 
   public static void main(String[] args) {

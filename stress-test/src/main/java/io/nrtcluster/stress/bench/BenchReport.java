@@ -42,13 +42,14 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
       LinkDelay linkDelay,
       Scale scale,
       Bootstrap bootstrap,
-      AckLatency ackLatency) {
+      AckLatency ackLatency,
+      Followers followers) {
 
     /** The figures without the lag phases and figures 8 to 11. */
     public Figures(VisibilityLag visibilityLag, CommitBased commitBased, ReplicaCpu replicaCpu,
         SearchWhileCopying searchWhileCopying, CopyThroughput copyThroughput, Failover failover) {
       this(visibilityLag, commitBased, replicaCpu, searchWhileCopying, copyThroughput, failover, null, null, null, null,
-          null);
+          null, null);
     }
   }
 
@@ -147,6 +148,18 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
    * @param storeSentRatio {@code fromStore}'s primary bytes sent over the index's bytes
    * @param targetSentRatio the issue's target for {@code storeSentRatio} (at most 5%)
    */
+  /**
+   * Figure 13: a follower through the object store alone ({@code StoreFollower} in the harness, polling
+   * every {@code pollMs}) while one primary process indexes at {@code docsPerSec} and refreshes every
+   * {@code refreshMs}, backing up every point to S3Proxy: lag from the start of the primary's refresh of
+   * a version to the follower first searching it (or newer), without and with {@code delayMs} on each
+   * direction of the follower's link to the store; the target: p99 at most the refresh interval plus 2 s.
+   * The primary sends the follower nothing: a follower has no transport and no connection to it.
+   */
+  public record Followers(int docsPerSec, int refreshMs, int pollMs, long delayMs, Dist lag, Dist delayedLag,
+      long pointsInstalled, long delayedPointsInstalled, double targetMs,
+      boolean targetMet, String note) {}
+
   public record Bootstrap(long builtBytes, long builtDocs, double buildSec, double backupSec, int docsPerSec, int refreshMs,
       BootstrapRun fromPrimary, BootstrapRun fromStore, double storeSentRatio, double fromPrimarySentRatio,
       double targetSentRatio, boolean targetMet, String note) {}

@@ -36,6 +36,7 @@ public final class BenchRun {
   private BenchReport.Scale scale;
   private BenchReport.Bootstrap bootstrap;
   private BenchReport.AckLatency ackLatency;
+  private BenchReport.Followers followers;
   /** Per cell: label -> (local, nrt, commit) lag samples for the plots. */
   private final Map<String, List<List<Long>>> plotData = new LinkedHashMap<>();
 
@@ -89,10 +90,15 @@ public final class BenchRun {
         nodes.stopNodes();
         bootstrap = BootstrapFigure.run(config, nodes, out, table);
       }
+      if (config.runs(BenchFigure.FOLLOWERS)) {
+        // Its own primary process and store.
+        nodes.stopNodes();
+        followers = FollowerFigure.run(config, nodes, out, table);
+      }
     }
     BenchReport result = new BenchReport(machine(), config, new BenchReport.Figures(visibilityLag, commitBased, replicaCpu,
         searchWhileCopying, copyThroughput, failover, lagPhases.isEmpty() ? null : List.copyOf(lagPhases), linkDelay, scale,
-        bootstrap, ackLatency));
+        bootstrap, ackLatency, followers));
     result.writeTo(config.out().resolve("bench.json"));
     for (Map.Entry<String, List<List<Long>>> e : plotData.entrySet()) {
       LagChart.write(e.getKey(), e.getValue(), config.out().resolve("lag-" + e.getKey().replaceAll("[^0-9a-z]+", "-") + ".png"));

@@ -64,7 +64,7 @@ class DurabilityFigureTest {
     BenchReport.AckLatency latency = new BenchReport.AckLatency(1000, 100, DurabilityFigure.WINDOWS,
         List.of(cell(0, 120.0, 124.0), cell(25, 130.0, 170.0)), "n");
     BenchReport report = new BenchReport(new BenchReport.Machine(2, 1L << 30, "jdk", "os"), config(),
-        new BenchReport.Figures(null, null, null, null, null, failover, null, null, null, null, latency));
+        new BenchReport.Figures(null, null, null, null, null, failover, null, null, null, null, latency, null));
     Path file = dir.resolve("bench.json");
     report.writeTo(file);
     JsonNode json = new ObjectMapper().readTree(file.toFile());
