@@ -59,6 +59,41 @@ class StoreFollowerClusterTest {
     assertThat(s.failures()).isZero();
   }
 
+  /**
+   * A primary's commit is backed up too, as the point it searches (never Lucene's commit, whose version
+   * moved past every published one and may hold writes no refresh published): a follower searches
+   * only what a refresh published, as a replica does.
+   */
+  @Test
+  void aFollowerNeverSearchesWritesNoRefreshPublished() throws Exception {
+    ClusterHarness c = store.clusterWithPrimary(tmp.resolve("cluster"), 1);
+    PrimaryBackups b = store.backups(c.node(0), BackupMode.EVERY_POINT, "B0");
+    StoreFollower f = store.closeAfter(StoreFollower.start(store.manifests(), tmp.resolve("follower"),
+        StoreFollowerConfig.builder().pollInterval(Duration.ofHours(1)).build(), "F9/docs"));
+    ClusterNode p = c.node(0);
+    c.addDocs(p, 100);
+    long published = p.refresh();
+    await("backup of " + published).atMost(WAIT).until(() -> b.metrics().snapshot().lastBackedUpVersion() >= published);
+    c.addDocs(p, 50); // written, not refreshed: only the commit holds them
+    p.commit();
+    f.pollNow();
+    assertThat(f.status().version()).as("seed %d", store.seed()).isEqualTo(published);
+    IndexSearcher s = f.acquire();
+    try {
+      assertThat(s.getIndexReader().numDocs()).as("seed %d: the unrefreshed writes are not searched", store.seed())
+          .isEqualTo(100);
+    } finally {
+      f.release(s);
+    }
+    c.addDocs(p, 10);
+    long next = p.refresh();
+    await("backup of " + next).atMost(WAIT).until(() -> b.metrics().snapshot().lastBackedUpVersion() >= next);
+    assertThat(store.manifests().list()).extracting(ManifestId::version).as("seed %d: only published versions are "
+        + "backed up", store.seed()).isSubsetOf(published, next);
+    f.pollNow();
+    assertThat(f.status().version()).isEqualTo(next);
+  }
+
   /** Waits until {@code f} serves {@code version}, then checks it finds what {@code primary} finds there. */
   private void awaitFollowing(StoreFollower f, ClusterNode primary, long version) throws Exception {
     await("follower at version " + version + " (seed " + store.seed() + ")").atMost(WAIT)
