@@ -109,6 +109,11 @@ public final class ChaosCommand implements Callable<Integer> {
       description = "With --object-store: back up every commit (default) or every published point.")
   String storeBackups;
 
+  @Option(names = "--followers", paramLabel = "N", defaultValue = "0",
+      description = "With --object-store: N store followers in the harness (0-8), following the index through the "
+          + "store alone, their searches judged as replicas' and against ZooKeeper's publications (default: ${DEFAULT-VALUE}).")
+  int followers;
+
   @Option(names = "--writes-per-second", paramLabel = "N", defaultValue = "300",
       description = "Bound on the write rate, all indexer threads together (default: ${DEFAULT-VALUE}).")
   int writesPerSecond;
@@ -171,7 +176,7 @@ public final class ChaosCommand implements Callable<Integer> {
       config = ChaosConfig.builder().nodes(nodes).duration(duration).seed(seed).reportDir(report.toAbsolutePath())
           .faults(kinds).writesPerSecond(writesPerSecond).sessionTimeout(sessionTimeout).nodeHeapMb(nodeHeapMb).network(mode)
           .storage(storage).diskMb(diskMb).objectStore(objectStore).backupMode(backups).faultRate(faultRate)
-          .wireFlipProbability(wireFlipProbability).durability(level).build();
+          .wireFlipProbability(wireFlipProbability).durability(level).followers(followers).build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

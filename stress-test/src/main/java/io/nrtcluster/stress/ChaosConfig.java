@@ -34,6 +34,7 @@ import java.util.Set;
  * @param objectStore whether the harness runs an S3-compatible store and every node opens its index
  *     through it (backups while it leads, bootstrap from the newest backup, retention sweeps)
  * @param backupMode which points the primary backs up (with {@code objectStore})
+ * @param followers store followers in the harness's JVM (0 to 8; with {@code objectStore}), judged as replicas
  * @param faultRate faults planned an hour (10-1,200; default 400, one every 9 s); primary kills,
  *     pauses and wire faults come more often than the other kinds ({@link FaultPlan}), and the runner
  *     still waits for the cluster to accept writes again after each fault, so a plan faster than the
@@ -69,7 +70,8 @@ public record ChaosConfig(
     BackupMode backupMode,
     int faultRate,
     double wireFlipProbability,
-    Durability durability) {
+    Durability durability,
+    int followers) {
 
   public ChaosConfig {
     Checks.inRange("nodes", nodes, 3, 9);
@@ -98,6 +100,10 @@ public record ChaosConfig(
     Checks.notNull("backupMode", backupMode);
     Checks.inRange("faultRate (faults an hour)", faultRate, 10, 1_200);
     Checks.notNull("durability", durability);
+    Checks.inRange("followers", followers, 0, 8);
+    if (followers > 0 && !objectStore) {
+      throw new IllegalArgumentException("followers need the object store (--object-store): they follow it");
+    }
     if (!(wireFlipProbability > 0 && wireFlipProbability <= 0.5)) {
       throw new IllegalArgumentException("wireFlipProbability must be in (0, 0.5], got " + wireFlipProbability);
     }
@@ -143,6 +149,7 @@ public record ChaosConfig(
     private int ackUnpublishedEvery;
     private boolean objectStore;
     private BackupMode backupMode = BackupMode.EVERY_COMMIT;
+    private int followers;
     private int faultRate = 400;
     private double wireFlipProbability = 0.2;
     private Durability durability = Durability.LOCAL;
@@ -249,6 +256,12 @@ public record ChaosConfig(
     }
 
     /** Which points the primary backs up, with the object store (default: every commit). */
+    /** Store followers in the harness, following the index through the object store alone. */
+    public Builder followers(int v) {
+      followers = v;
+      return this;
+    }
+
     public Builder backupMode(BackupMode v) {
       backupMode = v;
       return this;
@@ -277,7 +290,8 @@ public record ChaosConfig(
           : network == null || storage == null ? null : FaultKind.available(network, storage, objectStore);
       return new ChaosConfig(nodes, duration, seed, reportDir, kinds, writesPerSecond, indexers, searchers,
           refreshInterval, commitInterval, sessionTimeout, recoveryTimeout, nodeHeapMb, dropEveryNthWrite, network,
-          ackUnpublishedEvery, storage, diskMb, objectStore, backupMode, faultRate, wireFlipProbability, durability);
+          ackUnpublishedEvery, storage, diskMb, objectStore, backupMode, faultRate, wireFlipProbability, durability,
+          followers);
     }
   }
 }

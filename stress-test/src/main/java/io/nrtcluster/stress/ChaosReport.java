@@ -42,6 +42,7 @@ public record ChaosReport(
     List<Rebuild> rebuilds,
     List<StoreOutage> storeOutages,
     StoreCheck store,
+    Followers followers,
     List<String> problems,
     List<FaultPlan.Planned> schedule,
     List<Timeline.Event> events) {
@@ -230,6 +231,21 @@ public record ChaosReport(
    *     missing or older, or a revision the log never wrote for that document)
    * @param problems what failed (none in a valid run)
    */
+  /**
+   * Store followers in the harness ({@code --followers}; null without): how they followed, and the
+   * searches of a version no generation had published in ZooKeeper by then (-1: the logs were unreadable).
+   */
+  public record Followers(int followers, long searches, long pointsInstalled, long installFailures,
+      long searchFailures, long lagVersionsAtEnd, long unpublishedSearches, List<String> examples) {
+    public Followers {
+      examples = List.copyOf(examples);
+    }
+
+    boolean clean() {
+      return unpublishedSearches <= 0;
+    }
+  }
+
   public record StoreCheck(int backups, long version, long primaryGen, int files, long bytes, boolean restored,
       long numDocs, long replayPosition, long inconsistencies, int verifiedIntact, List<String> problems) {
     public StoreCheck {

@@ -40,6 +40,8 @@ public final class ChaosRun {
       Workload workload = new Workload(config, cluster, log, path, ledger, searches);
       Observer observer = new Observer(cluster, timeline, out, () -> progress(timeline, durationMs, cluster, path, log));
       EpochProbe probe = new EpochProbe(cluster, observer, acks);
+      ChaosFollowers followers = config.followers() == 0 ? null
+          : ChaosFollowers.start(cluster.store(), config.reportDir(), config.followers(), searches, ledger);
       FinalCheck.Outcome outcome;
       try {
         observer.start();
@@ -60,6 +62,9 @@ public final class ChaosRun {
         probe.close();
         workload.close();
         observer.close();
+        if (followers != null) {
+          followers.close();
+        }
       }
       List<String> auditProblems = new ArrayList<>();
       PublicationAudit.Publications published;
@@ -71,8 +76,12 @@ public final class ChaosRun {
       }
       SafetyCheck.Result safety = SafetyCheck.check(acks.acks(), acks.commits(), published != null ? published
           : new PublicationAudit.Publications(List.of(), 0, 0), searches.seen());
+      ChaosReport.Followers followed = followers == null ? null : followers.check(published);
+      if (followed != null) {
+        auditProblems.addAll(followed.examples());
+      }
       ChaosReport report = report(config, plan, timeline, log, path, ledger, faults, observer, workload, outcome,
-          safety, published, auditProblems);
+          safety, published, auditProblems, followed);
       ReportWriter.write(report, timeline, config.reportDir());
       out.accept(summary(report));
       long excused = ledger.judge(rotWindows(faults.diskFlips())).excusedAnswers();
@@ -109,7 +118,8 @@ public final class ChaosRun {
 
   private static ChaosReport report(ChaosConfig config, FaultPlan plan, Timeline timeline, TxLog log, WritePath path,
       Ledger ledger, FaultRunner faults, Observer observer, Workload workload, FinalCheck.Outcome outcome,
-      SafetyCheck.Result safetyResult, PublicationAudit.Publications published, List<String> auditProblems) {
+      SafetyCheck.Result safetyResult, PublicationAudit.Publications published, List<String> auditProblems,
+      ChaosReport.Followers followed) {
     List<String> problems = new ArrayList<>(outcome.problems());
     Ledger.Judgement answers = ledger.judge(rotWindows(faults.diskFlips()));
     problems.addAll(auditProblems);
@@ -200,7 +210,8 @@ public final class ChaosRun {
     ChaosReport.Replication replication = replication(path, outcome);
     boolean valid = outcome.lost().isEmpty() && outcome.unexpected().isEmpty() && answers.mismatches() == 0
         && checkIndexFailures == 0 && unreferenced == 0 && outcome.converged() && safety.clean() && flips.clean()
-        && faults.diskFlips().stream().allMatch(ChaosReport.DiskFlip::ok) && storeClean;
+        && faults.diskFlips().stream().allMatch(ChaosReport.DiskFlip::ok) && storeClean
+        && (followed == null || followed.clean());
     long acknowledged = replication == null ? log.acknowledged() : path.replicated().writesAcknowledged();
     return new ChaosReport(config.seed(), config.duration().toSeconds(), config.nodes(), config.network(), config.storage(),
         config.durability(),
@@ -212,7 +223,7 @@ public final class ChaosRun {
         new ChaosReport.Lag(Percentiles.of(lags, 50), Percentiles.of(lags, 99), Percentiles.max(lags), lags.size()),
         answers.mismatches(), answers.checks(), checkIndexFailures, unreferenced, workload.searches(),
         workload.searchFailures(),
-        outcome.finalVersion(), outcome.converged(), valid, safety, faults.networkOutcomes(), faults.diskOutcomes(), faults.diskFlips(), rebuilds, outages, store, List.copyOf(problems),
+        outcome.finalVersion(), outcome.converged(), valid, safety, faults.networkOutcomes(), faults.diskOutcomes(), faults.diskFlips(), rebuilds, outages, store, followed, List.copyOf(problems),
         plan.faults(), timeline.events());
   }
 
@@ -291,8 +302,19 @@ public final class ChaosRun {
         s.contentsUnjudged(), s.contentsDiffer(), s.unpublishedCommitsSearched(), s.statusAnswers(), s.statusOverBound(),
         s.statusBoundMs(), s.statusMaxMs(), s.networkFaultsHealed(), s.notConvergedAfterHeal(),
         s.convergeAfterHealMs().max())
-        + storeSummary(r)
+        + storeSummary(r) + followerSummary(r)
         + (r.problems().isEmpty() ? "" : "\n  problems:\n    " + String.join("\n    ", r.problems()));
+  }
+
+  private static String followerSummary(ChaosReport r) {
+    ChaosReport.Followers f = r.followers();
+    if (f == null) {
+      return "";
+    }
+    return String.format(Locale.ROOT, "%n  store followers: %d, %d searches (judged as replicas'), %d points installed, %d "
+        + "install failures, %d versions behind at the end; %s searches of versions no generation had published",
+        f.followers(), f.searches(), f.pointsInstalled(), f.installFailures(), f.lagVersionsAtEnd(),
+        f.unpublishedSearches() < 0 ? "unknown (ZooKeeper's logs unreadable)" : Long.toString(f.unpublishedSearches()));
   }
 
   private static String storeSummary(ChaosReport r) {

@@ -85,6 +85,11 @@ final class ChaosStore implements Closeable {
     return server.isRunning();
   }
 
+  /** A connection to the store for the harness's own clients (the followers): quick attempts. */
+  io.nrtcluster.objectstore.ObjectStoreConfig clientConfig() {
+    return server.config().maxAttempts(2).connectTimeout(Duration.ofSeconds(1)).build();
+  }
+
   /** The index's backups, for the final check's restore. */
   ManifestStore manifests() {
     return manifests;

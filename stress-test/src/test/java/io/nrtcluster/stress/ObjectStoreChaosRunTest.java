@@ -30,7 +30,7 @@ class ObjectStoreChaosRunTest {
     // 40 s: three faults (each kind at least once); commits every second, so backups exist early and often.
     ChaosConfig config = ChaosConfig.builder().nodes(3).duration(Duration.ofSeconds(40)).seed(seed).reportDir(reports)
         .objectStore(true).faults(EnumSet.of(FaultKind.REPLICA_REBUILD, FaultKind.STORE_RESTART))
-        .commitInterval(Duration.ofSeconds(1)).writesPerSecond(200).build();
+        .commitInterval(Duration.ofSeconds(1)).writesPerSecond(200).followers(1).build();
     ChaosReport report = ChaosRun.run(config, System.out::println);
 
     String context = "seed=" + seed + " (rerun with -Dnrt.chaos.seed=" + seed + "); report: " + ChaosRun.summary(report);
@@ -58,6 +58,12 @@ class ObjectStoreChaosRunTest {
     assertThat(store.numDocs()).as(context).isPositive();
     assertThat(store.replayPosition()).as(context).isPositive();
     assertThat(store.inconsistencies()).as(context).isZero();
+    // A store follower followed through the rebuilds and the outage, searched only published versions.
+    ChaosReport.Followers followers = report.followers();
+    assertThat(followers).as(context).isNotNull();
+    assertThat(followers.searches()).as(context).isPositive();
+    assertThat(followers.pointsInstalled()).as(context).isPositive();
+    assertThat(followers.unpublishedSearches()).as(context).isZero();
 
     JsonNode json = new ObjectMapper().readTree(reports.resolve("chaos-report.json").toFile());
     for (String key : new String[] {"replicaRebuild", "rebuildsRestored", "rebuildsFellBack", "storeRestart"}) {
