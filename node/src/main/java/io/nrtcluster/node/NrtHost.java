@@ -60,6 +60,8 @@ public final class NrtHost implements Closeable {
   private final HostDirectory directory;
   private final Rebalancer rebalancer;
   private final Counter rebalanceHandoffs;
+  /** The transport's byte meters; removed with the host's other meters. */
+  private final List<io.micrometer.core.instrument.Meter> transportMeters = new java.util.ArrayList<>();
   /** Orders the computations of this host's record with their publication. */
   private final Object leadershipLock = new Object();
   private volatile Map<String, String> memberMetadata;
@@ -79,10 +81,11 @@ public final class NrtHost implements Closeable {
         : registry.counter(NrtMeters.REBALANCE_HANDOFFS, NrtMeters.TAG_NODE, Integer.toString(config.nodeId()));
     if (registry != null) {
       String node = Integer.toString(config.nodeId());
-      io.micrometer.core.instrument.FunctionCounter.builder(NrtMeters.TRANSPORT_BYTES_SENT, transport,
-              t -> t.traffic().bytesSent()).baseUnit("bytes").tag(NrtMeters.TAG_NODE, node).register(registry);
-      io.micrometer.core.instrument.FunctionCounter.builder(NrtMeters.TRANSPORT_BYTES_RECEIVED, transport,
-              t -> t.traffic().bytesReceived()).baseUnit("bytes").tag(NrtMeters.TAG_NODE, node).register(registry);
+      transportMeters.add(io.micrometer.core.instrument.FunctionCounter.builder(NrtMeters.TRANSPORT_BYTES_SENT, transport,
+              t -> t.traffic().bytesSent()).baseUnit("bytes").tag(NrtMeters.TAG_NODE, node).register(registry));
+      transportMeters.add(io.micrometer.core.instrument.FunctionCounter.builder(NrtMeters.TRANSPORT_BYTES_RECEIVED,
+              transport, t -> t.traffic().bytesReceived()).baseUnit("bytes").tag(NrtMeters.TAG_NODE, node)
+          .register(registry));
     }
     NodeLog log = new NodeLog(LoggerFactory.getLogger(Rebalancer.class), "N" + config.nodeId(), () -> -1);
     this.rebalancer = new Rebalancer(config, zk, directory, indexes::values, this::leadershipChanged,
@@ -355,5 +358,6 @@ public final class NrtHost implements Closeable {
     if (rebalanceHandoffs != null) {
       registry.remove(rebalanceHandoffs);
     }
+    transportMeters.forEach(m -> registry.remove(m));
   }
 }
