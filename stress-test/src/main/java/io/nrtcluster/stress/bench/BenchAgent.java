@@ -283,10 +283,11 @@ final class BenchAgent implements AutoCloseable {
 
   private void status(HttpExchange ex) throws IOException {
     if (node == null) {
-      JsonHttp.reply(ex, 200, new BenchApi.StatusReply(nodeId, null, 0, 0));
+      JsonHttp.reply(ex, 200, new BenchApi.StatusReply(nodeId, null, 0, 0, false));
       return;
     }
-    JsonHttp.reply(ex, 200, new BenchApi.StatusReply(nodeId, node.role(), node.primaryGen(), node.searchingVersion()));
+    JsonHttp.reply(ex, 200, new BenchApi.StatusReply(nodeId, node.role(), node.primaryGen(), node.searchingVersion(),
+        node.isWritablePrimary()));
   }
 
   @Override

@@ -54,7 +54,7 @@ public final class BenchApi {
    * A node's role (on the wire the enum constant's name; null for a single-node baseline, which is in
    * no cluster), the generation it leads or follows and the version it searches.
    */
-  public record StatusReply(int nodeId, Role role, long gen, long version) {}
+  public record StatusReply(int nodeId, Role role, long gen, long version, boolean writable) {}
 
   /** One index on a node of the scale figure: its role there (null before it has one), the generation, the version searched. */
   public record IndexState(Role role, long gen, long version) {}

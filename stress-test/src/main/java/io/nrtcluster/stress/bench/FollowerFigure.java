@@ -58,6 +58,7 @@ final class FollowerFigure {
       try {
         BenchNodes.start(primary);
         BenchNodes.awaitRole(primary, Role.PRIMARY);
+        awaitWritable(primary);
         Cell bare = cell(config, primary, store, store.endpoint(), dir.resolve("follower-direct"), out, 0);
         Cell delayed;
         try (DelayProxy relay = new DelayProxy(store.endpoint(), delayMs)) {
@@ -82,6 +83,17 @@ final class FollowerFigure {
       } finally {
         primary.stopGracefully(30_000);
       }
+    }
+  }
+
+  /** A new primary is PRIMARY while it still promotes: the load starts once it takes writes (bounded). */
+  private static void awaitWritable(NodeProcess primary) throws IOException {
+    long deadline = System.nanoTime() + CATCH_UP.toNanos();
+    while (!BenchNodes.client(primary).status().writable()) {
+      if (System.nanoTime() > deadline) {
+        throw new IOException("N" + primary.id() + " did not take writes within " + CATCH_UP);
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
     }
   }
 

@@ -65,6 +65,10 @@ class BenchRunTest {
     assertThat(replicatedLoss.path("durability").asText()).isEqualTo("REPLICATED");
     assertThat(replicatedLoss.path("acknowledgedDocs").asLong()).isPositive();
     assertThat(replicatedLoss.path("lostDocs").asLong()).isZero();
+    // Figure 13: a follower's lag, with the store direct and through the delaying relay.
+    assertThat(f.path("followers").path("lag").path("n").asInt()).isPositive();
+    assertThat(f.path("followers").path("delayedLag").path("n").asInt()).isPositive();
+    assertThat(f.path("followers").path("delayMs").asInt()).isEqualTo(BenchConfig.DEFAULT_LINK_DELAY_MS);
     // Figure 11: both levels measured without and with the link delay, with the bound's parts.
     JsonNode ack = f.path("ackLatency").path("cells");
     assertThat(ack).hasSize(2);
