@@ -105,6 +105,11 @@ public final class Connection {
     return peerProtocolVersion >= 3;
   }
 
+  /** Whether the peer (a replica) understands {@link Message.CopySource} and peer fetches (protocol version 4). */
+  public boolean peerTakesCopySources() {
+    return peerProtocolVersion >= 4;
+  }
+
   /** Node id the peer announced in the handshake. */
   public int peerNodeId() {
     return peerNodeId;
@@ -274,9 +279,18 @@ public final class Connection {
    * caller; closing before the end cancels it on the peer.
    */
   public InboundFileStream fetchFile(Message.SourceKind kind, long sourceId, String name, long offset) {
+    return fetchFile(kind, sourceId, name, offset, transport.config().readTimeout());
+  }
+
+  /**
+   * As {@link #fetchFile(Message.SourceKind, long, String, long)}, failing with {@code
+   * ConnectionException} when nothing arrives for {@code readTimeout} (a copy from a peer gives up
+   * on a slow one sooner than on the primary, which it has no alternative to).
+   */
+  public InboundFileStream fetchFile(Message.SourceKind kind, long sourceId, String name, long offset, Duration readTimeout) {
     long id = nextRequestId();
     int window = transport.config().streamWindowBytes();
-    InboundFileStream stream = new InboundFileStream(this, id, offset, window, transport.config().readTimeout());
+    InboundFileStream stream = new InboundFileStream(this, id, offset, window, readTimeout);
     register(id, stream.sink());
     write(new Message.FetchFile(id, kind, sourceId, name, offset, window), id);
     return stream;

@@ -39,6 +39,7 @@ final class FrameSize {
       case Message.NrtPointCopyState p -> of(p.state());
       case Message.NewReplica n -> 4 + 8;
       case Message.Installed i -> 8 + 8 + 8;
+      case Message.CopySource c -> 8 + 4 + string(c.parentAddress());
       case Message.PreCopyMerge p -> 8 + 8 + files(p.files());
       case Message.PreCopyProgress p -> 8;
       case Message.PreCopyDone d -> 1;

@@ -30,6 +30,7 @@ public sealed interface Message
         Message.NrtPointCopyState,
         Message.NewReplica,
         Message.Installed,
+        Message.CopySource,
         Message.PreCopyMerge,
         Message.PreCopyProgress,
         Message.PreCopyDone,
@@ -91,10 +92,15 @@ public sealed interface Message
   /** Replica is done with a copy-state (copied, failed or cancelled). */
   record ReleaseCopyState(long requestId, long copyStateId) implements Message {}
 
-  /** What a fetched file belongs to: a held copy-state or a running merge pre-copy. */
+  /**
+   * What a fetched file belongs to: a held copy-state or a running merge pre-copy (asked of the
+   * primary), or a file a peer replica installed (protocol version 4; {@code sourceId} is then the
+   * file's expected Lucene checksum, which the peer compares with its own copy's footer).
+   */
   enum SourceKind {
     COPY_STATE(1),
-    MERGE_PRECOPY(2);
+    MERGE_PRECOPY(2),
+    PEER(3);
 
     final byte wire;
 
@@ -142,6 +148,16 @@ public sealed interface Message
    * in-sync set is built from these reports.
    */
   record Installed(long requestId, long primaryGen, long version, long incarnation) implements Message {}
+
+  /**
+   * Primary to replica (protocol version 4, one-way): where this replica should fetch the files of
+   * the points and merge pre-copies the primary announces from now on: from replica {@code parentId}
+   * at {@code parentAddress} ({@code host:port}), or from the primary itself when {@code parentId}
+   * is -1 (the address is then empty). Only where the bytes come from changes: copy-states,
+   * versions and checksums still come from the primary, and a file the parent cannot serve whole and
+   * intact is fetched from the primary.
+   */
+  record CopySource(long requestId, long primaryGen, int parentId, String parentAddress) implements Message {}
 
   /**
    * Primary asks a replica to pre-copy a just-merged segment before the primary installs it. The

@@ -72,6 +72,7 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
                 switch (kind) {
                   case 1 -> Message.SourceKind.COPY_STATE;
                   case 2 -> Message.SourceKind.MERGE_PRECOPY;
+                  case 3 -> Message.SourceKind.PEER;
                   default -> throw new ProtocolException("unknown fetch source kind " + kind);
                 };
             long sourceId = in.readLong();
@@ -114,6 +115,15 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
           case INSTALLED -> {
             WireFormat.need(in, 24, "installed");
             yield new Message.Installed(id, in.readLong(), in.readLong(), in.readLong());
+          }
+          case COPY_SOURCE -> {
+            WireFormat.need(in, 12, "copy source");
+            long gen = in.readLong();
+            int parent = in.readInt();
+            if (parent < -1) {
+              throw new ProtocolException("bad copy source parent " + parent);
+            }
+            yield new Message.CopySource(id, gen, parent, WireFormat.readString(in));
           }
           case PRE_COPY_MERGE -> {
             WireFormat.need(in, 16, "pre-copy header");

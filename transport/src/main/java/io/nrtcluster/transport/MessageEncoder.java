@@ -113,6 +113,11 @@ final class MessageEncoder extends MessageToMessageEncoder<Message> {
         b.writeLong(m.version());
         b.writeLong(m.incarnation());
       }
+      case Message.CopySource m -> {
+        b.writeLong(m.primaryGen());
+        b.writeInt(m.parentId());
+        WireFormat.writeString(b, m.parentAddress());
+      }
       case Message.PreCopyMerge m -> {
         b.writeLong(m.preCopyId());
         b.writeLong(m.primaryGen());

@@ -24,6 +24,7 @@ enum MessageType {
   PRE_COPY_PROGRESS(23, false),
   PRE_COPY_DONE(24, false),
   INSTALLED(26, true),
+  COPY_SOURCE(27, true),
   REPORT_CORRUPT_FILE(30, true),
   FILE_VERDICT(31, false);
 
@@ -72,6 +73,7 @@ enum MessageType {
       case Message.NrtPointCopyState x -> NRT_POINT_COPY_STATE;
       case Message.NewReplica x -> NEW_REPLICA;
       case Message.Installed x -> INSTALLED;
+      case Message.CopySource x -> COPY_SOURCE;
       case Message.PreCopyMerge x -> PRE_COPY_MERGE;
       case Message.PreCopyProgress x -> PRE_COPY_PROGRESS;
       case Message.PreCopyDone x -> PRE_COPY_DONE;

@@ -17,9 +17,11 @@ final class WireFormat {
   /**
    * The protocol version this node speaks and announces in HELLO; bumped on any change. Version 2
    * adds NRT_POINT_COPY_STATE, which a primary sends only to a peer that announced 2 or more;
-   * version 3 adds INSTALLED, which a replica sends only to a primary that accepted 3 or more.
+   * version 3 adds INSTALLED, which a replica sends only to a primary that accepted 3 or more;
+   * version 4 adds COPY_SOURCE and the PEER fetch source, which a primary uses only with replicas
+   * that announced 4 or more (older ones copy every file from it, as before).
    */
-  static final int PROTOCOL_VERSION = 3;
+  static final int PROTOCOL_VERSION = 4;
 
   /** The oldest version a server still accepts: a version-1 peer simply never gets version-2 messages. */
   static final int MIN_PROTOCOL_VERSION = 1;

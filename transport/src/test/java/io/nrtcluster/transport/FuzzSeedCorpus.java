@@ -65,7 +65,8 @@ final class FuzzSeedCorpus {
         new Message.PreCopyDone(17, true),
         new Message.ReportCorruptFile(18, 3, "_0.cfs", 1000, 0xC0FFEEL, 3),
         new Message.FileVerdict(18, Message.Verdict.CORRUPT, "checksum failed"),
-        new Message.Installed(20, 3, 19, 0x5EED_1234L));
+        new Message.Installed(20, 3, 19, 0x5EED_1234L),
+        new Message.CopySource(21, 3, 2, "127.0.0.1:9302"));
   }
 
   private static FileMeta meta(int seed, long length) {

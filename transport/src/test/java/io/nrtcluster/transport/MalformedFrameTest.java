@@ -58,7 +58,7 @@ class MalformedFrameTest {
 
   @Test
   void unknownTypeCode() {
-    for (int code : new int[] {0, 6, 9, 18, 19, 27, 127, 128, 255}) {
+    for (int code : new int[] {0, 6, 9, 18, 19, 28, 127, 128, 255}) {
       byte[] body = new byte[9];
       body[0] = (byte) code;
       assertRefused(body, "unknown message type " + code);
@@ -279,7 +279,7 @@ class MalformedFrameTest {
 
   @Test
   void unknownFetchSourceKindIsRefused() {
-    for (int kind : new int[] {0, 3, -1}) {
+    for (int kind : new int[] {0, 4, -1}) {
       assertRefused(
           frame(MessageType.FETCH_FILE, b -> { b.writeByte(kind).writeLong(1); WireFormat.writeString(b, "x"); b.writeLong(0).writeInt(1); }),
           "unknown fetch source kind");

@@ -376,7 +376,8 @@ class TransportLoopbackTest {
     assertThat(c.peerProtocolVersion()).isEqualTo(previous);
     waiting().until(() -> endpoint.connected.size() == 1);
     assertThat(endpoint.connected.get(0).peerProtocolVersion()).as("what the server saw announced").isEqualTo(previous);
-    assertThat(endpoint.connected.get(0).peerTakesInstallReports()).as("a message of this release only").isFalse();
+    assertThat(endpoint.connected.get(0).peerTakesCopySources()).as("a message of this release only").isFalse();
+    assertThat(endpoint.connected.get(0).peerTakesInstallReports()).as("a message of the release before").isTrue();
   }
 
   /** A peer that accepts none of this node's versions (a release two protocols ahead) is a typed refusal, after trying each. */
