@@ -77,6 +77,8 @@ final class PrimaryLink implements RequestHandler {
   /** When a connect to the primary was last refused (nothing listens there), or {@link Long#MIN_VALUE}. */
   private volatile long lastRefusedNanos = Long.MIN_VALUE;
   private volatile boolean closed;
+  /** The peer the primary told us to fetch file bytes from, if any. */
+  private final PeerSource peers;
   /** The newest copy-state the primary pushed with an NRT point and no copy has taken yet. */
   private final java.util.concurrent.atomic.AtomicReference<Pushed> pushed = new java.util.concurrent.atomic.AtomicReference<>();
 
@@ -98,6 +100,12 @@ final class PrimaryLink implements RequestHandler {
     this.target = ctx.config().primary();
     this.backoff = new Backoff(ctx.config().reconnectMin(), ctx.config().reconnectMax());
     this.scheduler = scheduler;
+    this.peers = new PeerSource(transport, ctx);
+  }
+
+  /** Where file bytes may come from besides the primary (the copy tree's parent). */
+  PeerSource peers() {
+    return peers;
   }
 
   /** The transport's fault counters, where copies report what became of the wire bit flips they read. */
@@ -186,6 +194,13 @@ final class PrimaryLink implements RequestHandler {
 
   /** A connection is open: keeps it unless its primary is stale or the link closed; returns it or null. */
   private Connection accept(NodeAddress address, Connection c) {
+    if (c.peerRole() != PeerRole.PRIMARY) {
+      // A former primary that is a replica now serves its peers' copies on the same address.
+      log.info("node {} at {} is not the primary (it answers as {}); waiting for the new primary's address",
+          c.peerNodeId(), address, c.peerRole());
+      c.close();
+      return null;
+    }
     long seen = ctx.store().highestPrimaryGen();
     if (c.peerPrimaryGen() < seen) {
       ctx.stats().staleGenerationRefused();
@@ -200,6 +215,7 @@ final class PrimaryLink implements RequestHandler {
         return null;
       }
       current = c;
+      peers.primaryChanged(c.peerPrimaryGen());
       // Copies waiting to resume after a drop wait on this monitor.
       notifyAll();
     }
@@ -463,6 +479,7 @@ final class PrimaryLink implements RequestHandler {
       case Message.NrtPoint p -> listener.onNrtPoint(p.primaryGen(), p.version());
       case Message.NrtPointCopyState p -> listener.onNrtPointCopyState(connection, p.state());
       case Message.PreCopyMerge m -> listener.onPreCopy(connection, m);
+      case Message.CopySource m -> peers.assign(connection, m);
       case Message.Ping p -> connection.reply(new Message.Ack(p.requestId()));
       default -> throw new ProtocolException("a replica does not handle " + request.getClass().getSimpleName());
     }
@@ -483,6 +500,7 @@ final class PrimaryLink implements RequestHandler {
     if (c != null) {
       c.close();
     }
+    peers.close();
     scheduler.shutdownNow();
   }
 }

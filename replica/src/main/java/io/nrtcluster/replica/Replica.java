@@ -121,6 +121,9 @@ public final class Replica implements Closeable {
   private volatile State state = State.STARTING;
   /** The primary generation a resync reopens at. */
   private volatile long resyncGen = -1;
+  /** Serves this replica's installed files to peers that copy from it (registered while it runs). */
+  private final PeerFileServer peerServer;
+  private volatile boolean servingPeers;
 
   private Replica(ReplicaConfig config, Transport transport, boolean ownsTransport, ReplicaObserver observer,
       ExecutorSource executors) throws IOException {
@@ -142,6 +145,7 @@ public final class Replica implements Closeable {
         executors.serial(ExecutorSource.Pool.WORK, "nrt-scrub-" + name));
     this.readRepairs = new ReadRepairs(executors.serial(ExecutorSource.Pool.WORK, "nrt-readrepair-" + name), f -> repair(f, false));
     this.badFiles = new BadFileTracker(ctx, this::onHoldChanged);
+    this.peerServer = new PeerFileServer(config.nodeId(), () -> node);
     this.catchUp = new CatchUpLoop(log, this::catchUpStep, config.reconnectMin(), config.reconnectMax(),
         this::holdOff, executors.serial(ExecutorSource.Pool.WORK, "nrt-catchup-" + name));
   }
@@ -225,12 +229,41 @@ public final class Replica implements Closeable {
     synchronized (lifecycle) {
       moveTo(State.RUNNING);
     }
+    servePeers();
     catchUp.start();
     scrubber.start();
     link.maintain();
     link.announce();
     catchUp.wakeUp();
     log.info("replica of {}/{} started at version {}", config.cluster(), config.index(), searchingVersion());
+  }
+
+  /**
+   * Lets peers that the primary points at this replica copy its installed files, on the shared
+   * transport's server when there is one (a standalone replica has none: it never serves peers,
+   * and a primary never names a node without a published address as a copy source).
+   */
+  private void servePeers() {
+    var server = transport.server();
+    if (server == null) {
+      return;
+    }
+    try {
+      server.register(config.index(), peerServer);
+      servingPeers = true;
+    } catch (IllegalStateException e) {
+      log.warn("not serving copies to peers: {}", e.getMessage());
+    }
+  }
+
+  /** Id of the replica this one copies file bytes from (the copy tree's parent), or -1 for the primary. */
+  public int copySource() {
+    return link.peers().parentId();
+  }
+
+  /** Files this replica streamed to peers that copy from it. */
+  public long filesServedToPeers() {
+    return peerServer.filesServed();
   }
 
   private long commitGeneration() throws IOException {
@@ -924,6 +957,9 @@ public final class Replica implements Closeable {
     }
     // The catch-up thread and the scrub reopen the index: once they are gone, no node can be
     // opened behind our back.
+    if (servingPeers) {
+      transport.server().unregister(config.index(), peerServer);
+    }
     scrubber.close(config.closeTimeout().toMillis());
     readRepairs.close(config.closeTimeout().toMillis());
     catchUp.close(config.closeTimeout().toMillis());

@@ -46,6 +46,9 @@ import java.time.Duration;
  *     may supersede it (Lucene's way: the newer copy takes over the files copied so far); until then
  *     the copy finishes and the newest point is copied next, so a long link never has every copy
  *     cut short. 1 s by default; zero supersedes at once, as Lucene does
+ * @param peerStallTimeout how long a file fetched from a peer replica (the copy tree's parent the
+ *     primary named) may send nothing before the copy gives up on the peer and fetches the file
+ *     from the primary: the bound on how long a slow or hung parent delays a copy. 2 s by default
  */
 @Stable
 public record ReplicaConfig(
@@ -68,7 +71,8 @@ public record ReplicaConfig(
     StorageFaults storageFaults,
     ScrubConfig scrub,
     Duration copyResumeWindow,
-    Duration supersedeAfter) {
+    Duration supersedeAfter,
+    Duration peerStallTimeout) {
 
   /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
   @Internal
@@ -103,6 +107,10 @@ public record ReplicaConfig(
     if (supersedeAfter.isNegative() || supersedeAfter.compareTo(Duration.ofMinutes(10)) > 0) {
       throw new IllegalArgumentException("supersedeAfter must be in [0, PT10M], got " + supersedeAfter);
     }
+    Checks.positive("peerStallTimeout", peerStallTimeout);
+    if (peerStallTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
+      throw new IllegalArgumentException("peerStallTimeout must be at most PT10M, got " + peerStallTimeout);
+    }
   }
 
   public Path indexPath() {
@@ -124,7 +132,8 @@ public record ReplicaConfig(
         .badFileBackoffMax(badFileBackoffMax)
         .prefetchFiles(prefetchFiles).preCopyProgressInterval(preCopyProgressInterval)
         .closeTimeout(closeTimeout).commitOnClose(commitOnClose).transport(transport)
-        .storageFaults(storageFaults).scrub(scrub).copyResumeWindow(copyResumeWindow).supersedeAfter(supersedeAfter);
+        .storageFaults(storageFaults).scrub(scrub).copyResumeWindow(copyResumeWindow).supersedeAfter(supersedeAfter)
+        .peerStallTimeout(peerStallTimeout);
   }
 
   /** Default of {@link #supersedeAfter()}. */
@@ -161,6 +170,7 @@ public record ReplicaConfig(
     private ScrubConfig scrub = ScrubConfig.defaults();
     private Duration copyResumeWindow = DEFAULT_COPY_RESUME_WINDOW;
     private Duration supersedeAfter = DEFAULT_SUPERSEDE_AFTER;
+    private Duration peerStallTimeout = Duration.ofSeconds(2);
 
     public Builder nodeId(int v) {
       nodeId = v;
@@ -263,6 +273,12 @@ public record ReplicaConfig(
       return this;
     }
 
+    /** See {@link ReplicaConfig#peerStallTimeout()}. */
+    public Builder peerStallTimeout(Duration v) {
+      peerStallTimeout = v;
+      return this;
+    }
+
     /** See {@link ReplicaConfig#copyResumeWindow()}; zero: a dropped copy always starts over. */
     public Builder copyResumeWindow(Duration v) {
       copyResumeWindow = v;
@@ -272,7 +288,7 @@ public record ReplicaConfig(
     public ReplicaConfig build() {
       return new ReplicaConfig(nodeId, cluster, index, dataDir, primary, reconnectMin, reconnectMax,
           maxFileRetries, corruptFileReportAfter, badFileBackoffMin, badFileBackoffMax, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport, storageFaults, scrub,
-          copyResumeWindow, supersedeAfter);
+          copyResumeWindow, supersedeAfter, peerStallTimeout);
     }
   }
 }

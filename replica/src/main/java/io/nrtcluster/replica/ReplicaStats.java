@@ -38,6 +38,9 @@ public final class ReplicaStats {
   private final AtomicLong primaryFilesIntact = new AtomicLong();
   private final AtomicLong maxFilesInFlight = new AtomicLong();
   private volatile long lastCopyCompletedMillis;
+  private final AtomicLong filesFromPeers = new AtomicLong();
+  private final AtomicLong bytesFromPeers = new AtomicLong();
+  private final AtomicLong peerFallbacks = new AtomicLong();
 
   ReplicaStats(ReplicaObserver observer) {
     this.observer = observer;
@@ -53,6 +56,30 @@ public final class ReplicaStats {
   void bytesReceived(long bytes) {
     bytesCopied.addAndGet(bytes);
     observer.bytesCopied(bytes);
+  }
+
+  void fileFromPeer(long bytes) {
+    filesFromPeers.incrementAndGet();
+    bytesFromPeers.addAndGet(bytes);
+  }
+
+  void peerFallback() {
+    peerFallbacks.incrementAndGet();
+  }
+
+  /** Files copied whole from a peer replica (the copy tree's parent) instead of the primary. */
+  public long filesFromPeers() {
+    return filesFromPeers.get();
+  }
+
+  /** Bytes of the files counted by {@link #filesFromPeers()}. */
+  public long bytesFromPeers() {
+    return bytesFromPeers.get();
+  }
+
+  /** Files a parent replica could not serve whole and intact, then fetched from the primary. */
+  public long peerFallbacks() {
+    return peerFallbacks.get();
   }
 
   void fileCopied() {

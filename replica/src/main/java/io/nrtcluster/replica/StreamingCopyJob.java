@@ -52,6 +52,13 @@ import org.apache.lucene.util.IOUtils;
  * file is deleted unfinished (cancelled, superseded without carrying it over, changed on disk),
  * undetected when it passes. A partly copied file kept across a drop or a takeover keeps its flips
  * pending until then.
+ *
+ * <p>When the primary named a parent replica ({@link PeerSource}) and it is connected, each file is
+ * first fetched whole from the parent, which serves it only if it holds it with the checksum the
+ * primary advertised. Whatever goes wrong with a file from the parent (not held, a checksum that
+ * fails, the connection lost, nothing sent for {@code peerStallTimeout}) discards it and fetches it
+ * from the primary instead, without counting against the file's retries or reporting the primary's
+ * copy as corrupt: the bytes are verified exactly as the primary's would be.
  */
 final class StreamingCopyJob extends CopyJob {
   private record Pending(String name, FileMetaData meta, VerifyingFileInput input) {}
@@ -98,6 +105,7 @@ final class StreamingCopyJob extends CopyJob {
   private final BadFileTracker badFiles;
   private final int prefetch;
   private final long resumeWindowNanos;
+  private final java.time.Duration peerStallTimeout;
   /** Set while the copy waits for the link to come back after {@code connection} dropped. */
   private volatile Connection lostConnection;
   private long lostAtNanos;
@@ -113,6 +121,10 @@ final class StreamingCopyJob extends CopyJob {
   private VerifyingFileInput currentInput;
   private StreamingCopyJob transferringFrom;
   private boolean released;
+  /** Files whose stream open now (current or queued) comes from the parent replica, not the primary. */
+  private final Set<String> fromPeer = new HashSet<>();
+  /** Files the parent failed to serve in this copy: fetched from the primary only. */
+  private final Set<String> primaryOnly = new HashSet<>();
   /** Set when a newer NRT point's job took this one over: it ends "failed" without anything wrong. */
   private volatile boolean superseded;
 
@@ -131,6 +143,7 @@ final class StreamingCopyJob extends CopyJob {
     this.maxFileRetries = ctx.config().maxFileRetries();
     this.prefetch = ctx.config().prefetchFiles();
     this.resumeWindowNanos = ctx.config().copyResumeWindow().toNanos();
+    this.peerStallTimeout = ctx.config().peerStallTimeout();
   }
 
   /** A job copying the files of a copy-state the primary holds for us under {@code copyStateId}. */
@@ -186,8 +199,35 @@ final class StreamingCopyJob extends CopyJob {
   }
 
   private VerifyingFileInput open(String name, FileMetaData meta, long offset, CRC32 crc) {
+    Connection peer = offset == 0 && !primaryOnly.contains(name) ? node.link().peers().connection() : null;
+    if (peer != null) {
+      fromPeer.add(name);
+      return new VerifyingFileInput(peer.fetchFile(Message.SourceKind.PEER, meta.checksum(), name, 0, peerStallTimeout),
+          name, meta, 0, crc, new FileFlips(node.link().faults()), stats);
+    }
+    fromPeer.remove(name);
     return new VerifyingFileInput(connection.fetchFile(sourceKind, sourceId, name, offset), name, meta, offset, crc,
         new FileFlips(node.link().faults()), stats);
+  }
+
+  /**
+   * The file being written came from the parent replica and failed there ({@code why}): it is
+   * discarded and fetched from the primary, neither counted as a retry nor reported as corrupt.
+   */
+  private void fallBackToPrimary(NrtClusterException why) {
+    String name = current.name;
+    FileMetaData meta = current.metaData;
+    if (why instanceof ChecksumMismatchException && currentInput != null) {
+      currentInput.flips().resolve(FaultStats.FlipOutcome.DETECTED);
+    }
+    stats.discarded(current.getBytesCopied());
+    stats.peerFallback();
+    discardCurrent();
+    fromPeer.remove(name);
+    primaryOnly.add(name);
+    log.info("file {} from copy source R{} failed ({}); fetching it from the primary", name,
+        node.link().peers().parentId(), why.getMessage());
+    queued.addFirst(new Pending(name, meta, open(name, meta, 0, new CRC32())));
   }
 
   /** Copies one slice; returns true when there is nothing left to do (done or cancelled). */
@@ -221,6 +261,9 @@ final class StreamingCopyJob extends CopyJob {
         copiedFiles.put(current.name, current.tmpName);
         totBytesCopied += current.getBytesCopied();
         stats.fileCopied();
+        if (fromPeer.remove(current.name)) {
+          stats.fileFromPeer(current.getBytesCopied());
+        }
         badFiles.fileCopied(connection, current.name, current.metaData);
         long escaped = currentInput.flips().resolve(FaultStats.FlipOutcome.UNDETECTED);
         if (escaped > 0) {
@@ -232,12 +275,20 @@ final class StreamingCopyJob extends CopyJob {
         current = null;
       }
     } catch (ChecksumMismatchException e) {
-      refetchCurrent(e);
+      if (current != null && fromPeer.contains(current.name)) {
+        fallBackToPrimary(e);
+      } else {
+        refetchCurrent(e);
+      }
     } catch (StorageException e) {
       // Local storage, not the primary, failed: fetching again cannot help until space returns.
       stats.storageFailed();
       throw e;
     } catch (NrtClusterException e) {
+      if (current != null && fromPeer.contains(current.name)) {
+        fallBackToPrimary(e);
+        return false;
+      }
       if (!linkLost(e)) {
         if (resumed && e.code() == ErrorCode.UNKNOWN_COPY_STATE) {
           stats.resumeRefused();
