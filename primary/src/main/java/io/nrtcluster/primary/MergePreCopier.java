@@ -28,10 +28,16 @@ import org.apache.lucene.replicator.nrt.FileMetaData;
  * with the NRT point that first references them. A replica that connects while a pre-copy runs is
  * included in it. Files of a pre-copy are servable exactly while it runs. The {@link PreCopyResult}
  * says, for each replica, whether it copied, failed, or was skipped and why.
+ *
+ * <p>With a copy tree ({@link CopyTreeConfig}) the pre-copy goes down it level by level: a replica
+ * that copies from a parent is asked once its parent's pre-copy ended (copied, failed or skipped),
+ * so that it finds the merged files on the parent; the primary sends each merged byte about once
+ * per direct replica.
  */
 final class MergePreCopier {
   private final NodeLog log;
   private final Supplier<Collection<Connection>> replicas;
+  private volatile Supplier<CopyTree> tree = () -> new CopyTree(Map.of(), Map.of());
   private final LongSupplier primaryGen;
   private final Duration timeout;
   private final Duration keepAlive;
@@ -61,8 +67,10 @@ final class MergePreCopier {
     PreCopy pc = new PreCopy(nextId.getAndIncrement(), FileMetaEncoder.toWire(files));
     running.put(pc.id, pc);
     try {
-      for (Connection c : replicas.get()) {
-        pc.include(c);
+      CopyTree plan = tree.get();
+      Collection<Connection> connected = replicas.get();
+      for (Connection c : connected) {
+        pc.includeWhenReady(c, plan, connected);
       }
       pc.await();
       long bytes = files.values().stream().mapToLong(FileMetaData::length).sum();
@@ -83,10 +91,15 @@ final class MergePreCopier {
     }
   }
 
-  /** A replica connected: it joins every pre-copy still running. */
+  /** Where the copy tree comes from: a replica is asked only once its parent's pre-copy ended. */
+  void tree(Supplier<CopyTree> plan) {
+    this.tree = plan;
+  }
+
+  /** A replica connected: it joins every pre-copy still running (once its parent's ended). */
   void onNewReplica(Connection c) {
     for (PreCopy pc : running.values()) {
-      pc.include(c);
+      pc.includeWhenReady(c, tree.get(), replicas.get());
     }
   }
 
@@ -125,6 +138,8 @@ final class MergePreCopier {
     /** In the order replicas were included, for the result. */
     final Map<Connection, Target> targets = new LinkedHashMap<>();
     final long deadline;
+    /** Set once the merge stopped waiting: nobody is asked any more. */
+    private boolean ended;
 
     PreCopy(long id, Map<String, FileMeta> files) {
       this.id = id;
@@ -169,6 +184,7 @@ final class MergePreCopier {
           success = ok;
           done = true;
           end(why);
+          includeChildren(connection.peerNodeId());
           PreCopy.this.notifyAll();
         }
       }
@@ -181,8 +197,39 @@ final class MergePreCopier {
       }
     }
 
+    /**
+     * Includes {@code c} now if it copies from the primary, its parent is not connected, or its
+     * parent's pre-copy ended; otherwise it is included when that happens.
+     */
+    synchronized void includeWhenReady(Connection c, CopyTree plan, Collection<Connection> connected) {
+      int parent = plan.parentOf(c.peerNodeId());
+      if (parent == CopyTree.PRIMARY || connected.stream().noneMatch(o -> o.peerNodeId() == parent)) {
+        include(c);
+        return;
+      }
+      for (Target t : targets.values()) {
+        if (t.connection.peerNodeId() == parent && t.done) {
+          include(c);
+          return;
+        }
+      }
+    }
+
+    /** The pre-copy of {@code parent} ended: its children are asked now (they find the files there, or fall back). */
+    private void includeChildren(int parent) {
+      List<Integer> children = tree.get().childrenOf(parent);
+      if (children.isEmpty()) {
+        return;
+      }
+      for (Connection c : replicas.get()) {
+        if (children.contains(c.peerNodeId())) {
+          include(c);
+        }
+      }
+    }
+
     synchronized void include(Connection c) {
-      if (targets.containsKey(c) || !c.isOpen()) {
+      if (ended || targets.containsKey(c) || !c.isOpen()) {
         return;
       }
       Target t = new Target(c);
@@ -193,24 +240,25 @@ final class MergePreCopier {
     synchronized void await() throws InterruptedException {
       while (!closed) {
         long now = System.nanoTime();
-        boolean waiting = false;
-        for (Target t : targets.values()) {
+        // A copy: a parent that ends here has its children included (added to the targets).
+        for (Target t : List.copyOf(targets.values())) {
           if (t.done) {
             continue;
           }
           if (!t.connection.isOpen()) {
             t.done = true;
             t.end(Outcome.DISCONNECTED);
+            includeChildren(t.connection.peerNodeId());
           } else if (now - t.lastHeard > keepAlive.toNanos()) {
             log.warn("replica {} sent no pre-copy progress for {}; merging without it", t.connection.peerNodeId(), keepAlive);
             skip(t, Outcome.NO_PROGRESS);
+            includeChildren(t.connection.peerNodeId());
           } else if (now > deadline) {
             log.warn("replica {} did not finish pre-copy within {}; merging without it", t.connection.peerNodeId(), timeout);
             skip(t, Outcome.DEADLINE);
-          } else {
-            waiting = true;
           }
         }
+        boolean waiting = targets.values().stream().anyMatch(t -> !t.done);
         if (!waiting) {
           return;
         }
@@ -225,6 +273,7 @@ final class MergePreCopier {
     }
 
     synchronized void abandonRemaining() {
+      ended = true;
       for (Target t : targets.values()) {
         if (!t.done) {
           skip(t, Outcome.ABANDONED);

@@ -18,7 +18,10 @@ import java.nio.file.Files;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntFunction;
+import java.util.function.IntPredicate;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
@@ -73,6 +76,8 @@ public final class Primary implements Closeable {
   private volatile PublishGate publishGate = version -> {};
   private volatile PrimaryObserver observer = PrimaryObserver.NONE;
   private volatile PointListener pointListener;
+  /** Announces points held back for a slow parent's children (only with a copy tree). */
+  private volatile java.util.concurrent.ScheduledExecutorService relayTimer;
   /**
    * The searcher of the last version that passed the publish gate, holding one reference of its own.
    * Searches use it rather than the writer's newest reader, so that a primary that lost its epoch
@@ -207,8 +212,9 @@ public final class Primary implements Closeable {
       long forceVersion = config.forcePrimaryVersion() >= 0 ? config.forcePrimaryVersion()
           : store.highestVersion() >= 0 ? store.highestVersion() + 1 : -1;
       NodeLog log = new NodeLog(LoggerFactory.getLogger(Primary.class), "P" + config.nodeId(), () -> gen);
-      PrimaryEndpoint endpoint = new PrimaryEndpoint(config.nodeId(), gen, config.indexPath(), log);
+      PrimaryEndpoint endpoint = new PrimaryEndpoint(config.nodeId(), gen, config.indexPath(), log, config.copyTree());
       MergePreCopier preCopier = new MergePreCopier(log, endpoint::replicas, () -> gen, config.preCopyTimeout(), config.preCopyKeepAlive());
+      preCopier.tree(endpoint::copyTree);
       ReplicatingPrimaryNode node = new ReplicatingPrimaryNode(writer, config.nodeId(), gen, forceVersion,
           new SearcherFactory(), log, preCopier);
       node.setRemoteCloseTimeoutMs(0);
@@ -225,6 +231,12 @@ public final class Primary implements Closeable {
           server.localAddress(), node.getCopyStateVersion(), config.dataDir());
       Primary primary = new Primary(config, log, store, node, endpoint, copyStates, preCopier, verifier, transport,
           ownsTransport, server, resumed != 0 ? resumed : Incarnations.next());
+      if (config.copyTree().enabled()) {
+        // Often enough to replan soon after an address or the in-sync set changed.
+        long every = Math.min(500, Math.max(50, config.copyTree().parentWait().toMillis() / 4));
+        primary.relayTimer = executors.serial(ExecutorSource.Pool.TICK, "nrt-relay-" + log.name() + "/" + config.index());
+        primary.relayTimer.scheduleWithFixedDelay(endpoint::expireHeldPoints, every, every, TimeUnit.MILLISECONDS);
+      }
       primary.replayPosition = position;
       primary.recordPosition(node.getCopyStateVersion(), position);
       endpoint.positions(primary::positionOf);
@@ -366,6 +378,43 @@ public final class Primary implements Closeable {
   /** Installs the check that runs before each new NRT point is announced. */
   public void setPublishGate(PublishGate gate) {
     this.publishGate = gate;
+  }
+
+  /**
+   * Where each node's replication endpoint listens ({@code host:port}, null when unknown), so that
+   * the copy tree ({@link CopyTreeConfig}) can name a replica as another's copy source; without it
+   * (the default) every replica copies from the primary.
+   */
+  public void setPeerAddresses(IntFunction<String> addressOf) {
+    endpoint.relay().addresses(Objects.requireNonNull(addressOf, "addressOf"));
+  }
+
+  /**
+   * Which replicas must copy from the primary whatever the copy tree says: a cluster passes its
+   * in-sync set's members, whose lag is the latency of a replicated acknowledgement.
+   */
+  public void setDirectReplicas(IntPredicate mustCopyFromPrimary) {
+    endpoint.relay().mustBeDirect(Objects.requireNonNull(mustCopyFromPrimary, "mustCopyFromPrimary"));
+  }
+
+  /** Where replica {@code nodeId} copies from now: another replica's id, or -1 for this primary (also for one not connected). */
+  public int copySourceOf(int nodeId) {
+    return endpoint.copyTree().parentOf(nodeId);
+  }
+
+  /**
+   * True when replica {@code nodeId} is connected and copies from this primary in a copy tree whose
+   * every replica's address is known: the replicas a cluster may add to its in-sync set.
+   */
+  public boolean copiesFromPrimary(int nodeId) {
+    CopyTree t = endpoint.copyTree();
+    Integer parent = t.parents().get(nodeId);
+    return parent != null && parent == CopyTree.PRIMARY && endpoint.relay().settled();
+  }
+
+  /** Each connected replica's copy source (-1: this primary), a snapshot. */
+  public Map<Integer, Integer> copySources() {
+    return endpoint.copyTree().parents();
   }
 
   /**
@@ -625,6 +674,9 @@ public final class Primary implements Closeable {
     }
     preCopier.close();
     verifier.close();
+    if (relayTimer != null) {
+      relayTimer.shutdownNow();
+    }
     server.unregister(config.index(), endpoint);
     recordCleanCloseIfCommitted();
     copyStates.releaseAll();

@@ -47,6 +47,7 @@ import java.time.Duration;
  *     A replica on a link too slow to carry its heartbeat within it (or this primary stalled that
  *     long) is judged cut off, as it would judge this primary: its copy is cut short and it copies
  *     again from the next primary, which costs bytes, never data
+ * @param copyTree which replicas copy from the primary and which from a peer ({@link CopyTreeConfig})
  */
 @Stable
 public record PrimaryConfig(
@@ -66,7 +67,8 @@ public record PrimaryConfig(
     Duration copyStateLease,
     int maxCopyStateLeases,
     long maxLeasedBytes,
-    Duration peerSilence) {
+    Duration peerSilence,
+    CopyTreeConfig copyTree) {
 
   /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
   @Internal
@@ -97,6 +99,7 @@ public record PrimaryConfig(
     if (peerSilence.isNegative()) {
       throw new IllegalArgumentException("peerSilence must not be negative, got " + peerSilence);
     }
+    Checks.notNull("copyTree", copyTree);
   }
 
   /** Longest {@link #copyStateLease}: a lease pins files, and a replica gone for that long copies afresh anyway. */
@@ -140,6 +143,7 @@ public record PrimaryConfig(
     private int maxCopyStateLeases = 8;
     private long maxLeasedBytes = 4L << 30;
     private Duration peerSilence = Duration.ZERO;
+    private CopyTreeConfig copyTree = CopyTreeConfig.defaults();
 
     public Builder nodeId(int v) {
       nodeId = v;
@@ -230,10 +234,16 @@ public record PrimaryConfig(
       return this;
     }
 
+    /** See {@link PrimaryConfig#copyTree()}; {@link CopyTreeConfig#OFF}: every replica copies from the primary. */
+    public Builder copyTree(CopyTreeConfig v) {
+      copyTree = v;
+      return this;
+    }
+
     public PrimaryConfig build() {
       return new PrimaryConfig(nodeId, cluster, index, dataDir, bindHost, port, primaryGen, forcePrimaryVersion,
           preCopyTimeout, preCopyKeepAlive, closeTimeout, maxFullFlushMergeWait, transport, copyStateLease,
-          maxCopyStateLeases, maxLeasedBytes, peerSilence);
+          maxCopyStateLeases, maxLeasedBytes, peerSilence, copyTree);
     }
   }
 }

@@ -43,12 +43,31 @@ final class PrimaryEndpoint implements Endpoint {
   private volatile LongFunction<String> positions = v -> null;
   private volatile LongSupplier publishedVersion = () -> Long.MAX_VALUE;
   private volatile InstallListener installs = (node, incarnation, version) -> {};
+  private final PointRelay relay;
 
-  PrimaryEndpoint(int nodeId, long primaryGen, Path indexPath, NodeLog log) {
+  PrimaryEndpoint(int nodeId, long primaryGen, Path indexPath, NodeLog log, CopyTreeConfig copyTree) {
     this.nodeId = nodeId;
     this.primaryGen = primaryGen;
     this.indexPath = indexPath;
     this.log = log;
+    this.relay = new PointRelay(log, primaryGen, copyTree, this::sendPoint);
+  }
+
+  /** Who copies from whom now. */
+  CopyTree copyTree() {
+    return relay.tree();
+  }
+
+  /** The copy tree's inputs from the cluster: node addresses, and who must copy from the primary. */
+  PointRelay relay() {
+    return relay;
+  }
+
+  /** Announces the points held back for children whose parent is slow or gone; called on a timer. */
+  void expireHeldPoints() {
+    // Also a replan: an address that was not published yet, an in-sync set that changed.
+    relay.replan(replicas, publishedVersion.getAsLong());
+    relay.expire(replicas);
   }
 
   void bind(ReplicatingPrimaryNode node, CopyStateRegistry copyStates, MergePreCopier preCopier, FileVerifier verifier) {
@@ -130,6 +149,8 @@ final class PrimaryEndpoint implements Endpoint {
         c.attach(n.replicaId());
         boolean added = replicas.add(c);
         c.reply(new Message.Ack(n.requestId()));
+        // Before any point: the replica learns where to fetch from first.
+        relay.replan(replicas, publishedVersion.getAsLong());
         if (added) {
           log.info("replica R{} joined from {} (searching version {})", n.replicaId(), c.remoteAddress(), n.searchingVersion());
           preCopier.onNewReplica(c);
@@ -148,6 +169,7 @@ final class PrimaryEndpoint implements Endpoint {
               i.primaryGen(), published);
         } else {
           installs.installed(c.peerNodeId(), i.incarnation(), i.version());
+          relay.installed(replicas, c.peerNodeId(), i.version());
         }
       }
       case Message.ReportCorruptFile r -> onCorruptFileReport(c, r);
@@ -209,6 +231,7 @@ final class PrimaryEndpoint implements Endpoint {
   public void onClose(Connection c) {
     if (replicas.remove(c)) {
       log.info("replica R{} at {} disconnected", c.attachment(), c.remoteAddress());
+      relay.replan(replicas, publishedVersion.getAsLong());
     }
     CopyStateRegistry registry = copyStates;
     if (registry != null) {
@@ -222,9 +245,9 @@ final class PrimaryEndpoint implements Endpoint {
 
   /** Tells every connected replica about NRT point {@code version}, which passed the publish gate. */
   void publish(long version) {
-    for (Connection c : replicas) {
-      sendPoint(c, version);
-    }
+    // Replanned first: the in-sync set (who must copy from the primary) may have changed.
+    relay.replan(replicas, version);
+    relay.publish(replicas, version);
   }
 
   /**
