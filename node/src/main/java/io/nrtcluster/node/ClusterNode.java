@@ -143,6 +143,10 @@ public final class ClusterNode implements Closeable {
     if (role == Role.PRIMARY && p != null) {
       // The first record of the epoch is written now, so replicated acknowledgements need not wait for it.
       inSync.lead(p, roles.election(), p.primaryGen());
+      IndexElection election = roles.election();
+      // A replica may be another's copy source only at the address its member record publishes.
+      p.setPeerAddresses(id -> election == null ? null : election.cachedMembers().stream()
+          .filter(m -> m.nodeId() == id && m.role() == Role.REPLICA).map(MemberInfo::address).findFirst().orElse(null));
     } else {
       inSync.stop();
     }

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -111,8 +112,16 @@ final class InSyncSet {
       notifyAll();
     }
     primary.setInstallListener((node, incarnation, version) -> installed(primary, node, incarnation, version));
+    // Members copy from the primary: their lag is a replicated acknowledgement's latency.
+    primary.setDirectReplicas(id -> mustCopyFromPrimary.contains(id));
     scheduleChange();
   }
+
+  /**
+   * Members of the set as stored and those joining: the copy tree keeps them copying from the
+   * primary. A volatile snapshot, so the primary's copy tree never takes this monitor.
+   */
+  private volatile Set<Integer> mustCopyFromPrimary = Set.of();
 
   /** This node no longer leads (stepped down, closed): waiting acknowledgements fail. */
   synchronized void stop() {
@@ -330,7 +339,7 @@ final class InSyncSet {
       if (id == base.primary() || member != null && member == i.incarnation()) {
         continue;
       }
-      if (i.version() >= newest) {
+      if (i.version() >= newest && l.primary.copiesFromPrimary(id)) {
         // From here on every acknowledgement waits for it: it holds the newest published version now.
         l.joining.put(id, i.incarnation());
       }
@@ -342,6 +351,9 @@ final class InSyncSet {
         joined.add(j.getKey());
       }
     }
+    Set<Integer> direct = new java.util.HashSet<>(next.members().keySet());
+    direct.addAll(l.joining.keySet());
+    mustCopyFromPrimary = Set.copyOf(direct);
     return next;
   }
 
@@ -386,6 +398,7 @@ final class InSyncSet {
         }
       }
     }
+    mustCopyFromPrimary = Set.copyOf(start.members().keySet());
     store(l, old, start, List.of());
   }
 

@@ -2,6 +2,7 @@ package io.nrtcluster.node;
 
 import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.Stable;
+import io.nrtcluster.primary.CopyTreeConfig;
 import java.util.function.Supplier;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.index.IndexWriterConfig;
@@ -16,9 +17,16 @@ import org.apache.lucene.index.IndexWriterConfig;
  *     Durability#REPLICATED} refresh or commit acknowledges it (Kafka's {@code min.insync.replicas},
  *     counting replicas only); fewer fails with {@code NotEnoughReplicasException}. 0 to 64, default 1:
  *     a replicated acknowledgement then always means "on at least two nodes"
+ * @param copyTree which replicas copy from the primary and which from a peer ({@link
+ *     CopyTreeConfig}); by default two replicas (and every in-sync one) copy from the primary and
+ *     the others from a peer, at most two per parent. Only members of the in-sync set count for a
+ *     {@link Durability#REPLICATED} acknowledgement and for elections, and a replica that copies
+ *     from a peer never joins it, so past {@code directReplicas} replicas add search capacity, not
+ *     durability. {@link CopyTreeConfig#OFF}: every replica copies from the primary and may join
  */
 @Stable
-public record IndexSettings(String name, Supplier<IndexWriterConfig> writerConfig, int minInSyncReplicas) {
+public record IndexSettings(String name, Supplier<IndexWriterConfig> writerConfig, int minInSyncReplicas,
+    CopyTreeConfig copyTree) {
   /** Default {@link #minInSyncReplicas}. */
   public static final int DEFAULT_MIN_IN_SYNC_REPLICAS = 1;
 
@@ -26,6 +34,12 @@ public record IndexSettings(String name, Supplier<IndexWriterConfig> writerConfi
     Checks.safeName("index", name);
     Checks.notNull("writerConfig", writerConfig);
     Checks.inRange("minInSyncReplicas", minInSyncReplicas, 0, 64);
+    Checks.notNull("copyTree", copyTree);
+  }
+
+  /** Settings with the default {@link #copyTree}. */
+  public IndexSettings(String name, Supplier<IndexWriterConfig> writerConfig, int minInSyncReplicas) {
+    this(name, writerConfig, minInSyncReplicas, CopyTreeConfig.defaults());
   }
 
   /** Settings with the default {@link #minInSyncReplicas} (1). */
@@ -35,7 +49,12 @@ public record IndexSettings(String name, Supplier<IndexWriterConfig> writerConfi
 
   /** These settings with {@code n} as {@link #minInSyncReplicas}. */
   public IndexSettings withMinInSyncReplicas(int n) {
-    return new IndexSettings(name, writerConfig, n);
+    return new IndexSettings(name, writerConfig, n, copyTree);
+  }
+
+  /** These settings with {@code tree} as {@link #copyTree}. */
+  public IndexSettings withCopyTree(CopyTreeConfig tree) {
+    return new IndexSettings(name, writerConfig, minInSyncReplicas, tree);
   }
 
   /**

@@ -50,6 +50,7 @@ final class RoleConfigs {
         .forcePrimaryVersion(forceVersion)
         .transport(host.transport())
         .peerSilence(host.failoverOnSuspicion() ? host.suspicionDelay() : Duration.ZERO)
+        .copyTree(settings.copyTree())
         .build();
   }
 }
