@@ -264,7 +264,7 @@ public final class NodeCommand implements Callable<Integer> {
       ClusterNode node = host.index(index);
       try {
         if (node != null) {
-          out.println(NodeLines.status(node.status(), node.trafficByPeer()));
+          out.println(NodeLines.status(node.status(), node.trafficByPeer(), node.replica() == null ? -1 : node.replica().copySource()));
         }
       } catch (RuntimeException e) {
         out.println("N" + host.nodeId() + "/" + index + " status unavailable: " + Main.describe(e));

@@ -50,7 +50,15 @@ final class NodeLines {
    * on a replica (where it copies from); nothing before any copy.
    */
   static String status(NodeStatus s, Map<Integer, Traffic> traffic) {
-    String line = status(s);
+    return status(s, traffic, -1);
+  }
+
+  /**
+   * {@link #status(NodeStatus, Map)}, and on a replica that copies from a peer (the copy tree's
+   * parent, {@code copySource}, else -1) {@code from=N2} before what it received from each.
+   */
+  static String status(NodeStatus s, Map<Integer, Traffic> traffic, int copySource) {
+    String line = status(s) + (copySource >= 0 && s.role() != Role.PRIMARY ? " from=N" + copySource : "");
     String sent = traffic.entrySet().stream().filter(e -> e.getValue().bytesSent() > 0 && s.role() == Role.PRIMARY)
         .map(e -> "N" + e.getKey() + ":" + Units.bytes(e.getValue().bytesSent())).collect(Collectors.joining(","));
     String received = traffic.entrySet().stream().filter(e -> e.getValue().bytesReceived() > 0 && s.role() != Role.PRIMARY)

@@ -56,5 +56,7 @@ class NodeLinesTest {
     assertThat(NodeLines.status(replica, Map.of(1, new Traffic(4096, 3 << 20))))
         .isEqualTo("N2/docs status role=REPLICA gen=2 version=14 commit=12 copying=false received=N1:3.0 MiB");
     assertThat(NodeLines.status(replica, Map.of())).isEqualTo(NodeLines.status(replica));
+    assertThat(NodeLines.status(replica, Map.of(3, new Traffic(4096, 3 << 20)), 3))
+        .as("a replica that copies from a peer names it").endsWith(" from=N3 received=N3:3.0 MiB");
   }
 }

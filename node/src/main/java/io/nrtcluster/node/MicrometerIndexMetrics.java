@@ -1,6 +1,7 @@
 package io.nrtcluster.node;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -139,12 +140,23 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
         .description("age of the oldest announced version this replica does not search yet").register(registry));
     delay = add(Timer.builder(NrtMeters.REPLICATION_DELAY).tags(tags)
         .description("from hearing of a version to searching it, per install").register(registry));
+    add(Gauge.builder(NrtMeters.COPY_SOURCE, node, MicrometerIndexMetrics::copySource).tags(tags)
+        .description("the node this replica copies from, -1 for the primary").register(registry));
+    add(FunctionCounter.builder(NrtMeters.BYTES_FROM_PEERS, node, n -> n.replica() == null ? 0 : n.replica().stats().bytesFromPeers())
+        .tags(tags).baseUnit("bytes").description("file bytes copied from a peer replica").register(registry));
+    add(FunctionCounter.builder(NrtMeters.PEER_FALLBACKS, node, n -> n.replica() == null ? 0 : n.replica().stats().peerFallbacks())
+        .tags(tags).description("files a parent replica could not serve, copied from the primary").register(registry));
     replicaLag = new ReplicaLagMeters(registry, tags);
   }
 
   private <M extends Meter> M add(M meter) {
     meters.add(meter);
     return meter;
+  }
+
+  private static double copySource(ClusterNode node) {
+    Replica r = node.replica();
+    return r == null ? -1 : r.copySource();
   }
 
   private static double versionsBehind(ClusterNode node) {

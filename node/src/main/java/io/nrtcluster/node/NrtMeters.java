@@ -137,6 +137,18 @@ public final class NrtMeters {
   public static final String REPLICATION_DELAY = "nrt.replication.delay";
 
   /**
+   * Gauge: the node this replica copies file bytes from (the copy tree's parent), -1 for the
+   * primary (and on a primary).
+   */
+  public static final String COPY_SOURCE = "nrt.replica.copy.source";
+
+  /** Counter: file bytes this replica copied from a peer replica instead of the primary. */
+  public static final String BYTES_FROM_PEERS = "nrt.replica.bytes.from.peers";
+
+  /** Counter: files a parent replica could not serve whole and intact, then copied from the primary. */
+  public static final String PEER_FALLBACKS = "nrt.replica.peer.fallbacks";
+
+  /**
    * Gauge on the primary, one per replica (tag {@value #TAG_REPLICA}): versions the replica
    * searches behind the primary's published version, from the replica's member report in ZooKeeper
    * (so it trails by the report interval, about 100 ms). It also shows a replica cut off from the
