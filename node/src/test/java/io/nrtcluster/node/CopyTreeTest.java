@@ -1,9 +1,18 @@
 package io.nrtcluster.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.nrtcluster.common.FileNotServableException;
+import io.nrtcluster.common.ProtocolException;
 import io.nrtcluster.primary.CopyTreeConfig;
+import io.nrtcluster.transport.Connection;
+import io.nrtcluster.transport.InboundFileStream;
+import io.nrtcluster.transport.Message;
+import io.nrtcluster.transport.NodeAddress;
+import io.nrtcluster.transport.PeerRole;
+import io.nrtcluster.transport.Transport;
 import io.nrtcluster.transport.FaultInjection;
 import io.nrtcluster.transport.Traffic;
 import java.io.IOException;
@@ -13,7 +22,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.lucene.codecs.CodecUtil;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -161,6 +176,47 @@ class CopyTreeTest {
       assertThat(ClusterHarness.view(child)).as("seed %d", seed).isEqualTo(ClusterHarness.view(primary));
       assertThat(child.replica().stats().peerFallbacks()).as("seed %d: rotten files refetched from the primary", seed)
           .isPositive();
+    }
+  }
+
+  @Test
+  void aReplicaServesPeersOnlyWholeFilesItHoldsWithTheAdvertisedChecksum() throws Exception {
+    long seed = FailoverTest.seed();
+    try (ClusterHarness c = withTree(new ClusterHarness(dir, seed, 2, List.of(ClusterHarness.INDEX))).startWithFirstAsPrimary();
+        Transport peer = Transport.create("peer", ClusterHarness.transport())) {
+      ClusterNode primary = c.node(0);
+      c.addDocs(primary, 500);
+      c.awaitAllAt(primary.refresh());
+      NodeAddress replicaAt = c.host(1).transport().server().localAddress();
+      Connection conn = peer.connect(replicaAt, ClusterHarness.CLUSTER, ClusterHarness.INDEX, 99, PeerRole.REPLICA, (x, m) -> {})
+          .get(10, TimeUnit.SECONDS);
+      assertThat(conn.peerRole()).as("a replica answers as one").isEqualTo(PeerRole.REPLICA);
+      Path index = c.host(1).indexDirectory(ClusterHarness.INDEX).resolve("index");
+      String file;
+      try (Stream<Path> files = Files.list(index)) {
+        file = files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".si")).findFirst().orElseThrow();
+      }
+      long checksum;
+      try (Directory d = FSDirectory.open(index); IndexInput in = d.openInput(file, IOContext.READONCE)) {
+        checksum = CodecUtil.retrieveChecksum(in);
+      }
+      try (InboundFileStream s = conn.fetchFile(Message.SourceKind.PEER, checksum, file, 0)) {
+        assertThat(s.length()).as("a file it holds with that checksum is served").isEqualTo(Files.size(index.resolve(file)));
+      }
+      for (String name : List.of("../node.state", "/etc/passwd", "sub/dir", "..", "no_such_file.cfs", file + ".tmp")) {
+        try (InboundFileStream s = conn.fetchFile(Message.SourceKind.PEER, checksum, name, 0)) {
+          assertThatThrownBy(s::length).as("fetching '%s'", name).isInstanceOf(FileNotServableException.class);
+        }
+      }
+      try (InboundFileStream s = conn.fetchFile(Message.SourceKind.PEER, checksum ^ 1, file, 0)) {
+        assertThatThrownBy(s::length).as("the same name with another checksum").isInstanceOf(FileNotServableException.class);
+      }
+      try (InboundFileStream s = conn.fetchFile(Message.SourceKind.COPY_STATE, 1, file, 0)) {
+        assertThatThrownBy(s::length).as("a replica hands out no copy-states").isInstanceOf(ProtocolException.class);
+      }
+      assertThatThrownBy(() -> conn.request(id -> new Message.GetCopyState(id, 99)).get(10, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(ProtocolException.class);
+      assertThat(c.node(1).replica().filesServedToPeers()).isEqualTo(1);
     }
   }
 
