@@ -8,6 +8,7 @@ import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.HostConfig;
 import io.nrtcluster.node.HostThreads;
 import io.nrtcluster.node.IndexSettings;
+import io.nrtcluster.primary.CopyTreeConfig;
 import io.nrtcluster.node.NrtHost;
 import io.nrtcluster.objectstore.HostObjectStore;
 import io.nrtcluster.objectstore.HostStoreConfig;
@@ -74,6 +75,16 @@ public final class NodeCommand implements Callable<Integer> {
   @Option(names = "--index", required = true, paramLabel = "NAME",
       description = "Index (shard) to join; repeat for several indexes.")
   List<String> indexes;
+
+  @Option(names = "--direct-replicas", paramLabel = "N", defaultValue = "2",
+      description = "Replicas (and every in-sync one) that copy from the primary; the others copy from a replica "
+          + "that already holds each file, and never join the in-sync set. 0: every replica copies from the primary. "
+          + "Default: ${DEFAULT-VALUE}.")
+  int directReplicas;
+
+  @Option(names = "--copy-fanout", paramLabel = "N", defaultValue = "2",
+      description = "Most replicas that copy from one replica (1 to 64). Default: ${DEFAULT-VALUE}.")
+  int copyFanOut;
 
   @Option(names = "--data", required = true, paramLabel = "DIR",
       description = "Node directory: one subdirectory per index, node.id, and the embedded ZooKeeper's data.")
@@ -175,6 +186,7 @@ public final class NodeCommand implements Callable<Integer> {
     if (followStore) {
       return follow(new Console(spec.commandLine().getOut()));
     }
+    copyTree(); // refuses a bad --direct-replicas or --copy-fanout before anything starts
     TransportConfig transport = tls.apply(Hosts.transport(), spec.commandLine(), System.getenv());
     Console out = new Console(spec.commandLine().getOut());
     if (HostConfig.EMBEDDED.equals(zk)) {
@@ -210,11 +222,11 @@ public final class NodeCommand implements Callable<Integer> {
         NodeLines.RolePrinter roles = new NodeLines.RolePrinter(printer, out::println);
         if (store == null) {
           for (String index : indexes) {
-            roles.watch(host.openIndex(IndexSettings.standard(index)));
+            roles.watch(host.openIndex(settings(index)));
           }
         } else {
           // Bootstraps run side by side; a store that does not answer cost the node one start timeout.
-          store.openIndexes(indexes.stream().map(IndexSettings::standard).toList()).forEach(roles::watch);
+          store.openIndexes(indexes.stream().map(this::settings).toList()).forEach(roles::watch);
           for (String index : indexes) {
             store.bootstrapResult(index).ifPresent(r -> out.println(NodeLines.bootstrap(nodeId, index, r)));
             out.println(String.format(Locale.ROOT, "N%d/%s backups %s to %s", nodeId, index,
@@ -405,5 +417,20 @@ public final class NodeCommand implements Callable<Integer> {
       throw new CliException("data directory " + dir + " is not usable: not writable");
     }
     return dir;
+  }
+
+  /** An index's settings with the copy tree of {@code --direct-replicas} and {@code --copy-fanout}. */
+  private IndexSettings settings(String index) {
+    return IndexSettings.standard(index).withCopyTree(copyTree());
+  }
+
+  private CopyTreeConfig copyTree() {
+    try {
+      return directReplicas == 0 ? CopyTreeConfig.OFF
+          : new CopyTreeConfig(directReplicas, copyFanOut, CopyTreeConfig.defaults().parentWait());
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "--direct-replicas/--copy-fanout: " + e.getMessage()
+          + " (--direct-replicas 0 to 1024, --copy-fanout 1 to 64)");
+    }
   }
 }

@@ -209,6 +209,18 @@ class NodeCommandTest {
   }
 
   @Test
+  void copyTreeOptionsAreCheckedBeforeTheNodeStarts() {
+    String[] base = {"node", "--zk", "127.0.0.1:1", "--cluster", "t", "--index", "docs", "--data", dir.resolve("n").toString(),
+        "--port", "0", "--id", "3"};
+    NrtRun fanOut = NrtRun.nrt(concat(base, "--copy-fanout", "0"));
+    assertThat(fanOut.exit()).isEqualTo(2);
+    assertThat(fanOut.err()).contains("--direct-replicas/--copy-fanout").contains("copyTree.fanOut").contains("--copy-fanout 1 to 64");
+    NrtRun direct = NrtRun.nrt(concat(base, "--direct-replicas", "-1"));
+    assertThat(direct.exit()).isEqualTo(2);
+    assertThat(direct.err()).contains("copyTree.directReplicas");
+  }
+
+  @Test
   void suspicionOptionsAreCheckedBeforeTheNodeStarts() {
     String[] base = {"node", "--zk", "127.0.0.1:1", "--cluster", "t", "--index", "docs", "--data", dir.resolve("n").toString(),
         "--port", "0", "--id", "3"};
