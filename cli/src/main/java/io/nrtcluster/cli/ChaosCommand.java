@@ -33,7 +33,9 @@ import picocli.CommandLine.Spec;
           + "JVM, the real embeddable node), writes, refreshes, commits and searches them while a seeded schedule "
           + "SIGKILLs the primary and replicas, crashes JVMs (SIGSEGV, Runtime.halt), pauses processes "
           + "(SIGSTOP/SIGCONT, sometimes past the session timeout), flips bits and throttles the wire, restarts a "
-          + "ZooKeeper server, restarts the whole cluster and promotes replicas; pauses the primary past its session.",
+          + "ZooKeeper server, restarts the whole cluster and promotes replicas; pauses the primary past its session. "
+          + "With 4 nodes or more it also SIGKILLs a replica that another replica copies from (copyParentKill: a "
+          + "parent of the copy tree, while a child copies from it when that can be caught).",
       "With --network namespaces (root only) every node JVM and ZooKeeper server runs in its own network namespace "
           + "on a bridge the harness makes and always removes, and the schedule also cuts links: the primary from "
           + "ZooKeeper, the primary from its replicas, random halves, a bridge node seeing both sides, one-way cuts, "
@@ -79,11 +81,11 @@ public final class ChaosCommand implements Callable<Integer> {
   Path report;
 
   @Option(names = "--faults", paramLabel = "KIND", split = ",",
-      description = "Fault kinds to inject (default: all the network mode allows): primaryKill, replicaKill, "
-          + "jvmCrash, pause, wire, zkServerRestart, fullClusterRestart, promotion, primaryPause; with namespaces "
-          + "also partitionPrimaryZooKeeper, partitionPrimaryReplicas, partitionHalves, partitionBridge, "
-          + "partitionOneWay, slowLink; with tmpfs storage also diskFull; with --object-store also replicaRebuild, "
-          + "storeRestart.")
+      description = "Fault kinds to inject (default: all the modes and --nodes allow): primaryKill, replicaKill, "
+          + "jvmCrash, pause, wire, zkServerRestart, fullClusterRestart, promotion, primaryPause, diskBitFlip, copyDrop; "
+          + "with 4 nodes or more also copyParentKill; with namespaces also partitionPrimaryZooKeeper, "
+          + "partitionPrimaryReplicas, partitionHalves, partitionBridge, partitionOneWay, slowLink; with tmpfs storage "
+          + "also diskFull; with --object-store also replicaRebuild, storeRestart.")
   List<String> faults;
 
   @Option(names = "--network", paramLabel = "MODE", defaultValue = "loopback",
@@ -159,7 +161,7 @@ public final class ChaosCommand implements Callable<Integer> {
       case "replicated" -> Durability.REPLICATED;
       default -> throw new ParameterException(spec.commandLine(), "--durability: local or replicated, got '" + durability + "'");
     };
-    Set<FaultKind> kinds = FaultKind.available(mode, storage, objectStore);
+    Set<FaultKind> kinds = FaultKind.available(mode, storage, objectStore, nodes);
     if (faults != null) {
       kinds = EnumSet.noneOf(FaultKind.class);
       for (String f : faults) {

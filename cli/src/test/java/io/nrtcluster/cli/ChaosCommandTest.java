@@ -36,6 +36,10 @@ class ChaosCommandTest {
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("replicaRebuild", "--object-store").doesNotContain("Exception");
 
+    r = NrtRun.nrt("chaos", "--nodes", "3", "--faults", "copyParentKill", "--report", report);
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("copyParentKill", "4 nodes").doesNotContain("Exception");
+
     r = NrtRun.nrt("chaos", "--object-store", "--store-backups", "sometimes", "--report", report);
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("--store-backups", "commit or point");
@@ -51,6 +55,6 @@ class ChaosCommandTest {
     r = NrtRun.nrt("chaos", "--help");
     assertThat(r.exit()).isZero();
     assertThat(r.out()).contains("--seed", "--faults", "chaos-report.json", "--object-store", "replicaRebuild", "storeRestart",
-        "--fault-rate", "--wire-flip-probability");
+        "copyParentKill", "--fault-rate", "--wire-flip-probability");
   }
 }

@@ -119,6 +119,10 @@ public record ChaosConfig(
       if (k.needsObjectStore() && !objectStore) {
         throw new IllegalArgumentException("faults: " + k.key() + " needs the object store (--object-store)");
       }
+      if (nodes < k.minNodes()) {
+        throw new IllegalArgumentException("faults: " + k.key() + " needs at least " + k.minNodes() + " nodes (--nodes "
+            + k.minNodes() + ")" + (k == FaultKind.COPY_PARENT_KILL ? ": with fewer, no replica copies from another" : ""));
+      }
     }
   }
 
@@ -132,7 +136,7 @@ public record ChaosConfig(
     private Duration duration = Duration.ofMinutes(5);
     private long seed = 42;
     private Path reportDir;
-    /** Null: every kind {@link #network} allows. */
+    /** Null: every kind {@link #network}, {@link #storage}, {@link #objectStore} and {@link #nodes} allow. */
     private Set<FaultKind> faults;
     private int writesPerSecond = 300;
     private int indexers = 2;
@@ -287,7 +291,7 @@ public record ChaosConfig(
 
     public ChaosConfig build() {
       Set<FaultKind> kinds = faults != null ? faults
-          : network == null || storage == null ? null : FaultKind.available(network, storage, objectStore);
+          : network == null || storage == null ? null : FaultKind.available(network, storage, objectStore, nodes);
       return new ChaosConfig(nodes, duration, seed, reportDir, kinds, writesPerSecond, indexers, searchers,
           refreshInterval, commitInterval, sessionTimeout, recoveryTimeout, nodeHeapMb, dropEveryNthWrite, network,
           ackUnpublishedEvery, storage, diskMb, objectStore, backupMode, faultRate, wireFlipProbability, durability,

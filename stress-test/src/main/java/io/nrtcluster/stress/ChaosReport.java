@@ -41,6 +41,7 @@ public record ChaosReport(
     List<DiskFlip> diskFlips,
     List<Rebuild> rebuilds,
     List<StoreOutage> storeOutages,
+    List<ParentKill> copyParentKills,
     StoreCheck store,
     Followers followers,
     List<String> problems,
@@ -103,6 +104,14 @@ public record ChaosReport(
    * @param rebuildsRestored replica rebuilds whose bootstrap restored the newest backup from the store
    * @param rebuildsFellBack replica rebuilds that did not (no backup yet, the store refused or did not
    *     answer, or the node's outcome is unknown): the replica copied everything from the primary
+   * @param copyParentKill copy parents killed ({@link FaultKind#COPY_PARENT_KILL})
+   * @param copyParentKillsDuringCopy of them, those killed while a child reported a copy from them in progress
+   * @param copyParentKillsNotApplicable planned ones not made: no live replica was a copy parent
+   *     when they fired (counted in {@code skipped} too)
+   * @param childPeerFallbacks files the killed parents' children then fetched from the primary because
+   *     the parent could not serve them, summed over the kills
+   * @param skipped planned faults not made: not started by 1.5 times the duration, or not applicable
+   *     when they fired
    */
   public record Faults(
       int primaryKill,
@@ -136,6 +145,10 @@ public record ChaosReport(
       int storeRestart,
       int killsDuringCopy,
       int killsDuringPreCopy,
+      int copyParentKill,
+      int copyParentKillsDuringCopy,
+      int copyParentKillsNotApplicable,
+      long childPeerFallbacks,
       int planned,
       int skipped,
       int recoveryTimeouts) {}
@@ -203,6 +216,22 @@ public record ChaosReport(
       long bytesFromPrimary) {
     public boolean restored() {
       return "RESTORED".equals(bootstrap);
+    }
+  }
+
+  /**
+   * One copy parent killed ({@link FaultKind#COPY_PARENT_KILL}): the replicas the primary had copying
+   * from it, the one seen copying from it at the kill (-1: none was), and the files those children
+   * fetched from the primary because the parent could not serve them, from just before the kill until
+   * it was back (-1: no child answered).
+   */
+  public record ParentKill(long atMillis, int parent, List<Integer> children, int copyingChild, long childPeerFallbacks) {
+    public ParentKill {
+      children = List.copyOf(children);
+    }
+
+    boolean duringCopy() {
+      return copyingChild >= 0;
     }
   }
 

@@ -192,6 +192,7 @@ public final class ChaosRun {
     List<Long> failovers = path.failoverMillis();
     WireFlipCheck.Result flips = WireFlipCheck.check(observer.flipSamples());
     problems.addAll(flips.problems());
+    List<ChaosReport.ParentKill> parentKills = faults.copyParentKill().kills();
     ChaosReport.Faults f = new ChaosReport.Faults(
         timeline.count(FaultKind.PRIMARY_KILL), timeline.count(FaultKind.REPLICA_KILL), timeline.count(FaultKind.JVM_CRASH),
         timeline.count(FaultKind.PAUSE), timeline.count(FaultKind.WIRE), flips.injected(), flips.detected(),
@@ -205,8 +206,11 @@ public final class ChaosRun {
         timeline.count(FaultKind.DISK_BIT_FLIP), timeline.count(FaultKind.COPY_DROP),
         timeline.count(FaultKind.REPLICA_REBUILD), (int) rebuilds.stream().filter(ChaosReport.Rebuild::restored).count(),
         (int) rebuilds.stream().filter(r -> !r.restored()).count(), timeline.count(FaultKind.STORE_RESTART),
-        faults.killsDuringCopy(), faults.killsDuringPreCopy(), plan.faults().size(), faults.skipped(),
-        faults.recoveryTimeouts());
+        faults.killsDuringCopy(), faults.killsDuringPreCopy(), timeline.count(FaultKind.COPY_PARENT_KILL),
+        (int) parentKills.stream().filter(ChaosReport.ParentKill::duringCopy).count(),
+        faults.copyParentKill().notApplicable(),
+        parentKills.stream().mapToLong(k -> Math.max(0, k.childPeerFallbacks())).sum(), plan.faults().size(),
+        faults.skipped(), faults.recoveryTimeouts());
     ChaosReport.Replication replication = replication(path, outcome);
     boolean valid = outcome.lost().isEmpty() && outcome.unexpected().isEmpty() && answers.mismatches() == 0
         && checkIndexFailures == 0 && unreferenced == 0 && outcome.converged() && safety.clean() && flips.clean()
@@ -223,7 +227,8 @@ public final class ChaosRun {
         new ChaosReport.Lag(Percentiles.of(lags, 50), Percentiles.of(lags, 99), Percentiles.max(lags), lags.size()),
         answers.mismatches(), answers.checks(), checkIndexFailures, unreferenced, workload.searches(),
         workload.searchFailures(),
-        outcome.finalVersion(), outcome.converged(), valid, safety, faults.networkOutcomes(), faults.diskOutcomes(), faults.diskFlips(), rebuilds, outages, store, followed, List.copyOf(problems),
+        outcome.finalVersion(), outcome.converged(), valid, safety, faults.networkOutcomes(), faults.diskOutcomes(),
+        faults.diskFlips(), rebuilds, outages, parentKills, store, followed, List.copyOf(problems),
         plan.faults(), timeline.events());
   }
 
@@ -302,8 +307,19 @@ public final class ChaosRun {
         s.contentsUnjudged(), s.contentsDiffer(), s.unpublishedCommitsSearched(), s.statusAnswers(), s.statusOverBound(),
         s.statusBoundMs(), s.statusMaxMs(), s.networkFaultsHealed(), s.notConvergedAfterHeal(),
         s.convergeAfterHealMs().max())
-        + storeSummary(r) + followerSummary(r)
+        + copyTreeSummary(r) + storeSummary(r) + followerSummary(r)
         + (r.problems().isEmpty() ? "" : "\n  problems:\n    " + String.join("\n    ", r.problems()));
+  }
+
+  /** The console's line for copy parent kills, or nothing when the run had none (made or not applicable). */
+  private static String copyTreeSummary(ChaosReport r) {
+    ChaosReport.Faults f = r.faults();
+    if (f.copyParentKill() == 0 && f.copyParentKillsNotApplicable() == 0) {
+      return "";
+    }
+    return String.format(Locale.ROOT, "%n  copy tree: copyParentKill=%d (%d during a child's copy from it, %d not applicable: "
+        + "no parent then); the children's peer fallbacks to the primary %d", f.copyParentKill(),
+        f.copyParentKillsDuringCopy(), f.copyParentKillsNotApplicable(), f.childPeerFallbacks());
   }
 
   private static String followerSummary(ChaosReport r) {

@@ -63,12 +63,27 @@ public enum FaultKind {
    * The object store stopped for a while (sometimes longer than several commits) and started again:
    * indexing and replication go on meanwhile, backups resume once it is back. Needs the object store.
    */
-  STORE_RESTART("storeRestart", false, false, true);
+  STORE_RESTART("storeRestart", false, false, true),
+  /**
+   * SIGKILL of a replica that other replicas copy from (a parent of the copy tree, {@code
+   * CopyTreeConfig}), while one of them is copying when that can be caught, and a restart after a
+   * while: its children must fetch what it did not finish from the primary and catch up ({@link
+   * CopyParentKill}). Needs {@value #COPY_TREE_NODES} nodes or more: the nodes' index settings have
+   * two replicas copy from the primary, so only a third has a parent. Skipped (counted) when no live
+   * replica is a parent when it fires (one is down, or the tree has not formed again).
+   */
+  COPY_PARENT_KILL("copyParentKill", false, false, false, FaultKind.COPY_TREE_NODES);
+
+  /** The fewest nodes of a run (ChaosConfig's bound): the kinds whose {@link #minNodes} it is are always possible. */
+  static final int MIN_NODES = 3;
+  /** Nodes a copy tree needs: the primary, the two replicas that copy from it, and one that copies from one of them. */
+  static final int COPY_TREE_NODES = 4;
 
   private final String key;
   private final boolean needsNamespaces;
   private final boolean needsTmpfs;
   private final boolean needsObjectStore;
+  private final int minNodes;
 
   FaultKind(String key) {
     this(key, false);
@@ -83,10 +98,20 @@ public enum FaultKind {
   }
 
   FaultKind(String key, boolean needsNamespaces, boolean needsTmpfs, boolean needsObjectStore) {
+    this(key, needsNamespaces, needsTmpfs, needsObjectStore, FaultKind.MIN_NODES);
+  }
+
+  FaultKind(String key, boolean needsNamespaces, boolean needsTmpfs, boolean needsObjectStore, int minNodes) {
     this.key = key;
     this.needsNamespaces = needsNamespaces;
     this.needsTmpfs = needsTmpfs;
     this.needsObjectStore = needsObjectStore;
+    this.minNodes = minNodes;
+  }
+
+  /** The fewest nodes a run needs for it ({@value #MIN_NODES} for most kinds). */
+  public int minNodes() {
+    return minNodes;
   }
 
   /** Whether it rebuilds from or stops the object store, which only a run with one has. */
@@ -114,25 +139,35 @@ public enum FaultKind {
     return needsNamespaces;
   }
 
-  /** The kinds a run on {@code network} with plain storage and no object store can inject. */
+  /** The kinds a run of three nodes on {@code network} with plain storage and no object store can inject. */
   public static Set<FaultKind> available(NetworkMode network) {
     return available(network, StorageMode.PLAIN);
   }
 
   /**
-   * The kinds a run on {@code network} and {@code storage} without an object store can inject: link
-   * faults need namespaces, disk faults tmpfs storage.
+   * The kinds a run of three nodes on {@code network} and {@code storage} without an object store can
+   * inject: link faults need namespaces, disk faults tmpfs storage.
    */
   public static Set<FaultKind> available(NetworkMode network, StorageMode storage) {
     return available(network, storage, false);
   }
 
   /**
-   * The kinds a run on {@code network} and {@code storage}, with or without an object store, can
-   * inject: link faults need namespaces, disk faults tmpfs storage, store faults the store.
+   * The kinds a run of three nodes on {@code network} and {@code storage}, with or without an object
+   * store, can inject: link faults need namespaces, disk faults tmpfs storage, store faults the store.
    */
   public static Set<FaultKind> available(NetworkMode network, StorageMode storage, boolean objectStore) {
+    return available(network, storage, objectStore, MIN_NODES);
+  }
+
+  /**
+   * The kinds a run of {@code nodes} nodes on {@code network} and {@code storage}, with or without an
+   * object store, can inject: link faults need namespaces, disk faults tmpfs storage, store faults
+   * the store, a copy parent's kill {@value #COPY_TREE_NODES} nodes.
+   */
+  public static Set<FaultKind> available(NetworkMode network, StorageMode storage, boolean objectStore, int nodes) {
     EnumSet<FaultKind> kinds = EnumSet.allOf(FaultKind.class);
+    kinds.removeIf(k -> k.minNodes > nodes);
     if (!objectStore) {
       kinds.removeIf(FaultKind::needsObjectStore);
     }

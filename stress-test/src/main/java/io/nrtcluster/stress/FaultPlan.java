@@ -35,7 +35,8 @@ record FaultPlan(List<Planned> faults) {
    * @param holdMillis how long the fault lasts (pause, wire faults, ZooKeeper server down, restart delay,
    *     partition or slow link until healed, object store down)
    * @param variant kind-specific choice: JVM crash by SIGSEGV (true) or halt; pause of the primary (true)
-   *     or a replica; a kill aimed at a copy in progress (true) or at any moment
+   *     or a replica; a kill aimed at a copy in progress (true) or at any moment; a copy parent's kill
+   *     on a slowed wire (true), so a child's copy from it lasts long enough to be caught
    * @param flipProbability a wire fault's bit-flip probability per frame (0 for every other kind)
    */
   record Planned(long atMillis, FaultKind kind, int pick, long holdMillis, boolean variant, double flipProbability) {}
@@ -43,7 +44,7 @@ record FaultPlan(List<Planned> faults) {
   /** How often {@code kind} comes in each deal after the first round, relative to the others. */
   static int weight(FaultKind kind) {
     return switch (kind) {
-      case PRIMARY_KILL -> 4;
+      case PRIMARY_KILL -> 5;
       case PAUSE, WIRE -> 3;
       default -> 1;
     };

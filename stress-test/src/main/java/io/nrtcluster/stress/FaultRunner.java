@@ -47,6 +47,7 @@ final class FaultRunner {
   private final List<ChaosReport.StoreOutage> storeOutages = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   private final DiskFlipFault diskFlip;
+  private final CopyParentKill copyParentKill;
 
   FaultRunner(ChaosConfig config, ChaosCluster cluster, WritePath path, Timeline timeline) {
     this.config = config;
@@ -69,12 +70,14 @@ final class FaultRunner {
         FaultRunner.this.restartAfter(n, millis);
       }
     }, timeline, config.recoveryTimeout(), diskFlips);
+    this.copyParentKill = new CopyParentKill(cluster.processes(), config.recoveryTimeout(), timeline,
+        throttle -> setWireFaults(0, throttle), this::restartAfter);
     this.random = new SplittableRandom(config.seed() ^ 0x5DEECE66DL);
   }
 
   /**
    * Runs the plan until it is done or {@code deadlineMillis} (run-relative) passes; faults not
-   * started by then are skipped.
+   * started by then are skipped, and so are faults not applicable when they fire.
    */
   void run(FaultPlan plan, long deadlineMillis) throws InterruptedException {
     List<Planned> faults = plan.faults();
@@ -90,8 +93,11 @@ final class FaultRunner {
         return;
       }
       try {
-        inject(f);
-        executed.incrementAndGet();
+        if (inject(f)) {
+          executed.incrementAndGet();
+        } else {
+          skipped.incrementAndGet();
+        }
       } catch (IOException e) {
         LOG.warn("fault {} could not be completed: {}", f, e.toString());
       }
@@ -99,7 +105,8 @@ final class FaultRunner {
     }
   }
 
-  private void inject(Planned f) throws IOException, InterruptedException {
+  /** Injects {@code f}; false when it was not applicable then (nothing was done). */
+  private boolean inject(Planned f) throws IOException, InterruptedException {
     switch (f.kind()) {
       case PRIMARY_KILL -> {
         NodeProcess p = requirePrimary();
@@ -180,6 +187,9 @@ final class FaultRunner {
       case DISK_FULL -> diskFull(f);
       case DISK_BIT_FLIP -> diskFlip.inject(f);
       case REPLICA_REBUILD -> replicaRebuild(f);
+      case COPY_PARENT_KILL -> {
+        return copyParentKill.inject(f);
+      }
       case STORE_RESTART -> storeRestart(f);
       case COPY_DROP -> {
         // Slow the wire too, so copies last long enough to be cut in the middle.
@@ -207,6 +217,7 @@ final class FaultRunner {
         }
       }
     }
+    return true;
   }
 
   /**
@@ -397,6 +408,11 @@ final class FaultRunner {
   /** What each object store outage did. */
   List<ChaosReport.StoreOutage> storeOutages() {
     return List.copyOf(storeOutages);
+  }
+
+  /** The copy parent kills: each one's outcome, and those not applicable. */
+  CopyParentKill copyParentKill() {
+    return copyParentKill;
   }
 
   /** What each disk bit flip did. */

@@ -65,6 +65,9 @@ final class ReportWriter {
     ChaosReport.Faults f = r.faults();
     row(h, "primary kills / replica kills / JVM crashes", f.primaryKill() + " / " + f.replicaKill() + " / " + f.jvmCrash());
     row(h, "kills during a copy / during a merge pre-copy", f.killsDuringCopy() + " / " + f.killsDuringPreCopy());
+    row(h, "copy parents killed (during a child's copy; not applicable) / children's peer fallbacks",
+        f.copyParentKill() + " (" + f.copyParentKillsDuringCopy() + "; " + f.copyParentKillsNotApplicable() + ") / "
+            + f.childPeerFallbacks());
     row(h, "pauses", f.pause());
     row(h, "wire fault windows; bit flips injected / detected / discarded / undetected / unaccounted",
         f.wire() + "; " + f.bitFlipsInjected() + " / " + f.bitFlipsDetected() + " / " + f.bitFlipsDiscarded() + " / "

@@ -30,7 +30,7 @@ class FaultPlanTest {
     for (long seed = 1; seed <= 50; seed++) {
       FaultPlan plan = FaultPlan.generate(config(seed).duration(Duration.ofSeconds(75)).build());
       Set<FaultKind> kinds = plan.faults().stream().map(FaultPlan.Planned::kind).collect(Collectors.toSet());
-      assertThat(kinds).as("seed=%d", seed).isEqualTo(FaultKind.available(NetworkMode.LOOPBACK));
+      assertThat(kinds).as("seed=%d", seed).isEqualTo(FaultKind.available(NetworkMode.LOOPBACK, StorageMode.PLAIN, false, 4));
       long previous = -1;
       for (FaultPlan.Planned p : plan.faults()) {
         assertThat(p.atMillis()).as("seed=%d", seed).isGreaterThan(previous).isLessThan(75_000);
@@ -58,6 +58,46 @@ class FaultPlanTest {
     assertThat(plan.faults()).isNotEmpty().allSatisfy(p -> assertThat(p.kind()).isEqualTo(FaultKind.STORE_RESTART));
     assertThat(plan.faults()).anySatisfy(p -> assertThat(p.holdMillis()).isGreaterThanOrEqualTo(6_000));
     assertThat(plan.faults()).anySatisfy(p -> assertThat(p.holdMillis()).isLessThan(4_000));
+  }
+
+  /**
+   * A copy parent's kill needs a replica that copies from another, so four nodes: it is in the
+   * default set from four nodes on, refused when asked for with three, and {@code --faults
+   * copyParentKill} (its key, parsed as the command line does) plans it alone.
+   */
+  @Test
+  void copyParentKillComesByDefaultFromFourNodesAndAloneWhenSelected() {
+    assertThat(FaultKind.COPY_PARENT_KILL.key()).isEqualTo("copyParentKill");
+    assertThat(FaultKind.parse("copyParentKill")).isEqualTo(FaultKind.COPY_PARENT_KILL);
+    assertThat(FaultKind.parse("COPY_PARENT_KILL")).isEqualTo(FaultKind.COPY_PARENT_KILL);
+    assertThat(FaultKind.COPY_PARENT_KILL.minNodes()).isEqualTo(4);
+    assertThat(FaultKind.PRIMARY_KILL.minNodes()).isEqualTo(3);
+
+    assertThat(config(1).nodes(3).build().faults()).doesNotContain(FaultKind.COPY_PARENT_KILL)
+        .contains(FaultKind.REPLICA_KILL);
+    assertThat(config(1).nodes(4).build().faults()).contains(FaultKind.COPY_PARENT_KILL);
+    assertThat(config(1).nodes(9).network(NetworkMode.NAMESPACES).build().faults()).contains(FaultKind.COPY_PARENT_KILL);
+    assertThat(FaultKind.available(NetworkMode.LOOPBACK)).doesNotContain(FaultKind.COPY_PARENT_KILL);
+    assertThat(FaultKind.available(NetworkMode.LOOPBACK, StorageMode.PLAIN, false, 4))
+        .isEqualTo(EnumSet.of(FaultKind.COPY_PARENT_KILL, FaultKind.available(NetworkMode.LOOPBACK).toArray(FaultKind[]::new)));
+    assertThatThrownBy(() -> config(1).nodes(3).faults(EnumSet.of(FaultKind.COPY_PARENT_KILL)).build())
+        .hasMessageContaining("faults").hasMessageContaining("copyParentKill").hasMessageContaining("4 nodes");
+
+    for (long seed = 1; seed <= 20; seed++) {
+      ChaosConfig alone = config(seed).nodes(4).duration(Duration.ofSeconds(120))
+          .faults(EnumSet.of(FaultKind.parse("copyParentKill"))).build();
+      FaultPlan plan = FaultPlan.generate(alone);
+      assertThat(plan.faults()).as("seed=%d", seed).hasSizeGreaterThanOrEqualTo(10)
+          .allSatisfy(p -> assertThat(p.kind()).isEqualTo(FaultKind.COPY_PARENT_KILL))
+          .allSatisfy(p -> assertThat(p.holdMillis()).isBetween(500L, 3_000L));
+      // Either way of aiming (on a slowed wire, or not), and a pick that spreads over the parents.
+      assertThat(plan.faults().stream().map(FaultPlan.Planned::variant).distinct()).as("seed=%d", seed).hasSize(2);
+      assertThat(plan.faults().stream().map(p -> p.pick() % 2).distinct()).as("seed=%d", seed).hasSize(2);
+    }
+    ChaosConfig two = config(5).nodes(4).duration(Duration.ofSeconds(90))
+        .faults(EnumSet.of(FaultKind.parse("copyParentKill"), FaultKind.parse("replicaKill"))).build();
+    assertThat(FaultPlan.generate(two).faults().stream().map(FaultPlan.Planned::kind).collect(Collectors.toSet()))
+        .isEqualTo(EnumSet.of(FaultKind.COPY_PARENT_KILL, FaultKind.REPLICA_KILL));
   }
 
   @Test

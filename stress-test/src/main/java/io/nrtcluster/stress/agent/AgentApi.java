@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The JSON messages between the chaos harness and the control endpoint of each node process. The
@@ -98,6 +99,15 @@ public final class AgentApi {
    * primary and takes writes now (a node still promoting says PRIMARY but is not writable yet, and
    * has no replay position to give). The {@code bitFlips*} counters are one consistent snapshot of the
    * transport's accounting ({@code injected == detected + discarded + undetected + pending}).
+   *
+   * <p>The copy tree ({@code CopyTreeConfig}): {@code copySource} is the node id of the replica this
+   * replica copies file bytes from, -1 when it copies from the primary or is no replica; {@code
+   * copySources} is, on the primary, each connected replica's copy source (replica id to parent id,
+   * -1 for the primary; empty elsewhere); {@code copying} is true while a copy of this replica runs,
+   * from its parent or the primary. {@code bytesFromPeers} counts the bytes of files this process
+   * copied whole from a parent, {@code peerFallbacks} the files a parent could not serve (gone,
+   * unreachable, stalled, not matching its checksum) and that it then fetched from the primary, and
+   * {@code filesServedToPeers} the files it served to its children, all totals of the process.
    */
   public record Status(
       int nodeId,
@@ -117,7 +127,21 @@ public final class AgentApi {
       long bytesCopied,
       long filesCopied,
       List<long[]> versionTimes,
-      boolean writable) {}
+      boolean writable,
+      int copySource,
+      Map<Integer, Integer> copySources,
+      long bytesFromPeers,
+      long peerFallbacks,
+      long filesServedToPeers) {
+    public Status {
+      copySources = copySources == null ? Map.of() : Map.copyOf(copySources);
+    }
+
+    /** The replicas that copy from {@code parent}, by the primary's {@link #copySources}, in id order. */
+    public List<Integer> childrenOf(int parent) {
+      return copySources.entrySet().stream().filter(e -> e.getValue() == parent).map(Map.Entry::getKey).sorted().toList();
+    }
+  }
 
   /**
    * Written to the node's directory once the node serves: how to reach it ({@code httpHost}: the

@@ -200,13 +200,15 @@ final class AgentServer implements AutoCloseable {
   private void status(HttpExchange ex) throws Exception {
     var s = node.status();
     Primary p = ClusterNodeInternals.primaryOf(node);
-    long[] replica = replicaTotals.totals(node.replica());
+    Replica r = node.replica();
+    long[] replica = replicaTotals.totals(r);
     FaultStats.FlipCounts flips = host.transport().faultStats().flipCounts();
     JsonHttp.reply(ex, 200, new AgentApi.Status(host.nodeId(), s.role(), s.primaryGen(), node.searchingVersion(),
         s.commitVersion(), s.replayPosition(), s.copying(), p == null ? 0 : p.preCopiesRunning(),
         flips.injected(), flips.detected(), flips.discarded(), flips.undetected(), flips.pending(),
         replica[0], replica[1], replica[2],
-        JsonHttp.query(ex, "drain") != null ? clock.drain() : List.of(), node.isWritablePrimary()));
+        JsonHttp.query(ex, "drain") != null ? clock.drain() : List.of(), node.isWritablePrimary(),
+        r == null ? -1 : r.copySource(), p == null ? Map.of() : p.copySources(), replica[3], replica[4], replica[5]));
   }
 
   private void docs(HttpExchange ex) throws Exception {
@@ -245,29 +247,38 @@ final class AgentServer implements AutoCloseable {
 
   /**
    * Copy counters summed over every replica this node has been: a role switch replaces the
-   * {@link Replica} (and its statistics), but the harness wants the process's totals.
+   * {@link Replica} (and its statistics), but the harness wants the process's totals. In order:
+   * checksum mismatches, bytes copied, files copied, bytes from peers, peer fallbacks, files served
+   * to peers.
    */
   private static final class ReplicaTotals {
     private Replica current;
-    private long mismatches;
-    private long bytes;
-    private long files;
+    private final long[] earlier = new long[6];
 
     synchronized long[] totals(Replica now) {
       if (now != current) {
         if (current != null) {
-          ReplicaStats last = current.stats();
-          mismatches += last.checksumMismatches();
-          bytes += last.bytesCopied();
-          files += last.filesCopied();
+          long[] last = of(current);
+          for (int i = 0; i < earlier.length; i++) {
+            earlier[i] += last[i];
+          }
         }
         current = now;
       }
-      if (current == null) {
-        return new long[] {mismatches, bytes, files};
+      long[] out = earlier.clone();
+      if (current != null) {
+        long[] live = of(current);
+        for (int i = 0; i < out.length; i++) {
+          out[i] += live[i];
+        }
       }
-      ReplicaStats s = current.stats();
-      return new long[] {mismatches + s.checksumMismatches(), bytes + s.bytesCopied(), files + s.filesCopied()};
+      return out;
+    }
+
+    private static long[] of(Replica r) {
+      ReplicaStats s = r.stats();
+      return new long[] {s.checksumMismatches(), s.bytesCopied(), s.filesCopied(), s.bytesFromPeers(), s.peerFallbacks(),
+          r.filesServedToPeers()};
     }
   }
 }
