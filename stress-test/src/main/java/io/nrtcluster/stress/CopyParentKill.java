@@ -131,7 +131,7 @@ final class CopyParentKill {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TREE_WAIT_MILLIS);
     do {
       NodeProcess primary = processes.primary();
-      AgentApi.Status p = primary == null ? null : status(primary);
+      AgentApi.Status p = primary == null ? null : primary.statusIfUp();
       if (p != null) {
         List<Target> targets = new ArrayList<>();
         for (int parent : p.copySources().values().stream().filter(id -> id >= 0).distinct().sorted().toList()) {
@@ -154,7 +154,7 @@ final class CopyParentKill {
   }
 
   private boolean knowsParent(int child, int parent) {
-    AgentApi.Status s = status(processes.node(child));
+    AgentApi.Status s = processes.node(child).statusIfUp();
     return s != null && s.copySource() == parent;
   }
 
@@ -164,7 +164,7 @@ final class CopyParentKill {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(AIM_MILLIS);
     do {
       for (int child : target.children()) {
-        AgentApi.Status s = status(processes.node(child));
+        AgentApi.Status s = processes.node(child).statusIfUp();
         if (s == null) {
           continue;
         }
@@ -189,10 +189,10 @@ final class CopyParentKill {
     long deadline = System.nanoTime() + recoveryTimeout.toNanos();
     for (Map.Entry<Integer, Long> e : before.entrySet()) {
       NodeProcess child = processes.node(e.getKey());
-      AgentApi.Status s = status(child);
+      AgentApi.Status s = child.statusIfUp();
       while (s == null && child.state() == NodeProcess.State.UP && System.nanoTime() < deadline) {
         Thread.sleep(100);
-        s = status(child);
+        s = child.statusIfUp();
       }
       if (s != null) {
         sum = Math.max(sum, 0) + Math.max(0, s.peerFallbacks() - e.getValue());
@@ -201,14 +201,4 @@ final class CopyParentKill {
     return sum;
   }
 
-  private static AgentApi.Status status(NodeProcess n) {
-    if (n.state() != NodeProcess.State.UP) {
-      return null;
-    }
-    try {
-      return n.client().status();
-    } catch (AgentException e) {
-      return null;
-    }
-  }
 }

@@ -312,7 +312,7 @@ final class FaultRunner {
     AgentApi.Ready ready = r.ready();
     String outcome = ready == null || ready.bootstrap() == null ? "UNKNOWN" : ready.bootstrap();
     long took = converge();
-    AgentApi.Status status = status(r);
+    AgentApi.Status status = r.statusIfUp();
     rebuilds.add(new ChaosReport.Rebuild(at, r.id(), outcome, ready == null ? -1 : ready.bootstrapVersion(), took,
         status == null ? -1 : status.bytesCopied()));
     LOG.info("N{} rebuilt: bootstrap {} (backup version {}), caught up in {} ms, {} bytes copied from the primary",
@@ -539,25 +539,15 @@ final class FaultRunner {
   }
 
   private boolean copying(NodeProcess n) {
-    AgentApi.Status s = status(n);
+    AgentApi.Status s = n.statusIfUp();
     return s != null && s.copying();
   }
 
   private boolean preCopying(NodeProcess n) {
-    AgentApi.Status s = status(n);
+    AgentApi.Status s = n.statusIfUp();
     return s != null && s.preCopiesRunning() > 0;
   }
 
-  private static AgentApi.Status status(NodeProcess n) {
-    if (n.state() != NodeProcess.State.UP) {
-      return null;
-    }
-    try {
-      return n.client().status();
-    } catch (AgentException e) {
-      return null;
-    }
-  }
 
   /** Every node up and the write path clean again, or a recovery timeout counted. */
   private void awaitRecovery() throws InterruptedException {

@@ -106,6 +106,18 @@ public final class NodeProcess {
     return client;
   }
 
+  /** The agent's status while the process is up and answers, else null (down, or not answering). */
+  AgentApi.Status statusIfUp() {
+    if (state() != State.UP) {
+      return null;
+    }
+    try {
+      return client.status();
+    } catch (AgentException e) {
+      return null;
+    }
+  }
+
   /** Address of the process's control endpoint (valid while it is up). */
   public String httpHost() {
     return httpHost;
