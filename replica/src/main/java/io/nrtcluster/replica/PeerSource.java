@@ -15,8 +15,9 @@ import io.nrtcluster.transport.Transport;
  * and intact is fetched from the primary ({@link StreamingCopyJob}).
  *
  * <p>The connection is made in the background as soon as a parent is assigned and again (at most
- * once per {@code reconnectMin}) after it drops; a copy never waits for it: while there is none, its
- * files come from the primary. A peer that answers as anything but the assigned replica is dropped.
+ * once per {@code peerStallTimeout}) after it drops; only the first copy after an assignment waits
+ * for it, briefly. While there is none, files come from the primary. A peer that answers as anything
+ * but the assigned replica is dropped.
  */
 final class PeerSource {
   /** The parent the primary of generation {@code primaryGen} named. */
@@ -30,6 +31,8 @@ final class PeerSource {
   /** Guarded by this: a connect is under way. */
   private boolean connecting;
   private long lastAttemptNanos = Long.MIN_VALUE / 2;
+  /** Guarded by this: a copy already waited for a connect to this assignment's parent (only the first does). */
+  private boolean waited;
   private volatile boolean closed;
 
   PeerSource(Transport transport, ReplicaContext ctx) {
@@ -68,6 +71,7 @@ final class PeerSource {
       old = connection;
       connection = null;
       lastAttemptNanos = Long.MIN_VALUE / 2;
+      waited = false;
     }
     if (old != null) {
       old.close();
@@ -103,9 +107,10 @@ final class PeerSource {
 
   /**
    * The open connection to the assigned parent, or null (copy from the primary): none assigned, or
-   * not connected, in which case a connect is started unless one ran within {@code reconnectMin}.
-   * A connect under way is waited for up to {@link #CONNECT_WAIT_MILLIS}: the first copy after an
-   * assignment usually starts right after it, and would otherwise take every file from the primary.
+   * not connected, in which case a connect is started unless one ran within {@code
+   * peerStallTimeout}. Only the first connect to a newly assigned parent is waited for, up to {@link
+   * #CONNECT_WAIT_MILLIS}: the first copy after an assignment usually starts right after it and would
+   * otherwise take every file from the primary; a parent that went away later costs no wait.
    */
   Connection connection() {
     Assignment a = assigned;
@@ -119,8 +124,10 @@ final class PeerSource {
     connectInBackground();
     long deadline = System.nanoTime() + CONNECT_WAIT_MILLIS * 1_000_000;
     synchronized (this) {
+      boolean first = !waited;
+      waited = true;
       try {
-        while (connecting && assigned == a && !closed) {
+        while (first && connecting && assigned == a && !closed) {
           long left = (deadline - System.nanoTime()) / 1_000_000;
           if (left <= 0) {
             break;
@@ -143,7 +150,7 @@ final class PeerSource {
     synchronized (this) {
       a = assigned;
       long now = System.nanoTime();
-      if (a == null || closed || connecting || now - lastAttemptNanos < ctx.config().reconnectMin().toNanos()) {
+      if (a == null || closed || connecting || now - lastAttemptNanos < ctx.config().peerStallTimeout().toNanos()) {
         return;
       }
       connecting = true;
