@@ -2,7 +2,6 @@ package io.nrtcluster.stress.bench;
 
 import io.nrtcluster.stress.AgentException;
 import io.nrtcluster.stress.NodeProcess;
-import io.nrtcluster.stress.ProcessCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,9 +15,10 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
- * One cell of figure 12 ({@link FanoutFigure}): with the primary's replicas up and its copy tree
- * planned, a paced load (the lag of each replica), then a bulk load and a forced merge (the merge
- * pre-copy down to every replica), with the copy counters of every node before, between and after.
+ * One replica count of figure 12 ({@link FanoutFigure}), both tree settings side by side: with each
+ * cluster's replicas up and its copy tree planned, a paced load (the lag of each replica), then a
+ * bulk load and a forced merge (the merge pre-copy down to every replica), with the copy counters of
+ * every node before, between and after.
  */
 final class FanoutCell {
   private static final Duration WAIT = Duration.ofMinutes(5);
@@ -56,50 +56,114 @@ final class FanoutCell {
     }
   }
 
-  static Measured measure(BenchConfig config, ProcessCluster cluster, NodeProcess primary, List<NodeProcess> replicas,
-      boolean tree, Consumer<String> out) throws IOException, InterruptedException {
-    BenchClient p = BenchNodes.client(primary);
-    String name = replicas.size() + " replica(s), copy tree " + (tree ? "on" : "off");
-    p.deleteAll();
-    cluster.awaitAllAt(p.status().version(), WAIT);
-    // Every cell's load starts on a clean page cache, not during the writeback of the cell before.
+  /** The two settings' cells of one replica count, measured side by side. */
+  record Pair(Measured off, Measured on) {}
+
+  /** One setting's cell while it is measured. */
+  private static final class Side {
+    final FanoutCluster cluster;
+    final List<NodeProcess> replicas;
+    final String name;
+    final Map<Integer, List<Long>> lags = new LinkedHashMap<>();
+    Map<Integer, Integer> sources;
+    Map<Integer, Integer> levels;
+    Snapshot before;
+    Snapshot afterLoad;
+    Snapshot end;
+    BenchApi.MergeReply merge;
+
+    Side(FanoutCluster cluster, int replicas) {
+      this.cluster = cluster;
+      this.replicas = cluster.keep(replicas);
+      this.name = replicas + " replica(s), copy tree " + (cluster.tree() ? "on" : "off");
+    }
+
+    BenchClient primary() {
+      return BenchNodes.client(cluster.primary());
+    }
+
+    Measured measured() throws IOException {
+      return new Measured(replicas.size(), cluster.tree(), sources, levels, lags, before, afterLoad, end, merge,
+          mergedFiles(cluster.primary(), merge));
+    }
+  }
+
+  /**
+   * Both settings' cells of {@code replicas} replicas: each cluster emptied and its tree planned,
+   * then the paced load in four windows, tree off, on, on, off (each setting's two windows sit
+   * symmetrically in time, so a drift of the machine, such as another process's load or the disk's
+   * writeback, weighs on both alike), then each one's bulk load and forced merge ({@code offFirst}:
+   * the tree-off cluster's first).
+   */
+  static Pair measure(BenchConfig config, FanoutCluster off, FanoutCluster on, int replicas, boolean offFirst,
+      Consumer<String> out) throws IOException, InterruptedException {
+    Side o = new Side(off, replicas);
+    Side t = new Side(on, replicas);
+    for (Side s : List.of(o, t)) {
+      BenchClient p = s.primary();
+      p.deleteAll();
+      s.cluster.processes().awaitAllAt(p.status().version(), WAIT);
+      s.sources = awaitTree(s.cluster.primary(), s.replicas, s.cluster.tree());
+      s.levels = Map.copyOf(p.copyTree().copyLevels());
+      for (NodeProcess r : s.replicas) {
+        BenchNodes.client(r).visible();
+        s.lags.put(r.id(), new ArrayList<>());
+      }
+      out.accept("bench: figure 12: " + s.name + ": copy sources " + s.sources);
+    }
+    // The windows start on a clean page cache, not during the writeback of the cell before.
     RawSpeed.flushPageCache();
-    Map<Integer, Integer> sources = awaitTree(primary, replicas, tree);
-    Map<Integer, Integer> levels = Map.copyOf(BenchNodes.client(primary).copyTree().copyLevels());
-    for (NodeProcess r : replicas) {
-      BenchNodes.client(r).visible();
+    o.before = snapshot(o);
+    t.before = snapshot(t);
+    out.accept("bench: figure 12: " + replicas + " replica(s): " + FanoutFigure.DOCS_PER_SEC + " docs/s, "
+        + FanoutFigure.REFRESH_MS + " ms refresh, windows tree off, on, on, off");
+    for (Side s : List.of(o, t, t, o)) {
+      window(config, s);
     }
-    out.accept("bench: figure 12: " + name + ": " + FanoutFigure.DOCS_PER_SEC + " docs/s, " + FanoutFigure.REFRESH_MS
-        + " ms refresh, copy sources " + sources);
-    Snapshot before = snapshot(primary, replicas);
-    BenchApi.LoadReply load = p.load(LoadRunner.Mode.NRT, FanoutFigure.DOCS_PER_SEC, FanoutFigure.REFRESH_MS,
-        config.warmupSec(), FanoutFigure.windowSec(config));
+    o.afterLoad = snapshot(o);
+    t.afterLoad = snapshot(t);
+    for (Side s : offFirst ? List.of(o, t) : List.of(t, o)) {
+      mergeStep(config, s, out);
+    }
+    return new Pair(o.measured(), t.measured());
+  }
+
+  /** One measured window of the paced load on {@code s}: each replica's lags added to its list. */
+  private static void window(BenchConfig config, Side s) throws IOException {
+    BenchApi.LoadReply load = s.primary().load(LoadRunner.Mode.NRT, FanoutFigure.DOCS_PER_SEC, FanoutFigure.REFRESH_MS,
+        config.warmupSec(), config.cellSec());
     if (!load.refreshes().isEmpty()) {
-      cluster.awaitAllAt(load.refreshes().get(load.refreshes().size() - 1)[0], WAIT);
+      s.cluster.processes().awaitAllAt(load.refreshes().get(load.refreshes().size() - 1)[0], WAIT);
     }
-    Map<Integer, List<Long>> lags = new LinkedHashMap<>();
-    for (NodeProcess r : replicas) {
-      lags.put(r.id(), VisibilityLag.lags(load.refreshes(), List.of(BenchNodes.client(r).visible().versions())));
+    for (NodeProcess r : s.replicas) {
+      s.lags.get(r.id()).addAll(VisibilityLag.lags(load.refreshes(), List.of(BenchNodes.client(r).visible().versions())));
     }
-    Snapshot afterLoad = snapshot(primary, replicas);
-    out.accept("bench: figure 12: " + name + ": a " + (config.copyBytes() >> 20) + " MiB merged segment");
+  }
+
+  /** A bulk load of {@code copyBytes} and a forced merge on {@code s}, pre-copied to every replica. */
+  private static void mergeStep(BenchConfig config, Side s, Consumer<String> out) throws IOException, InterruptedException {
+    out.accept("bench: figure 12: " + s.name + ": a " + (config.copyBytes() >> 20) + " MiB merged segment");
+    BenchClient p = s.primary();
     p.bulk(config.copyBytes(), Math.max(1 << 20, config.copyBytes() / 8));
-    cluster.awaitAllAt(p.status().version(), WAIT);
+    s.cluster.processes().awaitAllAt(p.status().version(), WAIT);
     // As figure 3: the pre-copy does not pay for the writeback of the bulk load before it.
     RawSpeed.flushPageCache();
-    BenchApi.MergeReply merge = p.forceMerge();
-    if (merge.preCopyNanos() <= 0 || merge.succeeded() != replicas.size()) {
-      throw new IOException("the forced merge did not pre-copy to " + replicas.size() + " replica(s): " + merge);
+    s.merge = p.forceMerge();
+    if (s.merge.preCopyNanos() <= 0 || s.merge.succeeded() != s.replicas.size()) {
+      throw new IOException("the forced merge did not pre-copy to " + s.replicas.size() + " replica(s): " + s.merge);
     }
-    cluster.awaitAllAt(p.status().version(), WAIT);
-    Snapshot end = snapshot(primary, replicas);
-    Map<Integer, Integer> after = end.primary().copySources();
-    if (!after.equals(sources)) {
-      // Reported, not fatal: the levels below are those planned when the cell started.
-      out.accept("bench: figure 12: " + name + ": the copy tree changed during the cell, from " + sources + " to " + after);
+    s.cluster.processes().awaitAllAt(p.status().version(), WAIT);
+    s.end = snapshot(s);
+    Map<Integer, Integer> after = s.end.primary().copySources();
+    if (!after.equals(s.sources)) {
+      // Reported, not fatal: the levels are those planned when the cell started.
+      out.accept("bench: figure 12: " + s.name + ": the copy tree changed during the cell, from " + s.sources + " to "
+          + after);
     }
-    return new Measured(replicas.size(), tree, sources, levels, lags, before, afterLoad, end, merge,
-        mergedFiles(primary, merge));
+  }
+
+  private static Snapshot snapshot(Side s) throws AgentException {
+    return snapshot(s.cluster.primary(), s.replicas);
   }
 
   private static Snapshot snapshot(NodeProcess primary, List<NodeProcess> replicas) throws AgentException {

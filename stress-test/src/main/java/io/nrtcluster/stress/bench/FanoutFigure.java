@@ -1,8 +1,6 @@
 package io.nrtcluster.stress.bench;
 
 import io.nrtcluster.primary.CopyTreeConfig;
-import io.nrtcluster.stress.NodeProcess;
-import io.nrtcluster.stress.ProcessCluster;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,30 +13,28 @@ import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
- * Figure 12: fan-out. A primary and 4, then 2, then 1 replica (node processes of their own; a
- * replica count is reached by stopping the replicas past it), once with every replica copying from
- * the primary (copy tree off: the baseline) and once with the copy tree {@link #TREE} (one replica
- * from the primary, at most two children per parent). Per cell ({@link FanoutCell}): a paced load
- * of {@link #DOCS_PER_SEC} with a refresh every {@link #REFRESH_MS} (each replica's lag, by level of
- * the tree), then a bulk load and a forced merge, whose merged segment is pre-copied down to every
- * replica; over the whole cell, the bytes the primary's transport sent per byte of new index data (the
- * bytes a replica that copies from the primary received). The pre-copy per replica is set against as
- * many raw transfers of the same files at once as there are replicas ({@link RawSpeed}, as figure 3),
- * measured once per replica count, right after the tree-off cell's merge.
+ * Figure 12: fan-out. Two clusters of node processes of their own, up at once: a primary and 4
+ * replicas with every replica copying from the primary (copy tree off: the baseline), and the same
+ * with the copy tree {@link #TREE} (one replica from the primary, at most two children per parent);
+ * 4, then 2, then 1 replica (the replicas past a count stopped). Per replica count ({@link
+ * FanoutCell}): a paced load of {@link #DOCS_PER_SEC} with a refresh every {@link #REFRESH_MS} in
+ * four windows, tree off, on, on, off (each replica's lag, by level of the tree), then in each
+ * cluster a bulk load and a forced merge, whose merged segment is pre-copied down to every replica;
+ * over the whole cell, the bytes the primary's transport sent per byte of new index data (the bytes
+ * a replica that copies from the primary received). The pre-copy per replica is set against as many
+ * raw transfers of the same files at once as there are replicas ({@link RawSpeed}, as figure 3),
+ * measured once per replica count, after the merges.
  */
 final class FanoutFigure {
   static final int DOCS_PER_SEC = 1_000;
   static final int REFRESH_MS = 1_000;
   /** The tree measured: one replica from the primary, two children per parent, a 2 s wait for a parent. */
   static final CopyTreeConfig TREE = new CopyTreeConfig(1, 2, Duration.ofSeconds(2));
-  /** Replica counts, in the order measured (each one stops the replicas past it). */
+  /** Replica counts, in the order measured (each one stops the replicas past it in both clusters). */
   static final List<Integer> REPLICA_COUNTS = List.of(4, 2, 1);
   static final double SENT_TARGET = 1.25;
   static final double LAG_P50_TARGET = 1.10;
   static final double PRE_COPY_TARGET = 0.9;
-  private static final Duration START = Duration.ofMinutes(2);
-  /** The merged segment of each tree setting's warm-up (at most). */
-  private static final long WARM_UP_MERGE_BYTES = 128L << 20;
 
   private FanoutFigure() {}
 
@@ -52,8 +48,25 @@ final class FanoutFigure {
   static FanoutReport run(BenchConfig config, BenchNodes nodes, Consumer<String> out, BenchTable table) throws Exception {
     Path dir = config.out().resolve("fanout");
     Map<Integer, Raw> raw = new HashMap<>();
-    List<FanoutCell.Measured> off = mode(config, nodes, dir, false, out, raw);
-    List<FanoutCell.Measured> on = mode(config, nodes, dir, true, out, raw);
+    List<FanoutCell.Measured> off = new ArrayList<>();
+    List<FanoutCell.Measured> on = new ArrayList<>();
+    int most = REPLICA_COUNTS.get(0);
+    // Both clusters up at once, so that their windows can alternate (the one not measured idles).
+    try (FanoutCluster offCluster = FanoutCluster.start(config, nodes, dir, false, most, out);
+        FanoutCluster onCluster = FanoutCluster.start(config, nodes, dir, true, most, out)) {
+      out.accept("bench: figure 12: warming up both clusters (" + config.warmUpSec() + " s of load and a merge each)");
+      offCluster.warmUp(config);
+      onCluster.warmUp(config);
+      boolean offFirst = true;
+      for (int replicas : REPLICA_COUNTS) {
+        FanoutCell.Pair pair = FanoutCell.measure(config, offCluster, onCluster, replicas, offFirst, out);
+        off.add(pair.off());
+        on.add(pair.on());
+        out.accept("bench: figure 12: raw loopback and disk baselines, " + replicas + " at once");
+        raw.put(replicas, baseline(pair.off().mergedFiles(), replicas, dir.resolve("rawcopy")));
+        offFirst = !offFirst;
+      }
+    }
     List<FanoutReport.Cell> cells = new ArrayList<>();
     boolean sentMet = true;
     boolean lagMet = true;
@@ -87,21 +100,23 @@ final class FanoutFigure {
     return new FanoutReport(DOCS_PER_SEC, REFRESH_MS, config.warmupSec(), windowSec(config), config.copyBytes(),
         TREE.directReplicas(), TREE.fanOut(), TREE.parentWait().toMillis(), List.copyOf(cells), SENT_TARGET, LAG_P50_TARGET,
         PRE_COPY_TARGET, sentMet, lagMet, preCopyMet,
-        "node processes of their own on loopback: a primary and 4 replicas, then 2, then 1 (the others stopped), once "
-        + "with every replica copying from the primary (tree off) and once with the copy tree on; per cell a paced load "
-        + "(lag: start of the primary's refresh of a version to a replica first searching it or newer, pooled per level), "
-        + "then a bulk load of preCopyBytes and a forced merge pre-copied to every replica; bytes: what the primary's "
+        "two clusters of node processes of their own on loopback, up at once: a primary and 4 replicas, then 2, then 1 "
+        + "(the others stopped), one with every replica copying from the primary (tree off), one with the copy tree on; "
+        + "per replica count a paced load in four windows of measuredSec / 2, tree off, on, on, off (lag: start of the "
+        + "primary's refresh of a version to a replica first searching it or newer, pooled per level), then in each "
+        + "cluster a bulk load of preCopyBytes and a forced merge pre-copied to every replica; bytes: what the primary's "
         + "transport sent its peers over the whole cell (load, bulk load, merge) over the file bytes its first direct "
         + "replica received; pre-copy per replica: the segment's bytes over its time from the pre-copy's start to that "
         + "replica done (its completion seen by a 2 ms watch on the replica), against rawStreams raw loopback transfers and "
-        + "raw disk writes of the same files at once (the lower; measured once per replica count after the tree-off "
-        + "merge); wallSec: the whole pre-copy, every level; with 1 replica both settings plan the same (one direct "
+        + "raw disk writes of the same files at once (the lower; measured once per replica count after the merges, on "
+        + "the tree-off cluster's files); wallSec: the whole pre-copy, every level; with 1 replica both settings plan the same (one direct "
         + "replica): that pair is an A/A control of the lag comparison, left out of lagTargetMet");
   }
 
   /**
-   * Each cell's measured window: twice the other figures' ({@link BenchConfig#cellSec}), 30 s in the
-   * full run, so that each replica's lag has 30 samples at one refresh a second.
+   * Each setting's measured time per replica count: two windows of the other figures' {@link
+   * BenchConfig#cellSec}, 30 s in the full run, so that each replica's lag has 30 samples at one
+   * refresh a second.
    */
   static int windowSec(BenchConfig config) {
     return 2 * config.cellSec();
@@ -109,53 +124,6 @@ final class FanoutFigure {
 
   private static FanoutCell.Measured of(List<FanoutCell.Measured> cells, int replicas) {
     return cells.stream().filter(c -> c.replicas() == replicas).findFirst().orElseThrow();
-  }
-
-  /** One tree setting: its own five node processes, every replica count measured on them in turn. */
-  private static List<FanoutCell.Measured> mode(BenchConfig config, BenchNodes nodes, Path dir, boolean tree,
-      Consumer<String> out, Map<Integer, Raw> raw) throws Exception {
-    String name = tree ? "tree" : "off";
-    String spec = tree ? TREE.directReplicas() + "," + TREE.fanOut() + "," + TREE.parentWait().toMillis() : "off";
-    int nodeCount = 1 + REPLICA_COUNTS.get(0);
-    List<NodeProcess> procs = new ArrayList<>();
-    for (int id = 1; id <= nodeCount; id++) {
-      Path d = dir.resolve(name).resolve("node-" + id);
-      List<String> args = List.of("--zk", nodes.zooKeeper(), "--cluster", "fanout-" + name, "--session-timeout-ms",
-          Integer.toString(config.sessionTimeoutMs()), "--merge-wait-ms", "0", "--copy-tree", spec);
-      procs.add(new NodeProcess(id, d, BenchNodes.command(config, config.heapMb(), d, id, args)));
-    }
-    out.accept("bench: figure 12: a primary and " + (nodeCount - 1) + " replicas, --copy-tree " + spec);
-    List<FanoutCell.Measured> cells = new ArrayList<>();
-    try {
-      ProcessCluster cluster = new ProcessCluster(procs, START).startWithFirstAsPrimary();
-      cluster.awaitRoles(START);
-      NodeProcess primary = procs.get(0);
-      FollowerFigure.awaitWritable(primary);
-      // Fresh JVMs compile (C2) and size their heaps first: not charged to the first cell. The bulk
-      // load, the forced merge and its pre-copy down the tree are warmed up too (a smaller segment).
-      BenchClient p = BenchNodes.client(primary);
-      p.load(LoadRunner.Mode.NRT, DOCS_PER_SEC, REFRESH_MS, config.warmUpSec(), 1);
-      long warmUpBytes = Math.min(config.copyBytes(), WARM_UP_MERGE_BYTES);
-      p.bulk(warmUpBytes, Math.max(1 << 20, warmUpBytes / 8));
-      p.forceMerge();
-      for (int replicas : REPLICA_COUNTS) {
-        for (int i = procs.size() - 1; i > replicas; i--) {
-          procs.get(i).stopGracefully(30_000);
-        }
-        FanoutCell.Measured m = FanoutCell.measure(config, cluster, primary, procs.subList(1, replicas + 1), tree, out);
-        cells.add(m);
-        if (!tree) {
-          out.accept("bench: figure 12: raw loopback and disk baselines, " + replicas + " at once");
-          raw.put(replicas, baseline(m.mergedFiles(), replicas, dir.resolve("rawcopy")));
-        }
-      }
-      BenchNodes.client(primary).deleteAll();
-    } finally {
-      for (int i = procs.size() - 1; i >= 0; i--) {
-        procs.get(i).stopGracefully(30_000);
-      }
-    }
-    return cells;
   }
 
   /**

@@ -8,8 +8,9 @@ import java.util.List;
  *
  * @param docsPerSec the primary's indexing rate in the measured window
  * @param refreshMs its refresh interval
- * @param warmupSec warm-up of each cell's window, not measured
- * @param measuredSec measured window of each cell
+ * @param warmupSec warm-up of each window, not measured
+ * @param measuredSec measured time of each cell: two windows of half this, the settings' windows
+ *     alternating tree off, on, on, off
  * @param preCopyBytes size of each cell's large merged segment (bulk load, then a forced merge)
  * @param treeDirectReplicas the tree's {@code CopyTreeConfig.directReplicas}
  * @param treeFanOut its {@code fanOut}
