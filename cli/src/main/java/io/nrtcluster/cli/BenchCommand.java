@@ -40,6 +40,9 @@ import picocli.CommandLine.TypeConversionException;
           + "S3-compatible store (S3Proxy in this JVM, in memory: give it the heap) while two new replicas bootstrap it "
           + "at 1,000 docs/s of indexing, from the primary and from the store: the primary's bytes sent and CPU, time to "
           + "searching, indexing rate; target: from the store the primary sends at most 5% of the index's bytes.",
+      "The fan-out figure (fanout): a primary and 1, 2 and 4 replicas, every replica copying from the primary and then "
+          + "through a copy tree (one direct replica, two children per parent): the primary's bytes sent per new byte, "
+          + "lag per level of the tree, and the merge pre-copy of a large segment per replica against raw transfers.",
       "Writes a table to stdout and DIR/bench.json plus lag plots (DIR/lag-*.png). About twenty minutes; --quick about four."
     })
 public final class BenchCommand implements Callable<Integer> {
@@ -59,7 +62,7 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--figures", split = ",", paramLabel = "FIGURE",
       description = "Measure only these, comma-separated: grid (figures 1, 2, 4), search (5), copy (3), failover (6), "
-          + "delay (8), scale (9), bootstrap (10), durability (11). "
+          + "delay (8), scale (9), bootstrap (10), durability (11), fanout (12), followers (13). "
           + "Default: all.",
       converter = FigureConverter.class)
   Set<BenchFigure> figures = EnumSet.allOf(BenchFigure.class);
@@ -125,7 +128,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
       }
       throw new TypeConversionException("unknown figure '" + value
-          + "' (grid, search, copy, failover, delay, scale, bootstrap, durability)");
+          + "' (grid, search, copy, failover, delay, scale, bootstrap, durability, fanout, followers)");
     }
   }
 }

@@ -99,4 +99,26 @@ public final class BenchApi {
    */
   public record StoreReply(long lastBackedUpVersion, long bytesUploaded, long bytesDownloaded, String bootstrapOutcome,
       long bytesFromPrimary, long version, long indexBytes) {}
+
+  /**
+   * A cluster node's copying for the fan-out figure (figure 12), all counters since its start.
+   *
+   * @param role its role now (null before it has one)
+   * @param version the version it searches
+   * @param bytesSentByPeer bytes its transport sent each peer for the index (on a primary: to each replica)
+   * @param transportBytesSent bytes its transport sent in all, every index and peer
+   * @param copySources on a primary, each connected replica's copy source (-1: the primary); else empty
+   * @param copyLevels on a primary, each connected replica's level in the copy tree (1: copies from the
+   *     primary, 2: from a replica of level 1, ...); else empty
+   * @param copySource on a replica, where it copies from (-1: the primary); -2 on a primary
+   * @param bytesCopied on a replica, file bytes it received (from the primary and from peers)
+   * @param bytesFromPeers on a replica, the bytes of files it copied whole from its parent
+   * @param peerFallbacks on a replica, files its parent could not serve, fetched from the primary
+   * @param preCopiesCompleted on a replica, merge pre-copies it completed
+   * @param lastPreCopyDoneNanos when this node saw its last pre-copy complete (sampled every {@link
+   *     CopyTreeEndpoints#SAMPLE_MS} ms), 0 before any
+   */
+  public record CopyTreeStatus(int nodeId, Role role, long version, Map<Integer, Long> bytesSentByPeer,
+      long transportBytesSent, Map<Integer, Integer> copySources, Map<Integer, Integer> copyLevels, int copySource,
+      long bytesCopied, long bytesFromPeers, long peerFallbacks, long preCopiesCompleted, long lastPreCopyDoneNanos) {}
 }

@@ -111,4 +111,9 @@ final class BenchClient {
   BenchApi.StoreReply bootstrapStore() throws AgentException {
     return json.get("/bootstrap-store", Duration.ofSeconds(30), BenchApi.StoreReply.class);
   }
+
+  /** The node's copying for the fan-out figure: bytes sent per peer, copy tree, copy counters. */
+  BenchApi.CopyTreeStatus copyTree() throws AgentException {
+    return json.get("/copy-tree", Duration.ofSeconds(10), BenchApi.CopyTreeStatus.class);
+  }
 }

@@ -131,10 +131,11 @@ public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refr
 
   /**
    * Whether this run measures any figure of the one-index cluster and the single-node baselines (all
-   * but the scale, bootstrap and follower figures, which start their own node processes).
+   * but the scale, bootstrap, fan-out and follower figures, which start their own node processes).
    */
   public boolean runsOneIndexFigures() {
-    return figures.stream().anyMatch(f -> f != BenchFigure.SCALE && f != BenchFigure.BOOTSTRAP && f != BenchFigure.FOLLOWERS);
+    return figures.stream().anyMatch(f -> f != BenchFigure.SCALE && f != BenchFigure.BOOTSTRAP && f != BenchFigure.FANOUT
+        && f != BenchFigure.FOLLOWERS);
   }
 
   /**

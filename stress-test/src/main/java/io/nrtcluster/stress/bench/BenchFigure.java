@@ -34,6 +34,12 @@ public enum BenchFigure {
    */
   DURABILITY,
   /**
+   * Figure 12: fan-out: a primary and 1, 2 and 4 replicas, every replica copying from the primary and
+   * then through a copy tree: the primary's bytes sent per new byte, lag per level of the tree, the
+   * merge pre-copy per replica (own node processes, {@link FanoutFigure}).
+   */
+  FANOUT,
+  /**
    * Figure 13: a follower through the object store alone: lag from the primary's refresh to the
    * follower searching that version, without and with a link delay to the store ({@link FollowerFigure}).
    */

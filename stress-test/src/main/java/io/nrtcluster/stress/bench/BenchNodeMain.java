@@ -4,13 +4,16 @@ import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.HostConfig;
 import io.nrtcluster.node.IndexSettings;
 import io.nrtcluster.node.NrtHost;
+import io.nrtcluster.objectstore.BackupMode;
 import io.nrtcluster.objectstore.HostObjectStore;
 import io.nrtcluster.objectstore.HostStoreConfig;
 import io.nrtcluster.objectstore.ObjectStoreConfig;
+import io.nrtcluster.primary.CopyTreeConfig;
 import io.nrtcluster.stress.agent.AgentApi;
 import io.nrtcluster.stress.agent.StoreOptions;
 import io.nrtcluster.transport.FaultInjection;
 import io.nrtcluster.transport.TransportConfig;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -78,18 +81,47 @@ public final class BenchNodeMain implements Callable<Integer> {
   @Option(names = "--store-bootstrap", description = "Restore the newest backup before the index opens.")
   boolean storeBootstrap;
 
+  @Option(names = "--copy-tree", paramLabel = "DIRECT,FANOUT[,WAIT_MS]|off",
+      description = "The index's copy tree: replicas that copy from the primary, children per parent and how long a "
+          + "child waits for its parent (ms, default 2000); 'off': every replica copies from the primary. Default: the "
+          + "library's (CopyTreeConfig.defaults()).")
+  String copyTree;
+
   private final CountDownLatch stopped = new CountDownLatch(1);
 
   /** Backups of every commit and/or the bootstrap, as the options say; long timeouts for large files. */
-  private HostStoreConfig storeConfig() throws java.io.IOException {
+  private HostStoreConfig storeConfig() throws IOException {
     ObjectStoreConfig.Builder b = storeOptions.config().socketTimeout(Duration.ofMinutes(2)).backupLease(Duration.ofMinutes(30));
     return HostStoreConfig.builder().store(b.build()).backups(storeBackups).bootstrap(storeBootstrap)
-        .mode(storePoints ? io.nrtcluster.objectstore.BackupMode.EVERY_POINT : io.nrtcluster.objectstore.BackupMode.EVERY_COMMIT)
+        .mode(storePoints ? BackupMode.EVERY_POINT : BackupMode.EVERY_COMMIT)
         .build();
   }
 
   public static void main(String[] args) {
     System.exit(new CommandLine(new BenchNodeMain()).execute(args));
+  }
+
+  /** The copy tree {@code spec} names ({@code off} or {@code direct,fanOut[,parentWaitMs]}), or null for the default. */
+  static CopyTreeConfig copyTree(String spec) {
+    if (spec == null) {
+      return null;
+    }
+    if (spec.equalsIgnoreCase("off")) {
+      return CopyTreeConfig.OFF;
+    }
+    String[] parts = spec.split(",");
+    if (parts.length < 2 || parts.length > 3) {
+      throw new IllegalArgumentException("--copy-tree: 'off' or DIRECT,FANOUT[,WAIT_MS], not '" + spec + "'");
+    }
+    Duration wait = parts.length == 3 ? Duration.ofMillis(Long.parseLong(parts[2].trim())) : Duration.ofSeconds(2);
+    return new CopyTreeConfig(Integer.parseInt(parts[0].trim()), Integer.parseInt(parts[1].trim()), wait);
+  }
+
+  /** The one index's settings, with the copy tree of {@code --copy-tree} when given. */
+  private IndexSettings benchSettings() {
+    IndexSettings s = new IndexSettings("bench", this::writerConfig);
+    CopyTreeConfig tree = copyTree(copyTree);
+    return tree == null ? s : s.withCopyTree(tree);
   }
 
   IndexWriterConfig writerConfig() {
@@ -106,6 +138,7 @@ public final class BenchNodeMain implements Callable<Integer> {
     NrtHost host = null;
     HostObjectStore store = null;
     BootstrapEndpoints bootstrap = null;
+    CopyTreeEndpoints copyTreeStatus = null;
     if (standalone) {
       agent = BenchAgent.standalone(id, data.resolve("index"), writerConfig(), stopped::countDown);
       address = "standalone";
@@ -123,9 +156,9 @@ public final class BenchNodeMain implements Callable<Integer> {
       List<ClusterNode> open = new ArrayList<>();
       if (indexes == 0 && storeOptions.enabled()) {
         store = HostObjectStore.open(host, storeConfig());
-        open.add(store.openIndex(new IndexSettings("bench", this::writerConfig)));
+        open.add(store.openIndex(benchSettings()));
       } else if (indexes == 0) {
-        open.add(host.openIndex(new IndexSettings("bench", this::writerConfig)));
+        open.add(host.openIndex(benchSettings()));
       }
       for (int i = 0; i < indexes; i++) {
         open.add(host.openIndex(new IndexSettings(ScaleEndpoints.indexName(i), this::writerConfig)));
@@ -134,6 +167,8 @@ public final class BenchNodeMain implements Callable<Integer> {
       if (indexes == 0) {
         bootstrap = new BootstrapEndpoints("bench", open.get(0), store);
         bootstrap.register(agent);
+        copyTreeStatus = new CopyTreeEndpoints(open.get(0), host);
+        copyTreeStatus.register(agent);
       }
       address = host.address().toString();
     }
@@ -142,6 +177,9 @@ public final class BenchNodeMain implements Callable<Integer> {
     stopped.await();
     if (bootstrap != null) {
       bootstrap.close();
+    }
+    if (copyTreeStatus != null) {
+      copyTreeStatus.close();
     }
     agent.close();
     if (store != null) {

@@ -43,13 +43,23 @@ public record BenchReport(Machine machine, BenchConfig config, Figures figures) 
       Scale scale,
       Bootstrap bootstrap,
       AckLatency ackLatency,
-      Followers followers) {
+      Followers followers,
+      FanoutReport fanout) {
+
+    /** The figures without figure 12. */
+    public Figures(VisibilityLag visibilityLag, CommitBased commitBased, ReplicaCpu replicaCpu,
+        SearchWhileCopying searchWhileCopying, CopyThroughput copyThroughput, Failover failover,
+        List<PhaseBreakdown> lagPhases, LinkDelay linkDelay, Scale scale, Bootstrap bootstrap, AckLatency ackLatency,
+        Followers followers) {
+      this(visibilityLag, commitBased, replicaCpu, searchWhileCopying, copyThroughput, failover, lagPhases, linkDelay,
+          scale, bootstrap, ackLatency, followers, null);
+    }
 
     /** The figures without the lag phases and figures 8 to 11. */
     public Figures(VisibilityLag visibilityLag, CommitBased commitBased, ReplicaCpu replicaCpu,
         SearchWhileCopying searchWhileCopying, CopyThroughput copyThroughput, Failover failover) {
       this(visibilityLag, commitBased, replicaCpu, searchWhileCopying, copyThroughput, failover, null, null, null, null,
-          null, null);
+          null, null, null);
     }
   }
 

@@ -37,6 +37,7 @@ public final class BenchRun {
   private BenchReport.Bootstrap bootstrap;
   private BenchReport.AckLatency ackLatency;
   private BenchReport.Followers followers;
+  private FanoutReport fanout;
   /** Per cell: label -> (local, nrt, commit) lag samples for the plots. */
   private final Map<String, List<List<Long>>> plotData = new LinkedHashMap<>();
 
@@ -90,6 +91,11 @@ public final class BenchRun {
         nodes.stopNodes();
         bootstrap = BootstrapFigure.run(config, nodes, out, table);
       }
+      if (config.runs(BenchFigure.FANOUT)) {
+        // Its own primary and replica processes, with the machine to themselves.
+        nodes.stopNodes();
+        fanout = FanoutFigure.run(config, nodes, out, table);
+      }
       if (config.runs(BenchFigure.FOLLOWERS)) {
         // Its own primary process and store.
         nodes.stopNodes();
@@ -98,7 +104,7 @@ public final class BenchRun {
     }
     BenchReport result = new BenchReport(machine(), config, new BenchReport.Figures(visibilityLag, commitBased, replicaCpu,
         searchWhileCopying, copyThroughput, failover, lagPhases.isEmpty() ? null : List.copyOf(lagPhases), linkDelay, scale,
-        bootstrap, ackLatency, followers));
+        bootstrap, ackLatency, followers, fanout));
     result.writeTo(config.out().resolve("bench.json"));
     for (Map.Entry<String, List<List<Long>>> e : plotData.entrySet()) {
       LagChart.write(e.getKey(), e.getValue(), config.out().resolve("lag-" + e.getKey().replaceAll("[^0-9a-z]+", "-") + ".png"));

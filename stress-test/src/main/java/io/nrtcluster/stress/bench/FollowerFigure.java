@@ -87,7 +87,7 @@ final class FollowerFigure {
   }
 
   /** A new primary is PRIMARY while it still promotes: the load starts once it takes writes (bounded). */
-  private static void awaitWritable(NodeProcess primary) throws IOException {
+  static void awaitWritable(NodeProcess primary) throws IOException {
     long deadline = System.nanoTime() + CATCH_UP.toNanos();
     while (!BenchNodes.client(primary).status().writable()) {
       if (System.nanoTime() > deadline) {

@@ -17,13 +17,14 @@ import org.junit.jupiter.api.io.TempDir;
  * A tiny benchmark run end to end (real node JVMs), checking what it produces, not how fast anything
  * was: timings belong to {@code bin/nrt bench}, not to tests. The scale and bootstrap figures, which
  * start node processes of their own, have their own tests ({@link ScaleFigureTest}, {@link
- * BootstrapFigureTest}).
+ * BootstrapFigureTest}). About four minutes here, a minute and a half of it figure 12 (ten node
+ * processes, six cells).
  */
 class BenchRunTest {
   @TempDir Path dir;
 
   @Test
-  @Timeout(value = 6, unit = TimeUnit.MINUTES)
+  @Timeout(value = 8, unit = TimeUnit.MINUTES)
   void everyFigureComesWithItsBaselineInBenchJson() throws Exception {
     Path out = dir.resolve("bench");
     BenchConfig tiny = new BenchConfig(out, List.of(500), List.of(250), 3, 1, 3, false, 16L << 20, 1, 4_000, 384, false,
@@ -69,6 +70,28 @@ class BenchRunTest {
     assertThat(f.path("followers").path("lag").path("n").asInt()).isPositive();
     assertThat(f.path("followers").path("delayedLag").path("n").asInt()).isPositive();
     assertThat(f.path("followers").path("delayMs").asInt()).isEqualTo(BenchConfig.DEFAULT_LINK_DELAY_MS);
+    // Figure 12: 1, 2 and 4 replicas, the copy tree off then on, each cell with its bytes, lag per level and pre-copy.
+    JsonNode fanout = f.path("fanout").path("cells");
+    assertThat(fanout).hasSize(6);
+    int i = 0;
+    for (int replicas : new int[] {1, 2, 4}) {
+      for (boolean tree : new boolean[] {false, true}) {
+        JsonNode c = fanout.get(i++);
+        assertThat(c.path("replicas").asInt()).isEqualTo(replicas);
+        assertThat(c.path("tree").asBoolean()).isEqualTo(tree);
+        assertThat(c.path("newDataBytes").asLong()).isGreaterThanOrEqualTo(16L << 20);
+        assertThat(c.path("sentPerNewByte").asDouble()).isPositive();
+        // Levels: one with the tree off; with it on, one per level of a tree of fan-out 2 below one direct replica.
+        assertThat(c.path("levels")).hasSize(tree ? (replicas == 4 ? 3 : replicas) : 1);
+        assertThat(c.path("levels").get(0).path("lagMs").path("n").asInt()).isPositive();
+        assertThat(c.path("preCopy").path("succeeded").asInt()).isEqualTo(replicas);
+        assertThat(c.path("preCopy").path("slowestMiBPerSec").asDouble()).isPositive();
+        assertThat(c.path("preCopy").path("wallSec").asDouble()).isPositive();
+        assertThat(c.path("replicaDetail")).hasSize(replicas);
+      }
+    }
+    // With the tree, the primary sends 4 replicas each new byte about once (every one of them, without it).
+    assertThat(fanout.get(5).path("sentPerNewByte").asDouble()).isLessThan(fanout.get(4).path("sentPerNewByte").asDouble());
     // Figure 11: both levels measured without and with the link delay, with the bound's parts.
     JsonNode ack = f.path("ackLatency").path("cells");
     assertThat(ack).hasSize(2);
