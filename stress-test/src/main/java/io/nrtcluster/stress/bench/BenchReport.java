@@ -14,11 +14,12 @@ import java.util.Map;
  * components in declaration order under their names, so the order and names here are the file's
  * format (scripts and the docs' tables read it). A figure that was not run is left out.
  *
+ * @param provenance which commit it measured, and when
  * @param machine where it ran
  * @param config how it ran
  * @param figures what it measured
  */
-public record BenchReport(Machine machine, BenchConfig config, Figures figures) {
+public record BenchReport(Provenance provenance, Machine machine, BenchConfig config, Figures figures) {
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   /** Writes this report as indented JSON to {@code file}. */

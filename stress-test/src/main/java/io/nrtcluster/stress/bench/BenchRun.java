@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,6 +54,7 @@ public final class BenchRun {
   }
 
   private BenchReport run() throws Exception {
+    Instant started = Instant.now();
     out.accept(config.runsOneIndexFigures()
         ? "bench: starting a ZooKeeper server, two single-node baselines and a 3-node cluster in " + config.out()
         : "bench: starting a ZooKeeper server in " + config.out());
@@ -102,7 +104,7 @@ public final class BenchRun {
         followers = FollowerFigure.run(config, nodes, out, table);
       }
     }
-    BenchReport result = new BenchReport(machine(), config, new BenchReport.Figures(visibilityLag, commitBased, replicaCpu,
+    BenchReport result = new BenchReport(Provenance.of(Path.of(""), started), machine(), config, new BenchReport.Figures(visibilityLag, commitBased, replicaCpu,
         searchWhileCopying, copyThroughput, failover, lagPhases.isEmpty() ? null : List.copyOf(lagPhases), linkDelay, scale,
         bootstrap, ackLatency, followers, fanout));
     result.writeTo(config.out().resolve("bench.json"));

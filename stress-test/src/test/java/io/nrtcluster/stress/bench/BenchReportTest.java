@@ -19,13 +19,16 @@ import org.junit.jupiter.api.io.TempDir;
  * optional fields left out when absent, and the figures a run skipped missing.
  */
 class BenchReportTest {
+  private static final Provenance PROVENANCE =
+      new Provenance("0123456789abcdef0123456789abcdef01234567", false, "2026-11-27T00:00:00Z", "2026-11-27T00:10:00Z");
+
   @TempDir Path dir;
 
   private static final Dist D = new Dist(1.5, 2.5, 3.5, 4);
 
   @Test
   void everyObjectKeepsItsFieldNamesAndOrder() throws Exception {
-    BenchReport report = new BenchReport(new BenchReport.Machine(2, 1L << 30, "jdk", "os"), config(),
+    BenchReport report = new BenchReport(PROVENANCE, new BenchReport.Machine(2, 1L << 30, "jdk", "os"), config(),
         new BenchReport.Figures(
             new BenchReport.VisibilityLag(1.1, 1.2, 1.2, 1.5, "n", List.of(
                 new BenchReport.LagCell(500, 250, 10, 11, 3, D, D, D, 1.1, 1.2),
@@ -44,7 +47,8 @@ class BenchReportTest {
     JsonNode json = write(report);
     Map<String, List<String>> shape = shape(json);
     Map<String, List<String>> expected = new LinkedHashMap<>();
-    expected.put("/", List.of("machine", "config", "figures"));
+    expected.put("/", List.of("provenance", "machine", "config", "figures"));
+    expected.put("/provenance", List.of("commit", "dirty", "startedAt", "finishedAt"));
     expected.put("/machine", List.of("cores", "memoryBytes", "jdk", "os"));
     expected.put("/figures", List.of("visibilityLag", "commitBased", "replicaCpu", "searchWhileCopying", "copyThroughput",
         "failover"));
@@ -95,7 +99,7 @@ class BenchReportTest {
 
   @Test
   void figuresARunSkippedAreAbsent() throws Exception {
-    BenchReport report = new BenchReport(new BenchReport.Machine(2, 1L << 30, "jdk", "os"), config(),
+    BenchReport report = new BenchReport(PROVENANCE, new BenchReport.Machine(2, 1L << 30, "jdk", "os"), config(),
         new BenchReport.Figures(null, null, null, null, null, new BenchReport.Failover(1, 2, 3, 4, 5, 6, 7, "n", 8, 9, 10, null)));
     assertThat(names(write(report).path("figures"))).containsExactly("failover");
   }

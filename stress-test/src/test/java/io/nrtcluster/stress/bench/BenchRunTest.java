@@ -32,6 +32,9 @@ class BenchRunTest {
     BenchRun.run(tiny, System.out::println);
 
     JsonNode json = new ObjectMapper().readTree(out.resolve("bench.json").toFile());
+    assertThat(json.path("provenance").path("commit").asText()).as("the commit measured (run inside the repository)")
+        .matches("[0-9a-f]{40}");
+    assertThat(json.path("provenance").path("startedAt").asText()).isNotBlank();
     assertThat(json.path("machine").path("cores").asInt()).isPositive();
     assertThat(json.path("machine").path("memoryBytes").asLong()).isPositive();
     assertThat(json.path("machine").path("jdk").asText()).isNotBlank();

@@ -16,6 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
  * and figure 6's acknowledged loss in bench.json.
  */
 class DurabilityFigureTest {
+  private static final Provenance PROVENANCE =
+      new Provenance("0123456789abcdef0123456789abcdef01234567", false, "2026-11-27T00:00:00Z", "2026-11-27T00:10:00Z");
+
   @TempDir Path dir;
 
   private static Dist d(double p50) {
@@ -63,7 +66,7 @@ class DurabilityFigureTest {
         new BenchReport.AckLoss("REPLICATED", 2, 5, 20, 200, 0, List.of(0L, 0L), "n")));
     BenchReport.AckLatency latency = new BenchReport.AckLatency(1000, 100, DurabilityFigure.WINDOWS,
         List.of(cell(0, 120.0, 124.0), cell(25, 130.0, 170.0)), "n");
-    BenchReport report = new BenchReport(new BenchReport.Machine(2, 1L << 30, "jdk", "os"), config(),
+    BenchReport report = new BenchReport(PROVENANCE, new BenchReport.Machine(2, 1L << 30, "jdk", "os"), config(),
         new BenchReport.Figures(null, null, null, null, null, failover, null, null, null, null, latency, null));
     Path file = dir.resolve("bench.json");
     report.writeTo(file);
@@ -87,7 +90,7 @@ class DurabilityFigureTest {
 
   @Test
   void aFailoverWithoutTheLossLeavesItOut() throws Exception {
-    BenchReport report = new BenchReport(new BenchReport.Machine(2, 1L << 30, "jdk", "os"), config(),
+    BenchReport report = new BenchReport(PROVENANCE, new BenchReport.Machine(2, 1L << 30, "jdk", "os"), config(),
         new BenchReport.Figures(null, null, null, null, null, new BenchReport.Failover(1, 2, 3, 4, 5, 6, 7, "n", 8, 9, 10,
             null)));
     Path file = dir.resolve("bench.json");

@@ -1,0 +1,60 @@
+package io.nrtcluster.stress.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A run names the commit it measured, and says when the working tree had uncommitted changes. */
+@Timeout(60)
+class ProvenanceTest {
+  @TempDir Path dir;
+
+  @Test
+  void namesTheCommitAndWhetherTrackedFilesDifferedFromIt() throws Exception {
+    git("init", "-q");
+    Files.writeString(dir.resolve("a.txt"), "one");
+    git("add", "a.txt");
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "first");
+    String head = new String(new ProcessBuilder("git", "-C", dir.toString(), "rev-parse", "HEAD").start().getInputStream()
+        .readAllBytes()).strip();
+    Instant started = Instant.now();
+
+    Provenance clean = Provenance.of(dir, started);
+    assertThat(clean.commit()).isEqualTo(head).matches("[0-9a-f]{40}");
+    assertThat(clean.dirty()).isFalse();
+    assertThat(clean.startedAt()).isEqualTo(started.toString());
+    assertThat(Instant.parse(clean.finishedAt())).isAfterOrEqualTo(started);
+
+    Files.writeString(dir.resolve("untracked.txt"), "not part of the build");
+    assertThat(Provenance.of(dir, started).dirty()).as("untracked files do not count").isFalse();
+    Files.writeString(dir.resolve("a.txt"), "two");
+    assertThat(Provenance.of(dir, started).dirty()).as("a changed tracked file").isTrue();
+  }
+
+  @Test
+  void outsideARepositoryTheCommitIsUnknown() throws Exception {
+    Path plain = Files.createDirectories(dir.resolve("plain"));
+    // A folder under a repository would find it: use one that git is told not to search above.
+    Provenance p = Provenance.of(plain.resolve("no-such-folder"), Instant.now());
+    assertThat(p.commit()).isEqualTo(Provenance.UNKNOWN);
+    assertThat(p.dirty()).isFalse();
+  }
+
+  private void git(String... args) throws IOException, InterruptedException {
+    String[] command = new String[args.length + 3];
+    command[0] = "git";
+    command[1] = "-C";
+    command[2] = dir.toString();
+    System.arraycopy(args, 0, command, 3, args.length);
+    Process p = new ProcessBuilder(command).inheritIO().start();
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as("git %s", String.join(" ", args)).isZero();
+  }
+}
