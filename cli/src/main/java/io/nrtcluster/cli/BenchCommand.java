@@ -1,10 +1,14 @@
 package io.nrtcluster.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.nrtcluster.stress.bench.BenchCompare;
 import io.nrtcluster.stress.bench.BenchConfig;
 import io.nrtcluster.stress.bench.BenchFigure;
 import io.nrtcluster.stress.bench.BenchRun;
 import io.nrtcluster.stress.bench.BootstrapConfig;
 import io.nrtcluster.stress.bench.ScaleConfig;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
@@ -43,7 +47,8 @@ import picocli.CommandLine.TypeConversionException;
       "The fan-out figure (fanout): a primary and 1, 2 and 4 replicas, every replica copying from the primary and then "
           + "through a copy tree (one direct replica, two children per parent): the primary's bytes sent per new byte, "
           + "lag per level of the tree, and the merge pre-copy of a large segment per replica against raw transfers.",
-      "Writes a table to stdout and DIR/bench.json plus lag plots (DIR/lag-*.png). About twenty minutes; --quick about four."
+      "Writes a table to stdout and DIR/bench.json plus lag plots (DIR/lag-*.png). About twenty minutes; --quick about four.",
+      "With --compare BASE.json, then prints every ratio against that run; exit code 5 when one got worse beyond the tolerance."
     })
 public final class BenchCommand implements Callable<Integer> {
   @Spec
@@ -87,6 +92,16 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--nodes", paramLabel = "N", description = "The scale figure's node processes (default 3).")
   Integer nodes;
 
+  @Option(names = "--compare", paramLabel = "BASE.json",
+      description = "After the run, print each figure's ratios against this earlier run's bench.json (its commit named) "
+          + "and flag those that got worse beyond --compare-tolerance; exit code 5 when any did.")
+  Path compare;
+
+  @Option(names = "--compare-tolerance", paramLabel = "FRACTION", defaultValue = "0.25",
+      description = "How far a ratio may move before --compare calls it better or worse (default ${DEFAULT-VALUE}: "
+          + "single runs of one cell have spread that much).")
+  double compareTolerance;
+
   @Option(names = "--bootstrap-index-mb", paramLabel = "MIB",
       description = "The bootstrap figure's index size in MiB (default 1024; with --quick 128).")
   Long bootstrapIndexMb;
@@ -94,6 +109,7 @@ public final class BenchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     OutputDirectory.requireEmpty(spec, "--out", out);
+    JsonNode base = compare == null ? null : readBase();
     Path dir = out.toAbsolutePath();
     Console console = new Console(spec.commandLine().getOut());
     BenchConfig config = quick ? BenchConfig.quick(dir) : BenchConfig.full(dir);
@@ -115,7 +131,29 @@ public final class BenchCommand implements Callable<Integer> {
       }
     }
     BenchRun.run(profile ? config.profiled() : config, console::println);
-    return 0;
+    if (base == null) {
+      return 0;
+    }
+    JsonNode now = new ObjectMapper().readTree(dir.resolve("bench.json").toFile());
+    List<BenchCompare.Line> lines = BenchCompare.compare(base, now, compareTolerance);
+    console.println(BenchCompare.render(base, now, lines, compareTolerance));
+    return BenchCompare.regressed(lines) ? 5 : 0;
+  }
+
+  /** The base run of {@code --compare}, read before anything runs: a bad file is a usage error. */
+  private JsonNode readBase() {
+    if (!(compareTolerance >= 0 && compareTolerance < 10)) {
+      throw new ParameterException(spec.commandLine(), "--compare-tolerance must be in [0, 10), got " + compareTolerance);
+    }
+    try {
+      JsonNode base = new ObjectMapper().readTree(compare.toFile());
+      if (base == null || !base.path("figures").isObject()) {
+        throw new ParameterException(spec.commandLine(), "--compare: " + compare + " is not a bench.json (no figures)");
+      }
+      return base;
+    } catch (IOException e) {
+      throw new ParameterException(spec.commandLine(), "--compare: cannot read " + compare + ": " + e.getMessage());
+    }
   }
 
   /** Accepts the lower-case figure names the help shows. */
