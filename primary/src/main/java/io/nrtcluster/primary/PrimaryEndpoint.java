@@ -148,9 +148,11 @@ final class PrimaryEndpoint implements Endpoint {
         }
         c.attach(n.replicaId());
         boolean added = replicas.add(c);
-        c.reply(new Message.Ack(n.requestId()));
-        // Before any point: the replica learns where to fetch from first.
+        // Before the ACK: the replica reports what it searches right after it, and only a replica the
+        // plan has copying from the primary may join the in-sync set then; before any point too, so
+        // it learns where to fetch from first.
         relay.replan(replicas, publishedVersion.getAsLong());
+        c.reply(new Message.Ack(n.requestId()));
         if (added) {
           log.info("replica R{} joined from {} (searching version {})", n.replicaId(), c.remoteAddress(), n.searchingVersion());
           preCopier.onNewReplica(c);
