@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nrtcluster.stress.bench.BenchCompare;
 import io.nrtcluster.stress.bench.BenchConfig;
+import io.nrtcluster.stress.bench.BenchMarkdown;
 import io.nrtcluster.stress.bench.BenchFigure;
 import io.nrtcluster.stress.bench.BenchRun;
 import io.nrtcluster.stress.bench.BootstrapConfig;
@@ -54,7 +55,7 @@ public final class BenchCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--out", paramLabel = "DIR", required = true,
+  @Option(names = "--out", paramLabel = "DIR",
       description = "Directory for bench.json, the plots and the node directories (created; must be empty or absent).")
   Path out;
 
@@ -92,6 +93,11 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--nodes", paramLabel = "N", description = "The scale figure's node processes (default 3).")
   Integer nodes;
 
+  @Option(names = "--markdown", paramLabel = "BENCH.json",
+      description = "Run nothing: print that run's bench.json as Markdown (commit, machine, one table per figure), the "
+          + "block docs/benchmarks.md embeds.")
+  Path markdown;
+
   @Option(names = "--compare", paramLabel = "BASE.json",
       description = "After the run, print each figure's ratios against this earlier run's bench.json (its commit named) "
           + "and flag those that got worse beyond --compare-tolerance; exit code 5 when any did.")
@@ -108,6 +114,12 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (markdown != null) {
+      return printMarkdown();
+    }
+    if (out == null) {
+      throw new ParameterException(spec.commandLine(), "Missing required option: '--out=DIR' (or --markdown BENCH.json)");
+    }
     OutputDirectory.requireEmpty(spec, "--out", out);
     JsonNode base = compare == null ? null : readBase();
     Path dir = out.toAbsolutePath();
@@ -138,6 +150,23 @@ public final class BenchCommand implements Callable<Integer> {
     List<BenchCompare.Line> lines = BenchCompare.compare(base, now, compareTolerance);
     console.println(BenchCompare.render(base, now, lines, compareTolerance));
     return BenchCompare.regressed(lines) ? 5 : 0;
+  }
+
+  private int printMarkdown() {
+    JsonNode report;
+    try {
+      report = new ObjectMapper().readTree(markdown.toFile());
+    } catch (IOException e) {
+      throw new ParameterException(spec.commandLine(), "--markdown: cannot read " + markdown + ": " + e.getMessage());
+    }
+    if (report == null || !report.path("figures").isObject()) {
+      throw new ParameterException(spec.commandLine(), "--markdown: " + markdown + " is not a bench.json (no figures)");
+    }
+    spec.commandLine().getOut().println(BenchMarkdown.BEGIN);
+    spec.commandLine().getOut().println(BenchMarkdown.render(report));
+    spec.commandLine().getOut().println(BenchMarkdown.END);
+    spec.commandLine().getOut().flush();
+    return 0;
   }
 
   /** The base run of {@code --compare}, read before anything runs: a bad file is a usage error. */
