@@ -9,8 +9,10 @@ import io.nrtcluster.common.ClusterMismatchException;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NotPrimaryException;
+import io.nrtcluster.election.ClusterView;
 import io.nrtcluster.election.CommandAck;
 import io.nrtcluster.election.Role;
+import io.nrtcluster.election.ZkLayout;
 import io.nrtcluster.transport.FaultInjection;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -102,6 +104,11 @@ class PromotionTest {
       c.transport(1, ClusterHarness.transport().toBuilder()
           .faults(FaultInjection.builder().throttleBytesPerSecond(16 * 1024).seed(seed).build()).build());
       c.start(1);
+      // The subject is a replica of the in-sync set that cannot catch up. A fresh replica joins the set
+      // once it installed the newest version; over 16 KiB/s its first copy can end after the refresh
+      // below, and a node outside the set is REFUSED (ClusterAdmin.promote's rule), not timed out.
+      assertThat(ClusterView.awaitInSync(c.host(0).zooKeeper(), ZkLayout.of(ClusterHarness.CLUSTER, ClusterHarness.INDEX),
+          c.host(1).nodeId(), Duration.ofSeconds(30))).as("seed %d: node 2 joins the in-sync set", seed).isTrue();
       ClusterNode primary = c.node(0);
       c.addDocs(primary, 20_000);
       primary.refresh();
