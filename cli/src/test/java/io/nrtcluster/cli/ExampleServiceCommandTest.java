@@ -53,9 +53,16 @@ class ExampleServiceCommandTest {
       await().atMost(Duration.ofSeconds(60)).until(() -> out.toString().contains("is now PRIMARY"));
 
       ObjectMapper json = new ObjectMapper();
-      HttpResponse<String> written = http.send(HttpRequest.newBuilder(urls.get(2).resolve("/indexes/docs/docs?refresh=true"))
-          .POST(HttpRequest.BodyPublishers.ofString("{\"id\":\"1\",\"title\":\"segment replication\"}")).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpRequest write = HttpRequest.newBuilder(urls.get(2).resolve("/indexes/docs/docs?refresh=true"))
+          .POST(HttpRequest.BodyPublishers.ofString("{\"id\":\"1\",\"title\":\"segment replication\"}")).build();
+      // A replicated write before any replica joined the in-sync set is a 503 not_enough_replicas, which
+      // the API documents as retryable (the write is by id, so a retry is the same write).
+      java.util.concurrent.atomic.AtomicReference<HttpResponse<String>> last = new java.util.concurrent.atomic.AtomicReference<>();
+      await().atMost(Duration.ofSeconds(30)).until(() -> {
+        last.set(http.send(write, HttpResponse.BodyHandlers.ofString()));
+        return last.get().statusCode() != 503 || !last.get().body().contains("not_enough_replicas");
+      });
+      HttpResponse<String> written = last.get();
       assertThat(written.statusCode()).as(written.body()).isEqualTo(200);
       long version = json.readTree(written.body()).get("version").asLong();
       HttpResponse<String> found = http.send(HttpRequest.newBuilder(
