@@ -6,7 +6,7 @@ import io.nrtcluster.stress.bench.BenchCompare;
 import io.nrtcluster.stress.bench.BenchConfig;
 import io.nrtcluster.stress.bench.BenchMarkdown;
 import io.nrtcluster.stress.bench.BenchFigure;
-import io.nrtcluster.stress.bench.BenchRun;
+import io.nrtcluster.stress.bench.BenchRuns;
 import io.nrtcluster.stress.bench.BootstrapConfig;
 import io.nrtcluster.stress.bench.ScaleConfig;
 import java.io.IOException;
@@ -48,7 +48,8 @@ import picocli.CommandLine.TypeConversionException;
       "The fan-out figure (fanout): a primary and 1, 2 and 4 replicas, every replica copying from the primary and then "
           + "through a copy tree (one direct replica, two children per parent): the primary's bytes sent per new byte, "
           + "lag per level of the tree, and the merge pre-copy of a large segment per replica against raw transfers.",
-      "Writes a table to stdout and DIR/bench.json plus lag plots (DIR/lag-*.png). About twenty minutes; --quick about four.",
+      "Writes a table to stdout and DIR/bench.json plus lag plots (DIR/lag-*.png). By default three complete runs "
+          + "(DIR/run-1..3), combined into medians with each run's values; --quick one short run.",
       "With --compare BASE.json, then prints every ratio against that run; exit code 5 when one got worse beyond the tolerance."
     })
 public final class BenchCommand implements Callable<Integer> {
@@ -103,10 +104,16 @@ public final class BenchCommand implements Callable<Integer> {
           + "and flag those that got worse beyond --compare-tolerance; exit code 5 when any did.")
   Path compare;
 
-  @Option(names = "--compare-tolerance", paramLabel = "FRACTION", defaultValue = "0.25",
-      description = "How far a ratio may move before --compare calls it better or worse (default ${DEFAULT-VALUE}: "
-          + "single runs of one cell have spread that much).")
-  double compareTolerance;
+  @Option(names = "--compare-tolerance", paramLabel = "FRACTION",
+      description = "How far a ratio may move beyond the base's lowest and highest run before --compare calls it better "
+          + "or worse (default 0.1 when the base combined several runs; 0.25 for a single run, whose values have "
+          + "spread that much).")
+  Double compareTolerance;
+
+  @Option(names = "--runs", paramLabel = "N",
+      description = "Measure every figure in N complete runs, each with fresh processes (DIR/run-K), and write their "
+          + "medians with each run's values to DIR/bench.json (default 3; with --quick 1).")
+  Integer runs;
 
   @Option(names = "--bootstrap-index-mb", paramLabel = "MIB",
       description = "The bootstrap figure's index size in MiB (default 1024; with --quick 128).")
@@ -121,6 +128,10 @@ public final class BenchCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "Missing required option: '--out=DIR' (or --markdown BENCH.json)");
     }
     OutputDirectory.requireEmpty(spec, "--out", out);
+    int repeat = runs != null ? runs : quick ? 1 : 3;
+    if (repeat < 1 || repeat > 20) {
+      throw new ParameterException(spec.commandLine(), "--runs must be in [1, 20], got " + repeat);
+    }
     JsonNode base = compare == null ? null : readBase();
     Path dir = out.toAbsolutePath();
     Console console = new Console(spec.commandLine().getOut());
@@ -142,13 +153,13 @@ public final class BenchCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), "--bootstrap-index-mb: " + e.getMessage());
       }
     }
-    BenchRun.run(profile ? config.profiled() : config, console::println);
+    JsonNode now = BenchRuns.run(profile ? config.profiled() : config, repeat, console::println);
     if (base == null) {
       return 0;
     }
-    JsonNode now = new ObjectMapper().readTree(dir.resolve("bench.json").toFile());
-    List<BenchCompare.Line> lines = BenchCompare.compare(base, now, compareTolerance);
-    console.println(BenchCompare.render(base, now, lines, compareTolerance));
+    double tolerance = compareTolerance != null ? compareTolerance : BenchCompare.defaultTolerance(base);
+    List<BenchCompare.Line> lines = BenchCompare.compare(base, now, tolerance);
+    console.println(BenchCompare.render(base, now, lines, tolerance));
     return BenchCompare.regressed(lines) ? 5 : 0;
   }
 
@@ -171,7 +182,7 @@ public final class BenchCommand implements Callable<Integer> {
 
   /** The base run of {@code --compare}, read before anything runs: a bad file is a usage error. */
   private JsonNode readBase() {
-    if (!(compareTolerance >= 0 && compareTolerance < 10)) {
+    if (compareTolerance != null && !(compareTolerance >= 0 && compareTolerance < 10)) {
       throw new ParameterException(spec.commandLine(), "--compare-tolerance must be in [0, 10), got " + compareTolerance);
     }
     try {

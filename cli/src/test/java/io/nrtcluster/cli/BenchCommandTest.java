@@ -44,5 +44,8 @@ class BenchCommandTest {
         "--compare-tolerance", "-1");
     assertThat(tolerance.exit()).isEqualTo(2);
     assertThat(tolerance.err()).contains("--compare-tolerance must be in [0, 10)");
+    NrtRun runs = NrtRun.nrt("bench", "--out", dir.resolve("d").toString(), "--runs", "0");
+    assertThat(runs.exit()).isEqualTo(2);
+    assertThat(runs.err()).contains("--runs must be in [1, 20], got 0");
   }
 }

@@ -94,6 +94,12 @@ public record BenchConfig(Path out, List<Integer> docsPerSec, List<Integer> refr
         sessionTimeoutMs, heapMb, true, figures, linkDelayMs, scale, bootstrap);
   }
 
+  /** The same settings writing to {@code dir} instead (one of several runs, each in its own folder). */
+  public BenchConfig in(Path dir) {
+    return new BenchConfig(dir, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,
+        sessionTimeoutMs, heapMb, profile, figures, linkDelayMs, scale, bootstrap);
+  }
+
   /** The same settings measuring only {@code chosen}. */
   public BenchConfig only(Set<BenchFigure> chosen) {
     return new BenchConfig(out, docsPerSec, refreshMs, warmUpSec, warmupSec, cellSec, commitCells, copyBytes, failovers,

@@ -2,6 +2,7 @@ package io.nrtcluster.stress.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -37,6 +38,10 @@ public final class BenchMarkdown {
     if (!p.isMissingNode()) {
       sb.append(", ").append(p.path("startedAt").asText()).append(" to ").append(p.path("finishedAt").asText());
     }
+    if (report.path("runs").isArray()) {
+      sb.append("; the median of ").append(report.path("runs").size())
+          .append(" runs, each with fresh processes, with the lowest and highest run in parentheses");
+    }
     sb.append("; ").append(m.path("cores").asInt()).append(" cores, ")
         .append(m.path("memoryBytes").asLong() >> 30).append(" GiB, JDK ").append(m.path("jdk").asText())
         .append(", ").append(m.path("os").asText()).append(".\n");
@@ -44,12 +49,12 @@ public final class BenchMarkdown {
     while (figures.hasNext()) {
       Map.Entry<String, JsonNode> f = figures.next();
       sb.append("\n#### ").append(f.getKey()).append("\n\n");
-      figure(f.getValue(), sb);
+      figure(f.getValue(), "/" + f.getKey(), report.path("spread"), sb);
     }
     return sb.toString();
   }
 
-  private static void figure(JsonNode figure, StringBuilder sb) {
+  private static void figure(JsonNode figure, String path, JsonNode spread, StringBuilder sb) {
     List<Field> scalars = new ArrayList<>();
     List<Map.Entry<String, JsonNode>> lists = new ArrayList<>();
     Iterator<Map.Entry<String, JsonNode>> it = figure.fields();
@@ -59,7 +64,7 @@ public final class BenchMarkdown {
       if (v.isArray() && !v.isEmpty() && v.get(0).isObject()) {
         lists.add(e);
       } else {
-        scalars.add(new Field(e.getKey(), value(v)));
+        scalars.add(new Field(e.getKey(), value(v, path + "/" + e.getKey(), spread)));
       }
     }
     if (!scalars.isEmpty()) {
@@ -77,24 +82,40 @@ public final class BenchMarkdown {
       sb.append("| ").append(String.join(" | ", columns)).append(" |\n|");
       columns.forEach(c -> sb.append(" --- |"));
       sb.append('\n');
-      for (JsonNode row : l.getValue()) {
+      for (int i = 0; i < l.getValue().size(); i++) {
+        JsonNode row = l.getValue().get(i);
         sb.append('|');
         for (String c : columns) {
-          sb.append(' ').append(value(row.path(c))).append(" |");
+          sb.append(' ').append(value(row.path(c), path + "/" + l.getKey() + "/" + i + "/" + c, spread)).append(" |");
         }
         sb.append('\n');
       }
     }
   }
 
-  /** A cell: numbers rounded to 3 places, a distribution as p50 / p99, nested objects as key=value pairs. */
-  private static String value(JsonNode v) {
+  /**
+   * A cell: numbers rounded to 3 places (with the lowest and highest run in parentheses where {@code
+   * spread} has the runs' values for {@code path}), a distribution as p50 / p99, nested objects as
+   * key=value pairs.
+   */
+  private static String value(JsonNode v, String path, JsonNode spread) {
     if (v.isMissingNode() || v.isNull()) {
       return "";
     }
     if (v.isNumber()) {
       double d = v.asDouble();
-      return v.isIntegralNumber() ? Long.toString(v.asLong()) : String.format(Locale.ROOT, "%.3f", d);
+      String number = v.isIntegralNumber() ? Long.toString(v.asLong()) : String.format(Locale.ROOT, "%.3f", d);
+      JsonNode runs = spread.path(path);
+      if (runs.isArray() && runs.size() > 1) {
+        double min = Double.MAX_VALUE;
+        double max = -Double.MAX_VALUE;
+        for (JsonNode r : runs) {
+          min = Math.min(min, r.asDouble());
+          max = Math.max(max, r.asDouble());
+        }
+        number += String.format(Locale.ROOT, " (%.3f-%.3f)", min, max);
+      }
+      return number;
     }
     if (v.isTextual()) {
       return v.asText().replace("|", "\\|").replace("\n", " ");
@@ -103,16 +124,44 @@ public final class BenchMarkdown {
       return Boolean.toString(v.asBoolean());
     }
     if (v.isObject() && v.has("p50") && v.has("p99")) {
-      return value(v.get("p50")) + " / " + value(v.get("p99"));
+      return value(v.get("p50"), path + "/p50", spread) + " / " + value(v.get("p99"), path + "/p99", spread);
     }
     if (v.isObject()) {
       List<String> parts = new ArrayList<>();
-      v.fields().forEachRemaining(e -> parts.add(e.getKey() + "=" + value(e.getValue())));
+      v.fields().forEachRemaining(e -> parts.add(e.getKey() + "=" + value(e.getValue(), path + "/" + e.getKey(), spread)));
       return String.join(", ", parts);
     }
     List<String> items = new ArrayList<>();
-    v.forEach(x -> items.add(value(x)));
+    for (int i = 0; i < v.size(); i++) {
+      items.add(value(v.get(i), path + "/" + i, spread));
+    }
     return "[" + String.join(", ", items) + "]";
+  }
+
+  /**
+   * For the console after several runs: every ratio of a combined report (fields named {@code ratio}
+   * or {@code ...Ratio}, targets left out) with its median, lowest and highest run.
+   */
+  public static String spreadTable(JsonNode combined) {
+    StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%-64s %9s %9s %9s%n", "ratio over "
+        + combined.path("runs").size() + " runs", "median", "min", "max"));
+    Iterator<Map.Entry<String, JsonNode>> it = combined.path("spread").fields();
+    while (it.hasNext()) {
+      Map.Entry<String, JsonNode> e = it.next();
+      String name = e.getKey().substring(e.getKey().lastIndexOf('/') + 1);
+      if (!(name.equals("ratio") || name.endsWith("Ratio")) || name.startsWith("target")) {
+        continue;
+      }
+      double[] v = new double[e.getValue().size()];
+      for (int i = 0; i < v.length; i++) {
+        v[i] = e.getValue().get(i).asDouble();
+      }
+      double[] sorted = v.clone();
+      Arrays.sort(sorted);
+      sb.append(String.format(Locale.ROOT, "%-64s %9.3f %9.3f %9.3f%n", e.getKey(), BenchRuns.median(v), sorted[0],
+          sorted[sorted.length - 1]));
+    }
+    return sb.toString().stripTrailing();
   }
 
   /** The generated block of {@code page} (between {@link #BEGIN} and {@link #END}, exclusive), or null. */

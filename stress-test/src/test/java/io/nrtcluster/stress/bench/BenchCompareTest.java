@@ -47,6 +47,29 @@ class BenchCompareTest {
   }
 
   @Test
+  void aBaseOfSeveralRunsIsWorseOnlyBeyondItsWorstRun() throws Exception {
+    JsonNode base = BenchRuns.combine(List.of(run("aaaa", 1.2, 0.7, ""), run("aaaa", 1.6, 0.9, ""),
+        run("aaaa", 1.4, 0.8, "")), List.of("run-1", "run-2", "run-3"));
+    assertThat(BenchCompare.defaultTolerance(base)).isEqualTo(BenchCompare.TOLERANCE_BEYOND_SPREAD);
+    assertThat(BenchCompare.defaultTolerance(run("aaaa", 1, 1, ""))).isEqualTo(BenchCompare.TOLERANCE_SINGLE_RUN);
+
+    // 1.7 is 21 % above the median 1.4 but within 10 % of the worst run (1.6): the same.
+    List<BenchCompare.Line> within = BenchCompare.compare(base, run("bbbb", 1.7, 0.64, ""), 0.10);
+    assertThat(within.get(0).verdict()).isEqualTo(BenchCompare.Verdict.SAME);
+    assertThat(within.get(0).baseMin()).isEqualTo(1.2);
+    assertThat(within.get(0).baseMax()).isEqualTo(1.6);
+    assertThat(within.get(2).verdict()).as("0.64 within 10 %% of the lowest run 0.7").isEqualTo(BenchCompare.Verdict.SAME);
+
+    List<BenchCompare.Line> beyond = BenchCompare.compare(base, run("bbbb", 1.77, 0.62, ""), 0.10);
+    assertThat(beyond).extracting(BenchCompare.Line::verdict).containsExactly(BenchCompare.Verdict.WORSE,
+        BenchCompare.Verdict.WORSE, BenchCompare.Verdict.WORSE);
+    assertThat(BenchCompare.compare(base, run("bbbb", 1.07, 1.0, ""), 0.10).get(0).verdict())
+        .as("below the best run by more than the tolerance").isEqualTo(BenchCompare.Verdict.BETTER);
+    assertThat(BenchCompare.render(base, run("bbbb", 1.77, 0.62, ""), beyond, 0.10)).contains("median of 3 runs")
+        .contains("1.200-1.600");
+  }
+
+  @Test
   void theCommittedRunComparedWithItselfHasNoRegressionAndABadToleranceIsRefused() throws Exception {
     JsonNode committed = JSON.readTree(Path.of("..", "docs", "bench", "bench.json").toFile());
     List<BenchCompare.Line> lines = BenchCompare.compare(committed, committed, 0.0);
