@@ -24,6 +24,8 @@ final class FailoverFigure {
   static final double TARGET_P50_MS = 1_500;
   static final double TARGET_MAX_MS = 2_500;
   static final double TARGET_ALL_REPLICAS_P50_MS = 2_000;
+  /** Issue 30's target: the 99th percentile, not only the median, within 2 s. */
+  static final double TARGET_P99_MS = 2_000;
 
   private FailoverFigure() {}
 
@@ -80,6 +82,8 @@ final class FailoverFigure {
         met(w.p50() <= TARGET_P50_MS, "p50 <= 1,500 ms"));
     table.row("failover to first write max / session timeout", w.max(), config.sessionTimeoutMs(), "ms",
         met(w.max() <= TARGET_MAX_MS, "max <= 2,500 ms"));
+    table.row("failover to first write p99 / session timeout", w.p99(), config.sessionTimeoutMs(), "ms",
+        met(w.p99() <= TARGET_P99_MS, "p99 <= 2,000 ms"));
     table.row("failover to all replicas on new version (p50)", r.p50(), config.sessionTimeoutMs(), "ms",
         met(r.p50() <= TARGET_ALL_REPLICAS_P50_MS, "p50 <= 2,000 ms"));
     table.row("SIGSTOP to first write p50 / session timeout", pw.p50(), config.sessionTimeoutMs(), "ms", "");
@@ -91,7 +95,7 @@ final class FailoverFigure {
         toWrite.size(), Dist.ratio(w.p50(), config.sessionTimeoutMs()),
         "kill -9 of the primary to the first write acknowledged by the new primary (p50Ms, maxMs) and to "
         + "every live replica searching the new primary's first version (allReplicas*)",
-        TARGET_P50_MS, TARGET_MAX_MS, TARGET_ALL_REPLICAS_P50_MS, pause, loss);
+        TARGET_P50_MS, TARGET_MAX_MS, TARGET_ALL_REPLICAS_P50_MS, pause, loss, w.p99(), TARGET_P99_MS);
     return fig;
   }
 

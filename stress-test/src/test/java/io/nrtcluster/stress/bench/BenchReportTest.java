@@ -75,7 +75,8 @@ class BenchReportTest {
     expected.put("/figures/copyThroughput/twoReplicas", preCopy);
     expected.put("/figures/copyThroughput/oneReplica", preCopy);
     expected.put("/figures/failover", List.of("p50Ms", "maxMs", "allReplicasP50Ms", "allReplicasMaxMs", "sessionTimeoutMs",
-        "failovers", "p50OverSessionTimeout", "note", "targetP50Ms", "targetMaxMs", "targetAllReplicasP50Ms", "pause"));
+        "failovers", "p50OverSessionTimeout", "note", "targetP50Ms", "targetMaxMs", "targetAllReplicasP50Ms", "pause",
+        "p99Ms", "targetP99Ms"));
     expected.put("/figures/failover/pause", List.of("p50Ms", "maxMs", "allReplicasP50Ms", "allReplicasMaxMs",
         "wakeToReplicaP50Ms", "wakeToReplicaMaxMs", "pauses", "note"));
     List<String> dist = List.of("p50", "p99", "max", "n");
