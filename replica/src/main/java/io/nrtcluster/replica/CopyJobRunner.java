@@ -23,6 +23,11 @@ import org.apache.lucene.store.AlreadyClosedException;
  * (it would otherwise hold the thread the NRT copy needs), and a copy whose connection dropped
  * looks for its link again every {@value #LINK_POLL_MILLIS} ms off the pool. A slice itself waits
  * for file data from the network (bounded by the transport's read timeout) and for the disk.
+ *
+ * <p>A merge pre-copy can be paced ({@link ReplicaConfig#preCopyBytesPerSecond}): once it is ahead
+ * of its pace it waits off the pool until the pace catches up, so while it waits it holds no
+ * thread and takes no CPU from searches; its sender stops too once the transport's window is full.
+ * A pre-copy keeps the pace in force when it started.
  */
 final class CopyJobRunner {
   /** How long a job copies before other jobs get the thread. */
@@ -38,6 +43,7 @@ final class CopyJobRunner {
   /** Jobs off the pool: pre-copies stepping aside, copies waiting for their link. Guarded by the gate. */
   private final List<StreamingCopyJob> parked = new ArrayList<>();
   private volatile boolean closed;
+  private volatile long preCopyBytesPerSecond;
 
   /**
    * @param threads where jobs run (this runner shuts it down when it closes)
@@ -47,6 +53,11 @@ final class CopyJobRunner {
     this.log = log;
     this.threads = threads;
     this.timer = timer;
+  }
+
+  /** The pace of merge pre-copies that start from now on; 0: unpaced. */
+  void preCopyBytesPerSecond(long bytesPerSecond) {
+    preCopyBytesPerSecond = bytesPerSecond;
   }
 
   void launch(StreamingCopyJob job) {
@@ -90,6 +101,11 @@ final class CopyJobRunner {
           parkFor(job, LINK_POLL_MILLIS);
           return;
         }
+        long ahead = job.highPriority ? 0 : aheadOfPaceMillis(job);
+        if (ahead > 0) {
+          parkFor(job, ahead);
+          return;
+        }
         if (System.nanoTime() - sliceEnd > 0) {
           resubmit(job);
           return;
@@ -103,6 +119,20 @@ final class CopyJobRunner {
       return;
     }
     finish(job);
+  }
+
+  /** How many milliseconds a paced pre-copy is ahead of its pace (0 when not ahead, or unpaced). */
+  private long aheadOfPaceMillis(StreamingCopyJob job) {
+    long now = System.nanoTime();
+    if (job.pacedBytesPerSecond < 0) {
+      job.pacedBytesPerSecond = preCopyBytesPerSecond;
+      job.pacedSinceNanos = now;
+    }
+    if (job.pacedBytesPerSecond == 0) {
+      return 0;
+    }
+    long due = job.pacedSinceNanos + (long) (job.bytesWrittenSoFar() * 1e9 / job.pacedBytesPerSecond);
+    return due - now >= TimeUnit.MILLISECONDS.toNanos(1) ? TimeUnit.NANOSECONDS.toMillis(due - now) : 0;
   }
 
   /** The job failed or was stopped with {@code t}: cancelled, then completed. */

@@ -1,5 +1,6 @@
 package io.nrtcluster.replica;
 
+import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.Incarnations;
 import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.GenerationStore;
@@ -140,6 +141,7 @@ public final class Replica implements Closeable {
     String name = log.name() + "/" + config.index();
     this.link = new PrimaryLink(transport, ctx, new LinkListener(), executors.serial(ExecutorSource.Pool.TICK, "nrt-link-" + name));
     this.runner = new CopyJobRunner(log, executors.parallel(ExecutorSource.Pool.COPY, "nrt-copy-" + name), link.scheduler());
+    runner.preCopyBytesPerSecond(config.preCopyBytesPerSecond());
     this.integrity = new FileIntegrity(config, log, ctx.stats());
     this.scrubber = new Scrubber(config.scrub(), config.indexPath(), log, ctx.stats(), new ScrubTarget(),
         executors.serial(ExecutorSource.Pool.WORK, "nrt-scrub-" + name));
@@ -259,6 +261,16 @@ public final class Replica implements Closeable {
   /** Id of the replica this one copies file bytes from (the copy tree's parent), or -1 for the primary. */
   public int copySource() {
     return link.peers().parentId();
+  }
+
+  /**
+   * Paces merge pre-copies that start from now on at {@code bytesPerSecond} on average (0: unpaced),
+   * replacing {@link ReplicaConfig#preCopyBytesPerSecond()} for this replica's life; a pre-copy
+   * under way keeps its pace.
+   */
+  public void preCopyBytesPerSecond(long bytesPerSecond) {
+    Checks.inRange("preCopyBytesPerSecond", bytesPerSecond, 0, ReplicaConfig.MAX_PRE_COPY_BYTES_PER_SECOND);
+    runner.preCopyBytesPerSecond(bytesPerSecond);
   }
 
   /** Files this replica streamed to peers that copy from it. */

@@ -49,6 +49,13 @@ import java.time.Duration;
  * @param peerStallTimeout how long a file fetched from a peer replica (the copy tree's parent the
  *     primary named) may send nothing before the copy gives up on the peer and fetches the file
  *     from the primary: the bound on how long a slow or hung parent delays a copy. 2 s by default
+ * @param preCopyBytesPerSecond the most bytes per second a merge pre-copy (warming a merged segment
+ *     before the primary installs it) copies on average, so that searches on this replica keep the
+ *     CPU and disk while a large segment arrives; copies of NRT points are never paced (a refresh's
+ *     lag does not wait for it). 0 (the default): as fast as the link and disk allow. The cost is a
+ *     later install of the merged segment: a pre-copy that cannot finish within the primary's {@code
+ *     preCopyTimeout} at this pace is abandoned by the primary, which installs the merge anyway, and
+ *     the replica then copies the segment with the next NRT point, unpaced
  */
 @Stable
 public record ReplicaConfig(
@@ -72,7 +79,8 @@ public record ReplicaConfig(
     ScrubConfig scrub,
     Duration copyResumeWindow,
     Duration supersedeAfter,
-    Duration peerStallTimeout) {
+    Duration peerStallTimeout,
+    long preCopyBytesPerSecond) {
 
   /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
   @Internal
@@ -111,7 +119,11 @@ public record ReplicaConfig(
     if (peerStallTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
       throw new IllegalArgumentException("peerStallTimeout must be at most PT10M, got " + peerStallTimeout);
     }
+    Checks.inRange("preCopyBytesPerSecond", preCopyBytesPerSecond, 0, MAX_PRE_COPY_BYTES_PER_SECOND);
   }
+
+  /** Highest {@link #preCopyBytesPerSecond()}: 1 TiB/s, no limit in practice. */
+  public static final long MAX_PRE_COPY_BYTES_PER_SECOND = 1L << 40;
 
   public Path indexPath() {
     return dataDir.resolve("index");
@@ -133,7 +145,7 @@ public record ReplicaConfig(
         .prefetchFiles(prefetchFiles).preCopyProgressInterval(preCopyProgressInterval)
         .closeTimeout(closeTimeout).commitOnClose(commitOnClose).transport(transport)
         .storageFaults(storageFaults).scrub(scrub).copyResumeWindow(copyResumeWindow).supersedeAfter(supersedeAfter)
-        .peerStallTimeout(peerStallTimeout);
+        .peerStallTimeout(peerStallTimeout).preCopyBytesPerSecond(preCopyBytesPerSecond);
   }
 
   /** Default of {@link #supersedeAfter()}. */
@@ -171,6 +183,7 @@ public record ReplicaConfig(
     private Duration copyResumeWindow = DEFAULT_COPY_RESUME_WINDOW;
     private Duration supersedeAfter = DEFAULT_SUPERSEDE_AFTER;
     private Duration peerStallTimeout = Duration.ofSeconds(2);
+    private long preCopyBytesPerSecond;
 
     public Builder nodeId(int v) {
       nodeId = v;
@@ -273,6 +286,12 @@ public record ReplicaConfig(
       return this;
     }
 
+    /** See {@link ReplicaConfig#preCopyBytesPerSecond()}; 0: unpaced. */
+    public Builder preCopyBytesPerSecond(long v) {
+      preCopyBytesPerSecond = v;
+      return this;
+    }
+
     /** See {@link ReplicaConfig#peerStallTimeout()}. */
     public Builder peerStallTimeout(Duration v) {
       peerStallTimeout = v;
@@ -288,7 +307,7 @@ public record ReplicaConfig(
     public ReplicaConfig build() {
       return new ReplicaConfig(nodeId, cluster, index, dataDir, primary, reconnectMin, reconnectMax,
           maxFileRetries, corruptFileReportAfter, badFileBackoffMin, badFileBackoffMax, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport, storageFaults, scrub,
-          copyResumeWindow, supersedeAfter, peerStallTimeout);
+          copyResumeWindow, supersedeAfter, peerStallTimeout, preCopyBytesPerSecond);
     }
   }
 }

@@ -727,6 +727,19 @@ final class StreamingCopyJob extends CopyJob {
     return totBytesCopied;
   }
 
+  /**
+   * Pacing of a merge pre-copy, set by the runner when it first runs the job: bytes per second (0:
+   * unpaced) and since when. Only the runner's thread running this job reads or writes them.
+   */
+  long pacedBytesPerSecond = -1;
+  long pacedSinceNanos;
+
+  /** Bytes of this copy written so far, the file being written included (for pacing). */
+  synchronized long bytesWrittenSoFar() {
+    CopyOneFile c = current;
+    return totBytesCopied + (c == null ? 0 : c.getBytesCopied());
+  }
+
   @Override
   public int compareTo(CopyJob other) {
     if (highPriority != other.highPriority) {
