@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Figure 3's raw receiver as a real process on a real loopback socket: it writes exactly the bytes
- * sent, reports the CPU it spent, and leaves nothing behind.
+ * sent, reports the CPU it spent, and leaves nothing behind; the baselines run one and two at once.
  */
 @Timeout(120)
 class RawReceiverTest {
@@ -65,6 +65,32 @@ class RawReceiverTest {
 
     assertThat(receiver.alive()).isFalse();
     assertThat(list(receiverDir.resolve(RawReceiverMain.FILES))).isEmpty();
+  }
+
+  @Test
+  void baselinesRunOneAndTwoReceiversAtOnceAndCleanUp() throws Exception {
+    List<Path> files = files(dir.resolve("src"), BIG, 300_000);
+    Path raw = dir.resolve("raw");
+    try (RawReceiver first = RawReceiver.start(raw.resolve("receiver-0"), 256);
+        RawReceiver second = RawReceiver.start(raw.resolve("receiver-1"), 256)) {
+      for (List<RawReceiver> receivers : List.of(List.of(first), List.of(first, second))) {
+        BenchReport.RawSpeeds s = CopyBaseline.measure(files, receivers, raw);
+
+        assertThat(s.bytes()).isEqualTo(BIG + 300_000);
+        assertThat(s.loopbackMiBPerSec()).isPositive();
+        assertThat(s.diskWriteMiBPerSec()).isPositive();
+        assertThat(s.rawReceiverMiBPerSec()).isPositive();
+        assertThat(s.rawReceiverCpuSecPerGiB()).isPositive();
+        for (RawReceiver r : receivers) {
+          assertThat(list(r.copyOf(files.get(0)).getParent())).isEmpty();
+        }
+        try (Stream<Path> left = Files.walk(raw)) {
+          assertThat(left.filter(Files::isRegularFile).map(p -> p.getFileName().toString()))
+              .as("only the receivers' logs and ports are left")
+              .allMatch(n -> n.equals("receiver.log") || n.equals(RawReceiverMain.PORT_FILE));
+        }
+      }
+    }
   }
 
   /** Files of random bytes of the given sizes in {@code dir}. */
