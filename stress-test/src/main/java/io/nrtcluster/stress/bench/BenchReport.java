@@ -346,41 +346,73 @@ public record BenchReport(Provenance provenance, Machine machine, BenchConfig co
       long docsIndexedMeanwhile, String note) {}
 
   /**
-   * Figure 3: pre-copy throughput against raw loopback and disk speed of the same files; the raw
-   * speeds of one transfer and of two at once are written flat, the latter with the suffix {@code
-   * TwoAtOnce}.
+   * Figure 3: a forced merge's pre-copy to two, then one replica, each round bracketed by raw
+   * baselines of about the same bytes measured right before and right after it ({@link CopyRound}).
+   * Each headline is the worse over both rounds and both baselines, so a baseline that drifted
+   * during the run cannot meet a target by itself.
    *
-   * @param oneReplicaCpuRatio one replica's CPU per GiB pre-copied over one raw receiver's CPU per
-   *     GiB received and written ({@link RawSpeeds#rawReceiveWriteCpuSecPerGiB})
-   * @param twoReplicasCpuRatio the same with two replicas and two raw receivers at once
-   * @param cpuTarget the target of {@code oneReplicaCpuRatio}
+   * @param ratio the lower of both rounds' {@link CopyRound#ratio}
+   * @param target the target of {@code ratio} (at least)
+   * @param processCpuRatio the higher of both rounds' {@link CopyRound#processCpuRatio}
+   * @param cpuTarget the target of {@code processCpuRatio} (at most)
    */
   public record CopyThroughput(
-      PreCopyRun twoReplicas,
-      PreCopyRun oneReplica,
-      @JsonUnwrapped RawSpeeds oneAtOnce,
-      @JsonUnwrapped(suffix = "TwoAtOnce") RawSpeeds twoAtOnce,
-      double oneReplicaRatio,
-      double twoReplicasRatio,
-      double twoReplicasVsOneStreamRatio,
+      CopyRound twoReplicas,
+      CopyRound oneReplica,
       double ratio,
       double target,
-      double oneReplicaCpuRatio,
-      double twoReplicasCpuRatio,
+      double processCpuRatio,
       double cpuTarget,
       String note) {}
 
-  /** One forced merge's pre-copy. */
+  /**
+   * One round of figure 3: the pre-copy's fields, then its baselines with the suffixes {@code
+   * Before} and {@code After}, as many transfers at once as replicas copied.
+   *
+   * @param before measured right before the forced merge, on the segments it is about to merge (no
+   *     merged segment exists yet; about the same bytes, {@code bytesBefore} says how many)
+   * @param after measured right after it, on the merged segment's files
+   * @param ratioBefore the pre-copy's MiB/s per replica over {@code before}'s {@link RawSpeeds#floor}
+   * @param ratioAfter the same over {@code after}'s
+   * @param ratio the lower of the two
+   * @param processCpuRatioBefore the replicas' process CPU per GiB over {@code before}'s raw
+   *     receivers' process CPU per GiB ({@link RawSpeeds#rawReceiverCpuSecPerGiB})
+   * @param processCpuRatioAfter the same over {@code after}'s
+   * @param processCpuRatio the higher of the two
+   */
+  public record CopyRound(
+      @JsonUnwrapped PreCopyRun preCopy,
+      @JsonUnwrapped(suffix = "Before") RawSpeeds before,
+      @JsonUnwrapped(suffix = "After") RawSpeeds after,
+      double ratioBefore,
+      double ratioAfter,
+      double ratio,
+      double processCpuRatioBefore,
+      double processCpuRatioAfter,
+      double processCpuRatio) {}
+
+  /**
+   * One forced merge's pre-copy.
+   *
+   * @param replicaCpuSecPerGiB each copying replica's process CPU (every thread, user and system)
+   *     over the pre-copy's window, per GiB pre-copied, averaged over the replicas
+   */
   public record PreCopyRun(long bytes, double seconds, double mibPerSecPerReplica, double mergeSeconds,
       double replicaCpuSecPerGiB) {}
 
   /**
-   * Raw speeds of the same files: loopback TCP, disk writes, and the CPU a plain copy spends per GiB;
-   * then a plain receiver reading them from a loopback socket and writing them to files, no checks:
-   * its speed and its receiving thread's CPU per GiB (what a replica's copy costs at the least).
+   * Raw speeds of one set of files, as many transfers at once as replicas copy (the slowest counts):
+   * loopback TCP, disk writes, and raw receiver processes ({@code RawReceiverMain}: a socket read
+   * into a 256 KiB off-heap buffer, one write per read, no checks, no fsync, as the replica's copy).
+   *
+   * @param bytes the files' bytes, sent once per transfer
+   * @param rawReceiverMiBPerSec a raw receiver's bytes per second, the sender's connect to its answer
+   * @param rawReceiverCpuSecPerGiB a raw receiver's process CPU (every thread, user and system) over
+   *     its transfer, per GiB received, averaged over the receivers: accounted as a replica's
    */
-  public record RawSpeeds(double loopbackMiBPerSec, double diskWriteMiBPerSec, double diskWriteCpuSecPerGiB,
-      double rawReceiveWriteMiBPerSec, double rawReceiveWriteCpuSecPerGiB) {
+  public record RawSpeeds(long bytes, double loopbackMiBPerSec, double diskWriteMiBPerSec, double rawReceiverMiBPerSec,
+      double rawReceiverCpuSecPerGiB) {
+    /** The lower of loopback and disk write, in bytes per second: the throughput a copy is compared with. */
     double floor() {
       return Math.min(loopbackMiBPerSec, diskWriteMiBPerSec) * (1 << 20);
     }

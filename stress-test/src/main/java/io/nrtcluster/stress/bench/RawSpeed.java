@@ -1,9 +1,6 @@
 package io.nrtcluster.stress.bench;
 
-import java.io.EOFException;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -17,17 +14,14 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The baselines of the copy-throughput figure, measured on the same bytes in the same run: a plain
+ * The throughput baselines of the copy figures, measured on the same bytes in the same run: a plain
  * loopback TCP transfer (the sender's {@code transferTo}, the receiver reading and discarding), and a
  * plain disk write (the write calls of copying the files into new ones from an off-heap buffer, no
- * fsync: the replica's copy does not fsync either until it commits), and a plain receive-and-write
- * (the bytes read from a loopback socket into an off-heap buffer and written to new files, no
- * checks: what a replica's copy costs at the least, with its receiving thread's CPU time). Each can
- * run as several transfers at once, as many as there are replicas copying, since on one host those
- * share the CPU, the page cache and the disk.
+ * fsync: the replica's copy does not fsync either until it commits). Each can run as several
+ * transfers at once, as many as there are replicas copying, since on one host those share the CPU,
+ * the page cache and the disk. Figure 3's CPU baseline is a process of its own ({@link RawReceiver}).
  */
 final class RawSpeed {
   private RawSpeed() {}
@@ -70,44 +64,14 @@ final class RawSpeed {
     return concurrently(writers, () -> diskWriteOnce(files, dirs.get(next.getAndIncrement())));
   }
 
-  /**
-   * Each of {@code receivers} loopback transfers of {@code files} at once, every receiver writing
-   * what it reads into new files in its own directory under {@code dir} ({@code .rawcopy}, deleted
-   * after): bytes per second of the slowest, and the receiving threads' CPU seconds per GiB received.
-   */
-  static ReceiveWrite receiveWrite(List<Path> files, Path dir, int receivers) throws IOException, InterruptedException {
-    List<Path> dirs = new ArrayList<>();
-    for (int i = 0; i < receivers; i++) {
-      dirs.add(dir.resolve("receiver-" + i));
-      Files.createDirectories(dirs.get(i));
-    }
-    AtomicInteger next = new AtomicInteger();
-    AtomicLong cpuNanos = new AtomicLong();
-    double speed;
-    try {
-      speed = concurrently(receivers, () -> receiveWriteOnce(files, dirs.get(next.getAndIncrement()), cpuNanos));
-    } finally {
-      for (Path d : dirs) {
-        delete(files, d);
-      }
-    }
-    long bytes = 0;
-    for (Path f : files) {
-      bytes += Files.size(f);
-    }
-    return new ReceiveWrite(speed, cpuNanos.get() / 1e9 / receivers / (bytes / (double) (1L << 30)));
-  }
-
-  /** What {@link #receiveWrite} measured: the slowest receiver's bytes per second, and CPU seconds per GiB received. */
-  record ReceiveWrite(double bytesPerSec, double cpuSecPerGiB) {}
-
-  private interface Transfer {
+  /** One transfer of several run at once by {@link #concurrently}. */
+  interface Transfer {
     /** Runs one transfer; returns its bytes per second. */
     double run() throws IOException, InterruptedException;
   }
 
-  /** Runs {@code n} transfers at once; returns the slowest one's bytes per second. */
-  private static double concurrently(int n, Transfer transfer) throws IOException, InterruptedException {
+  /** Runs {@code n} transfers at once (released together); returns the slowest one's bytes per second. */
+  static double concurrently(int n, Transfer transfer) throws IOException, InterruptedException {
     if (n == 1) {
       return transfer.run();
     }
@@ -179,76 +143,6 @@ final class RawSpeed {
         throw new IOException("loopback baseline received " + received[0] + " of " + sent + " bytes");
       }
       return sent / (nanos / 1e9);
-    }
-  }
-
-  /**
-   * Bytes per second of one loopback transfer of {@code files} whose receiver writes each into a new
-   * file in {@code dir} (a 1 MiB off-heap buffer, one write per read, no checks, no fsync); adds the
-   * receiving thread's CPU time (user and system) to {@code cpuNanos}.
-   */
-  private static double receiveWriteOnce(List<Path> files, Path dir, AtomicLong cpuNanos)
-      throws IOException, InterruptedException {
-    long[] sizes = new long[files.size()];
-    long total = 0;
-    for (int i = 0; i < sizes.length; i++) {
-      sizes[i] = Files.size(files.get(i));
-      total += sizes[i];
-    }
-    try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
-      long[] written = new long[1];
-      IOException[] failure = new IOException[1];
-      Thread receiver = Thread.ofPlatform().name("raw-receive-write").start(() -> {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        long cpuBefore = threads.getCurrentThreadCpuTime();
-        try (SocketChannel in = server.accept()) {
-          ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
-          for (int i = 0; i < sizes.length; i++) {
-            Path target = dir.resolve(files.get(i).getFileName() + ".rawcopy");
-            try (FileChannel out = FileChannel.open(target, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-              long left = sizes[i];
-              while (left > 0) {
-                buffer.clear().limit((int) Math.min(buffer.capacity(), left));
-                int n = in.read(buffer);
-                if (n < 0) {
-                  throw new EOFException("the sender closed with " + left + " bytes of " + target.getFileName() + " to come");
-                }
-                buffer.flip();
-                while (buffer.hasRemaining()) {
-                  written[0] += out.write(buffer);
-                }
-                left -= n;
-              }
-            }
-          }
-        } catch (IOException e) {
-          failure[0] = e;
-        } finally {
-          cpuNanos.addAndGet(threads.getCurrentThreadCpuTime() - cpuBefore);
-        }
-      });
-      long start = System.nanoTime();
-      try (SocketChannel out = SocketChannel.open(server.getLocalAddress())) {
-        for (Path f : files) {
-          try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
-            long size = ch.size();
-            long pos = 0;
-            while (pos < size) {
-              pos += ch.transferTo(pos, size - pos, out);
-            }
-          }
-        }
-      }
-      receiver.join();
-      long nanos = System.nanoTime() - start;
-      if (failure[0] != null) {
-        throw failure[0];
-      }
-      if (written[0] != total) {
-        throw new IOException("receive-and-write baseline wrote " + written[0] + " of " + total + " bytes");
-      }
-      return total / (nanos / 1e9);
     }
   }
 

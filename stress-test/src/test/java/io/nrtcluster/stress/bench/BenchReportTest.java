@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * wrote them when the figures were maps (scripts and the docs' tables read these names), the
  * optional fields left out when absent, and the figures a run skipped missing.
  */
+@Timeout(30)
 class BenchReportTest {
   private static final Provenance PROVENANCE =
       new Provenance("0123456789abcdef0123456789abcdef01234567", false, "2026-11-27T00:00:00Z", "2026-11-27T00:10:00Z");
@@ -25,6 +27,10 @@ class BenchReportTest {
   @TempDir Path dir;
 
   private static final Dist D = new Dist(1.5, 2.5, 3.5, 4);
+
+  private static final BenchReport.CopyRound ROUND = new BenchReport.CopyRound(new BenchReport.PreCopyRun(1, 2, 3, 4, 5),
+      new BenchReport.RawSpeeds(10, 20, 30, 40, 50), new BenchReport.RawSpeeds(11, 21, 31, 41, 51), 0.8, 0.9, 0.8, 1.1,
+      1.3, 1.3);
 
   @Test
   void everyObjectKeepsItsFieldNamesAndOrder() throws Exception {
@@ -38,9 +44,7 @@ class BenchReportTest {
             new BenchReport.ReplicaCpu(0.1, 0.2, 0.15, "500 docs/s, 250 ms", "n",
                 List.of(new BenchReport.CpuCell(500, 250, 2.0, 0.2, 2.1, 0.1, 0.2))),
             new BenchReport.SearchWhileCopying(100, 200, 0.5, 3, "500 docs/s, 250 ms", 1500, "n"),
-            new BenchReport.CopyThroughput(new BenchReport.PreCopyRun(1, 2, 3, 4, 5), new BenchReport.PreCopyRun(1, 2, 3, 4, 5),
-                new BenchReport.RawSpeeds(10, 20, 30, 40, 50), new BenchReport.RawSpeeds(11, 21, 31, 41, 51), 0.9, 0.8, 0.7,
-                0.8, 0.9, 1.1, 1.3, 1.2, "n"),
+            new BenchReport.CopyThroughput(ROUND, ROUND, 0.8, 0.9, 1.3, 1.2, "n"),
             new BenchReport.Failover(4000, 5000, 4500, 5500, 4000, 1, 1.0, "n", 1500, 2500, 2000,
                 new BenchReport.Pause(900, 1000, 1100, 1200, 300, 400, 1, "n"))));
 
@@ -66,14 +70,15 @@ class BenchReportTest {
         "docReplicationNodeCpuSec", "ratio", "docReplicationRatio"));
     expected.put("/figures/searchWhileCopying", List.of("copyingQps", "idleQps", "ratio", "replica", "cell",
         "docsIndexedMeanwhile", "note"));
-    expected.put("/figures/copyThroughput", List.of("twoReplicas", "oneReplica", "loopbackMiBPerSec", "diskWriteMiBPerSec",
-        "diskWriteCpuSecPerGiB", "rawReceiveWriteMiBPerSec", "rawReceiveWriteCpuSecPerGiB", "loopbackMiBPerSecTwoAtOnce",
-        "diskWriteMiBPerSecTwoAtOnce", "diskWriteCpuSecPerGiBTwoAtOnce", "rawReceiveWriteMiBPerSecTwoAtOnce",
-        "rawReceiveWriteCpuSecPerGiBTwoAtOnce", "oneReplicaRatio", "twoReplicasRatio", "twoReplicasVsOneStreamRatio", "ratio",
-        "target", "oneReplicaCpuRatio", "twoReplicasCpuRatio", "cpuTarget", "note"));
-    List<String> preCopy = List.of("bytes", "seconds", "mibPerSecPerReplica", "mergeSeconds", "replicaCpuSecPerGiB");
-    expected.put("/figures/copyThroughput/twoReplicas", preCopy);
-    expected.put("/figures/copyThroughput/oneReplica", preCopy);
+    expected.put("/figures/copyThroughput", List.of("twoReplicas", "oneReplica", "ratio", "target", "processCpuRatio",
+        "cpuTarget", "note"));
+    List<String> round = List.of("bytes", "seconds", "mibPerSecPerReplica", "mergeSeconds", "replicaCpuSecPerGiB",
+        "bytesBefore", "loopbackMiBPerSecBefore", "diskWriteMiBPerSecBefore", "rawReceiverMiBPerSecBefore",
+        "rawReceiverCpuSecPerGiBBefore", "bytesAfter", "loopbackMiBPerSecAfter", "diskWriteMiBPerSecAfter",
+        "rawReceiverMiBPerSecAfter", "rawReceiverCpuSecPerGiBAfter", "ratioBefore", "ratioAfter", "ratio",
+        "processCpuRatioBefore", "processCpuRatioAfter", "processCpuRatio");
+    expected.put("/figures/copyThroughput/twoReplicas", round);
+    expected.put("/figures/copyThroughput/oneReplica", round);
     expected.put("/figures/failover", List.of("p50Ms", "maxMs", "allReplicasP50Ms", "allReplicasMaxMs", "sessionTimeoutMs",
         "failovers", "p50OverSessionTimeout", "note", "targetP50Ms", "targetMaxMs", "targetAllReplicasP50Ms", "pause",
         "p99Ms", "targetP99Ms"));
@@ -89,10 +94,12 @@ class BenchReportTest {
     shape.keySet().removeIf(path -> path.endsWith("Ms") && !expected.containsKey(path));
     assertThat(shape).isEqualTo(expected);
 
-    assertThat(json.at("/figures/copyThroughput/diskWriteMiBPerSecTwoAtOnce").asDouble()).isEqualTo(21);
-    assertThat(json.at("/figures/copyThroughput/diskWriteMiBPerSec").asDouble()).isEqualTo(20);
-    assertThat(json.at("/figures/copyThroughput/rawReceiveWriteCpuSecPerGiB").asDouble()).isEqualTo(50);
-    assertThat(json.at("/figures/copyThroughput/rawReceiveWriteCpuSecPerGiBTwoAtOnce").asDouble()).isEqualTo(51);
+    assertThat(json.at("/figures/copyThroughput/oneReplica/diskWriteMiBPerSecBefore").asDouble()).isEqualTo(30);
+    assertThat(json.at("/figures/copyThroughput/oneReplica/diskWriteMiBPerSecAfter").asDouble()).isEqualTo(31);
+    assertThat(json.at("/figures/copyThroughput/oneReplica/rawReceiverCpuSecPerGiBBefore").asDouble()).isEqualTo(50);
+    assertThat(json.at("/figures/copyThroughput/oneReplica/rawReceiverCpuSecPerGiBAfter").asDouble()).isEqualTo(51);
+    assertThat(json.at("/figures/copyThroughput/oneReplica/bytesBefore").isIntegralNumber()).isTrue();
+    assertThat(json.at("/figures/copyThroughput/oneReplica/bytes").asLong()).isEqualTo(1);
     assertThat(json.at("/figures/visibilityLag/cells/0/docsIndexedLocal").isIntegralNumber()).isTrue();
     assertThat(json.at("/figures/failover/sessionTimeoutMs").isInt()).isTrue();
     assertThat(json.at("/config/docsPerSec/0").asInt()).isEqualTo(500);

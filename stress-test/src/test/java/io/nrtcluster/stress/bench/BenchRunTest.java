@@ -50,11 +50,21 @@ class BenchRunTest {
     assertThat(f.path("copyThroughput").path("ratio").asDouble()).isPositive();
     assertThat(f.path("copyThroughput").path("oneReplica").path("bytes").asLong()).isGreaterThanOrEqualTo(16L << 20);
     assertThat(f.path("copyThroughput").path("twoReplicas").path("bytes").asLong()).isGreaterThanOrEqualTo(16L << 20);
-    // Two replicas are compared with two raw transfers at once; each copy's CPU is reported per GiB.
-    assertThat(f.path("copyThroughput").path("diskWriteMiBPerSecTwoAtOnce").asDouble()).isPositive();
-    assertThat(f.path("copyThroughput").path("loopbackMiBPerSecTwoAtOnce").asDouble()).isPositive();
-    assertThat(f.path("copyThroughput").path("twoReplicas").path("replicaCpuSecPerGiB").asDouble()).isPositive();
-    assertThat(f.path("copyThroughput").path("oneReplica").path("replicaCpuSecPerGiB").asDouble()).isPositive();
+    // Each round has its baselines right before and right after its pre-copy, as many transfers at once as
+    // replicas copied; each replica's and each raw receiver process's CPU is reported per GiB.
+    for (String round : List.of("twoReplicas", "oneReplica")) {
+      JsonNode r = f.path("copyThroughput").path(round);
+      for (String when : List.of("Before", "After")) {
+        assertThat(r.path("bytes" + when).asLong()).as(round + " bytes" + when).isPositive();
+        assertThat(r.path("diskWriteMiBPerSec" + when).asDouble()).as(round + " disk " + when).isPositive();
+        assertThat(r.path("loopbackMiBPerSec" + when).asDouble()).as(round + " loopback " + when).isPositive();
+        assertThat(r.path("rawReceiverCpuSecPerGiB" + when).asDouble()).as(round + " receiver CPU " + when).isPositive();
+      }
+      assertThat(r.path("replicaCpuSecPerGiB").asDouble()).as(round).isPositive();
+      assertThat(r.path("ratio").asDouble()).as(round).isEqualTo(Math.min(r.path("ratioBefore").asDouble(),
+          r.path("ratioAfter").asDouble()));
+      assertThat(r.path("processCpuRatio").asDouble()).as(round).isPositive();
+    }
     assertThat(f.path("replicaCpu").path("ratio").asDouble()).isPositive();
     assertThat(f.path("replicaCpu").has("docReplicationRatio")).isTrue();
     assertThat(f.path("searchWhileCopying").path("ratio").asDouble()).isPositive();
