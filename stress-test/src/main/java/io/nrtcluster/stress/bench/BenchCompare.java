@@ -14,7 +14,8 @@ import java.util.Set;
  * a figure reports (fields named {@code ratio} or {@code ...Ratio}, targets left out) in the new run
  * against the same field of the base run, and whether it moved beyond the tolerance in the
  * figure's bad direction. Lower is better for every figure except those that measure a throughput
- * (the search while copying, the copy): for them higher is better.
+ * (the search while copying, the copy): for their throughput ratios higher is better, for their CPU
+ * ratios lower.
  *
  * <p>When the base run combined several runs ({@link BenchRuns}), a ratio is worse only when the new
  * value (the new run's median, if it has several) lies beyond the base's worst run by more than the
@@ -118,6 +119,12 @@ public final class BenchCompare {
     return sb.toString();
   }
 
+  /** Throughput ratios of the throughput figures; a CPU ratio (CPU per GiB against a baseline's) is better lower everywhere. */
+  static boolean higherIsBetter(String path) {
+    String name = path.substring(path.lastIndexOf('/') + 1);
+    return HIGHER_IS_BETTER.contains(path.split("/", 3)[1]) && !name.toLowerCase(Locale.ROOT).contains("cpu");
+  }
+
   /** Where {@code now} lies against the base's runs {@code [min, max]} widened by the tolerance. */
   private static Verdict verdict(String path, double min, double max, double now, double tolerance) {
     if (max == 0 && min == 0) {
@@ -128,8 +135,7 @@ public final class BenchCompare {
     if (!above && !below) {
       return Verdict.SAME;
     }
-    boolean higherBetter = HIGHER_IS_BETTER.contains(path.split("/", 3)[1]);
-    return above == higherBetter ? Verdict.BETTER : Verdict.WORSE;
+    return above == higherIsBetter(path) ? Verdict.BETTER : Verdict.WORSE;
   }
 
   private static void ratios(JsonNode node, String path, Map<String, Double> out) {

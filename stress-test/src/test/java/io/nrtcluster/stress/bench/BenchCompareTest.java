@@ -47,6 +47,14 @@ class BenchCompareTest {
   }
 
   @Test
+  void aCpuRatioOfAThroughputFigureIsBetterLower() {
+    assertThat(BenchCompare.higherIsBetter("/copyThroughput/ratio")).isTrue();
+    assertThat(BenchCompare.higherIsBetter("/copyThroughput/oneReplica/processCpuRatio")).isFalse();
+    assertThat(BenchCompare.higherIsBetter("/searchWhileCopying/ratio")).isTrue();
+    assertThat(BenchCompare.higherIsBetter("/visibilityLag/p50Ratio")).isFalse();
+  }
+
+  @Test
   void aBaseOfSeveralRunsIsWorseOnlyBeyondItsWorstRun() throws Exception {
     JsonNode base = BenchRuns.combine(List.of(run("aaaa", 1.2, 0.7, ""), run("aaaa", 1.6, 0.9, ""),
         run("aaaa", 1.4, 0.8, "")), List.of("run-1", "run-2", "run-3"));
