@@ -18,7 +18,9 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.StoredField;
@@ -68,6 +70,18 @@ final class BenchAgent implements AutoCloseable {
     http.route("/cpu", ex -> JsonHttp.reply(ex, 200, new BenchApi.CpuReply(
         cpu.between(JsonHttp.number(ex, "from", 0), JsonHttp.number(ex, "to", System.nanoTime())))));
     http.route("/search", this::search);
+    http.route("/stopSearch", ex -> {
+      searchStop.set(true);
+      JsonHttp.reply(ex, 200, Map.of("ok", true));
+    });
+    http.route("/preCopyRate", ex -> {
+      if (node == null || node.replica() == null) {
+        JsonHttp.reply(ex, 400, Map.of("error", "not a replica"));
+        return;
+      }
+      node.replica().preCopyBytesPerSecond(JsonHttp.number(ex, "bytesPerSecond", 0));
+      JsonHttp.reply(ex, 200, Map.of("ok", true));
+    });
     http.route("/bulk", this::bulk);
     http.route("/deleteAll", ex -> {
       index.writer().deleteAll();
@@ -114,6 +128,8 @@ final class BenchAgent implements AutoCloseable {
     return new BenchAgent(id, null, null, List.of(), BenchIndex.standalone(path, config), stop);
   }
 
+  /** Set to end the search load under way. */
+  private final AtomicBoolean searchStop = new AtomicBoolean();
   private final Set<Object> watched = Collections.newSetFromMap(new IdentityHashMap<>());
 
   /** Records when this node (as a replica) starts searching each version, exactly. */
@@ -166,11 +182,17 @@ final class BenchAgent implements AutoCloseable {
     JsonHttp.reply(ex, 200, new BenchApi.VisibleReply(out, steps));
   }
 
-  /** Term queries as fast as {@code threads} threads can for {@code seconds}; returns how many ran. */
+  /**
+   * Term queries as fast as {@code threads} threads can for {@code seconds} or until {@code
+   * /stopSearch}; returns how many ran, and how many ended in each 10 ms.
+   */
   private void search(HttpExchange ex) throws Exception {
     int threads = (int) JsonHttp.number(ex, "threads", 1);
     long nanos = TimeUnit.SECONDS.toNanos(JsonHttp.number(ex, "seconds", 5));
+    long bucket = TimeUnit.MILLISECONDS.toNanos(10);
+    AtomicLongArray perBucket = new AtomicLongArray((int) (nanos / bucket) + 1);
     AtomicLong queries = new AtomicLong();
+    searchStop.set(false);
     long start = System.nanoTime();
     List<Thread> ts = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
@@ -178,7 +200,8 @@ final class BenchAgent implements AutoCloseable {
       ts.add(Thread.ofPlatform().name("bench-search-" + t).start(() -> {
         Random random = new Random(me);
         try {
-          while (System.nanoTime() - start < nanos) {
+          long now;
+          while ((now = System.nanoTime()) - start < nanos && !searchStop.get()) {
             IndexSearcher s = index.acquire();
             try {
               s.search(new TermQuery(new Term("body", WORDS[random.nextInt(WORDS.length)])), 10);
@@ -186,6 +209,7 @@ final class BenchAgent implements AutoCloseable {
               index.release(s);
             }
             queries.incrementAndGet();
+            perBucket.incrementAndGet((int) Math.min(perBucket.length() - 1, (System.nanoTime() - start) / bucket));
           }
         } catch (IOException e) {
           LOG.warn("B{}: search load failed", nodeId, e);
@@ -195,7 +219,13 @@ final class BenchAgent implements AutoCloseable {
     for (Thread t : ts) {
       t.join();
     }
-    JsonHttp.reply(ex, 200, new BenchApi.SearchReply(queries.get(), System.nanoTime() - start));
+    long elapsed = System.nanoTime() - start;
+    int used = (int) Math.min(perBucket.length(), elapsed / bucket + 1);
+    long[] counts = new long[used];
+    for (int i = 0; i < used; i++) {
+      counts[i] = perBucket.get(i);
+    }
+    JsonHttp.reply(ex, 200, new BenchApi.SearchReply(queries.get(), elapsed, start, bucket, counts));
   }
 
   /**

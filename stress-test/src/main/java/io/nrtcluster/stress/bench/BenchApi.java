@@ -38,7 +38,11 @@ public final class BenchApi {
 
   public record CpuReply(long cpuNanos) {}
 
-  public record SearchReply(long queries, long nanos) {}
+  /**
+   * A search load: how many queries ran over how long, and when: from {@code startNanos} (the shared
+   * nanoTime clock) the queries that ended in each bucket of {@code bucketNanos}.
+   */
+  public record SearchReply(long queries, long nanos, long startNanos, long bucketNanos, long[] perBucket) {}
 
   public record BulkReply(long docs, long bytes) {}
 

@@ -55,6 +55,16 @@ final class BenchClient {
         BenchApi.SearchReply.class);
   }
 
+  /** Ends a search load under way (its reply then comes at once). */
+  void stopSearch() throws AgentException {
+    json.post("/stopSearch", null, Duration.ofSeconds(10), Map.class);
+  }
+
+  /** Paces this replica's merge pre-copies that start from now on (0: unpaced). */
+  void preCopyBytesPerSecond(long bytesPerSecond) throws AgentException {
+    json.post("/preCopyRate?bytesPerSecond=" + bytesPerSecond, null, Duration.ofSeconds(10), Map.class);
+  }
+
   BenchApi.BulkReply bulk(long bytes, long segmentBytes) throws AgentException {
     return json.post("/bulk?bytes=" + bytes + "&segmentBytes=" + segmentBytes, null, Duration.ofMinutes(20),
         BenchApi.BulkReply.class);

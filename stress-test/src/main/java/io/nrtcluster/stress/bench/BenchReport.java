@@ -341,9 +341,30 @@ public record BenchReport(Provenance provenance, Machine machine, BenchConfig co
   public record CpuCell(int docsPerSec, int refreshMs, double primaryCpuSec, double replicaCpuSec,
       double docReplicationNodeCpuSec, double ratio, double docReplicationRatio) {}
 
-  /** Figure 5: a replica's search throughput while it copies over the same replica idle. */
-  public record SearchWhileCopying(double copyingQps, double idleQps, double ratio, int replica, String cell,
-      long docsIndexedMeanwhile, String note) {}
+  /**
+   * Figure 5: a replica's search throughput while it pre-copies a merged segment over the same
+   * replica searching the same index just before the merge began, unpaced and with its pre-copies
+   * paced.
+   *
+   * @param ratio the paced round's: the target is judged on it
+   * @param unpacedRatio the unpaced round's
+   * @param pacedBytesPerSecond the paced round's {@code preCopyBytesPerSecond}
+   * @param replica the replica searched (the only one copying)
+   */
+  public record SearchWhileCopying(double ratio, double target, double unpacedRatio, long pacedBytesPerSecond, int replica,
+      List<SearchRound> rounds, String note) {}
+
+  /**
+   * One merge of figure 5.
+   *
+   * @param preCopyBytesPerSecond the replica's pace (0: unpaced)
+   * @param preCopySeconds how long the pre-copy took: what the pace costs
+   * @param idleQps queries per second before the merge began
+   * @param copyingQps queries per second while the replica pre-copied
+   * @param copyingWindowSec the part of the pre-copy the search was counted over (whole 10 ms buckets)
+   */
+  public record SearchRound(long preCopyBytesPerSecond, long preCopyBytes, double preCopySeconds,
+      double preCopyMiBPerSec, double idleQps, double copyingQps, double ratio, double copyingWindowSec) {}
 
   /**
    * Figure 3: a forced merge's pre-copy to two, then one replica, each round bracketed by raw

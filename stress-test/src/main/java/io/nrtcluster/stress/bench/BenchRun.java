@@ -13,9 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -66,7 +64,7 @@ public final class BenchRun {
         grid(nodes);
       }
       if (config.runs(BenchFigure.SEARCH)) {
-        searchWhileCopying(nodes);
+        searchWhileCopying = SearchFigure.run(config, nodes, out, table);
       }
       if (config.runs(BenchFigure.COPY)) {
         copyThroughput = CopyFigure.run(config, nodes, out, table);
@@ -247,43 +245,6 @@ public final class BenchRun {
       table.row("replica CPU / doc-replication node CPU (" + cell + ")", c.replicaCpuSec(), c.docReplicationNodeCpuSec(),
           "s", "");
     }
-  }
-
-  /**
-   * Figure 5: queries per second on a replica while the primary indexes (so the replica copies every
-   * refresh), then on the same replica idle, on the index as the load left it.
-   */
-  private void searchWhileCopying(BenchNodes nodes) throws Exception {
-    NodeProcess primary = nodes.primary();
-    List<NodeProcess> replicas = nodes.replicasOf(primary);
-    NodeProcess replica = replicas.get(replicas.size() - 1);
-    int docsPerSec = config.docsPerSec().get(0);
-    int refreshMs = config.refreshMs().get(0);
-    String cell = docsPerSec + " docs/s, " + refreshMs + " ms";
-    out.accept("bench: replica search throughput while copying (" + cell + "), then idle");
-    long seconds = config.cellSec();
-    CompletableFuture<BenchApi.SearchReply> busy = CompletableFuture.supplyAsync(() -> {
-      LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(config.warmupSec()));
-      try {
-        return BenchNodes.client(replica).search(seconds, 1);
-      } catch (AgentException e) {
-        throw new IllegalStateException(e);
-      }
-    });
-    BenchApi.LoadReply load = BenchNodes.client(primary).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs,
-        config.warmupSec(), seconds);
-    BenchApi.SearchReply copying = busy.join();
-    drain(nodes);
-    nodes.awaitVersion(BenchNodes.client(primary).status().version());
-    BenchApi.SearchReply idle = BenchNodes.client(replica).search(seconds, 1);
-    searchWhileCopying = new BenchReport.SearchWhileCopying(qps(copying), qps(idle), Dist.ratio(qps(copying), qps(idle)),
-        replica.id(), cell, load.docs(), "one search thread of term queries on the replica; copying: while the primary "
-        + "indexes and refreshes; idle: right after, same index");
-    table.row("replica qps while copying / idle", qps(copying), qps(idle), "q/s", "");
-  }
-
-  private static double qps(BenchApi.SearchReply r) {
-    return Math.round(r.queries() / (r.nanos() / 1e9) * 10) / 10.0;
   }
 
   private static void drain(BenchNodes nodes) throws AgentException {

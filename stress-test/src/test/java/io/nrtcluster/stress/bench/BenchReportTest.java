@@ -43,7 +43,8 @@ class BenchReportTest {
             new BenchReport.CommitBased(1.3, 1.4, "n", List.of(new BenchReport.CommitCell(500, 250, D, D, 1.3, 1.4))),
             new BenchReport.ReplicaCpu(0.1, 0.2, 0.15, "500 docs/s, 250 ms", "n",
                 List.of(new BenchReport.CpuCell(500, 250, 2.0, 0.2, 2.1, 0.1, 0.2))),
-            new BenchReport.SearchWhileCopying(100, 200, 0.5, 3, "500 docs/s, 250 ms", 1500, "n"),
+            new BenchReport.SearchWhileCopying(0.9, 0.8, 0.7, 64L << 20, 3, List.of(new BenchReport.SearchRound(0, 1 << 20,
+                0.1, 10, 200, 140, 0.7, 0.1)), "n"),
             new BenchReport.CopyThroughput(ROUND, ROUND, 0.8, 0.9, 1.3, 1.2, "n"),
             new BenchReport.Failover(4000, 5000, 4500, 5500, 4000, 1, 1.0, "n", 1500, 2500, 2000,
                 new BenchReport.Pause(900, 1000, 1100, 1200, 300, 400, 1, "n"))));
@@ -68,8 +69,10 @@ class BenchReportTest {
     expected.put("/figures/replicaCpu", List.of("ratio", "docReplicationRatio", "target", "worstCell", "note", "cells"));
     expected.put("/figures/replicaCpu/cells/0", List.of("docsPerSec", "refreshMs", "primaryCpuSec", "replicaCpuSec",
         "docReplicationNodeCpuSec", "ratio", "docReplicationRatio"));
-    expected.put("/figures/searchWhileCopying", List.of("copyingQps", "idleQps", "ratio", "replica", "cell",
-        "docsIndexedMeanwhile", "note"));
+    expected.put("/figures/searchWhileCopying", List.of("ratio", "target", "unpacedRatio", "pacedBytesPerSecond", "replica",
+        "rounds", "note"));
+    expected.put("/figures/searchWhileCopying/rounds/0", List.of("preCopyBytesPerSecond", "preCopyBytes", "preCopySeconds",
+        "preCopyMiBPerSec", "idleQps", "copyingQps", "ratio", "copyingWindowSec"));
     expected.put("/figures/copyThroughput", List.of("twoReplicas", "oneReplica", "ratio", "target", "processCpuRatio",
         "cpuTarget", "note"));
     List<String> round = List.of("bytes", "seconds", "mibPerSecPerReplica", "mergeSeconds", "replicaCpuSecPerGiB",
