@@ -27,6 +27,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.apache.lucene.index.IndexNotFoundException;
 import org.apache.lucene.index.SegmentInfos;
@@ -107,6 +108,7 @@ public final class Replica implements Closeable {
   private final ReentrantLock reopening = new ReentrantLock();
   private final BadFileTracker badFiles;
   private final List<LongConsumer> versionListeners = new CopyOnWriteArrayList<>();
+  private final CopyEvents copyEvents = new CopyEvents();
   private final List<java.util.function.Consumer<CopyPhases>> phaseListeners = new CopyOnWriteArrayList<>();
   /** When each recent version was first announced (for {@link CopyPhases}). */
   private final java.util.concurrent.ConcurrentSkipListMap<Long, Long> announcedAt = new java.util.concurrent.ConcurrentSkipListMap<>();
@@ -298,7 +300,7 @@ public final class Replica implements Closeable {
     ReplicatingReplicaNode n;
     try {
       n = new ReplicatingReplicaNode(config.nodeId(), dir, new SearcherFactory(), ctx, link,
-          runner, this::onNrtCopyDone, badFiles, incarnation);
+          runner, copyEvents, badFiles, incarnation);
     } catch (IOException | RuntimeException e) {
       IOUtils.closeWhileHandlingException(dir);
       throw e;
@@ -378,35 +380,56 @@ public final class Replica implements Closeable {
     catchUp.wakeUp();
   }
 
-  private void onNrtCopyDone(CopyJob job, boolean installed) {
-    if (!installed) {
-      if (!((StreamingCopyJob) job).superseded()) {
-        catchUp.retryLater();
+  /** What the node tells this replica about its NRT copies; both run on the copy's finishing thread, in order. */
+  private final class CopyEvents implements ReplicatingReplicaNode.CopyListener {
+    /** The version whose listeners were told at its searcher switch (read and written on the finishing thread). */
+    private long told = -1;
+
+    @Override
+    public void onSearcherSwitched(CopyJob job) {
+      // Searches see the version from the searcher switch on, so listeners hear of it before the node
+      // records the version and reports the install, and before the record of verified files is
+      // rewritten (file writes and a directory listing: milliseconds on a busy disk). A replica
+      // repairing corrupt files serves no searcher until that record says they are replaced: it is
+      // told only then, in onNrtCopyDone.
+      if (!integrity.awaitingRepair()) {
+        told = job.getCopyState().version();
+        tellListeners(job);
       }
-      return;
     }
-    long version = job.getCopyState().version();
-    fallback.release();
-    link.dropPushedUpTo(job.getCopyState().primaryGen(), version);
-    // Searches see the version from the searcher switch on, so listeners hear of it before the record
-    // of verified files is rewritten (a directory listing and a file replace: milliseconds on a busy
-    // disk). A replica repairing corrupt files serves no searcher until that record says they are
-    // replaced: it is told only then.
-    boolean repairing = integrity.awaitingRepair();
-    if (repairing) {
+
+    @Override
+    public void onNrtCopyDone(CopyJob job, boolean installed) {
+      if (!installed) {
+        if (!((StreamingCopyJob) job).superseded()) {
+          catchUp.retryLater();
+        }
+        return;
+      }
+      long version = job.getCopyState().version();
+      fallback.release();
+      link.dropPushedUpTo(job.getCopyState().primaryGen(), version);
       integrity.installed(job.getCopyState());
+      if (told != version) {
+        tellListeners(job);
+      }
+      catchUp.copySucceeded();
     }
+  }
+
+  private void tellListeners(CopyJob job) {
+    long version = job.getCopyState().version();
     try {
       ctx.stats().observer().versionSearched(version, lag.searched(version));
     } catch (RuntimeException e) {
       log.warn("replica observer failed", e);
     }
-    if (!phaseListeners.isEmpty() && job instanceof StreamingCopyJob s) {
+    if (!phaseListeners.isEmpty() && job instanceof StreamingCopyJob) {
       ReplicatingReplicaNode n = node;
       Long heard = announcedAt.get(version);
       CopyPhases phases = new CopyPhases(version, heard == null ? -1 : heard, n == null ? -1 : n.copyStateAtNanos(version),
           n == null ? -1 : n.filesAtNanos(), n == null ? -1 : n.switchedAtNanos(), System.nanoTime());
-      for (java.util.function.Consumer<CopyPhases> l : phaseListeners) {
+      for (Consumer<CopyPhases> l : phaseListeners) {
         try {
           l.accept(phases);
         } catch (RuntimeException e) {
@@ -421,10 +444,6 @@ public final class Replica implements Closeable {
         log.warn("version listener failed", e);
       }
     }
-    if (!repairing) {
-      integrity.installed(job.getCopyState());
-    }
-    catchUp.copySucceeded();
   }
 
   /**

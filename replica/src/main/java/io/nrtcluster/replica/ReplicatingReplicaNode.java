@@ -55,6 +55,12 @@ import org.apache.lucene.store.IndexOutput;
 final class ReplicatingReplicaNode extends ReplicaNode {
   /** Told when an NRT copy ended, successfully or not. */
   interface CopyListener {
+    /**
+     * Searches see the copied point-in-time from now on: told right after the searcher switch,
+     * before the node records the version and reports the install (file writes and a message).
+     */
+    void onSearcherSwitched(CopyJob job);
+
     /** {@code installed} is true when the node searches the copied point-in-time now. */
     void onNrtCopyDone(CopyJob job, boolean installed);
   }
@@ -612,6 +618,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
       installed = !job.getFailed();
       if (installed) {
         installedGeneration = job.getCopyState().primaryGen();
+        listener.onSearcherSwitched(job);
         ctx.stats().nrtCopyCompleted();
         log.debug("searching version {} after copying {} bytes in {} ms", job.getCopyState().version(),
             job.getTotalBytesCopied(), (System.nanoTime() - startNS) / 1_000_000);
