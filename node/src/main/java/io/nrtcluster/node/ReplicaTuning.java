@@ -20,10 +20,13 @@ import java.time.Duration;
  * @param badFileBackoffMax longest such wait
  * @param copyResumeWindow how long a copy whose connection dropped waits to resume where it stopped
  *     (zero: it always starts over)
+ * @param preCopyBytesPerSecond pace of each replica's merge pre-copies, so searches keep the CPU and
+ *     disk while a large merged segment arrives; NRT point copies are never paced (0, the default:
+ *     unpaced; see {@link ReplicaConfig#preCopyBytesPerSecond()} for what a pace costs)
  */
 @Stable
 public record ReplicaTuning(ScrubConfig scrub, int corruptFileReportAfter, Duration badFileBackoffMin,
-    Duration badFileBackoffMax, Duration copyResumeWindow) {
+    Duration badFileBackoffMax, Duration copyResumeWindow, long preCopyBytesPerSecond) {
 
   /** Canonical constructor: validates; services build through {@link Builder}, which may gain fields. */
   @Internal
@@ -39,6 +42,7 @@ public record ReplicaTuning(ScrubConfig scrub, int corruptFileReportAfter, Durat
     if (copyResumeWindow.isNegative() || copyResumeWindow.compareTo(Duration.ofMinutes(10)) > 0) {
       throw new IllegalArgumentException("copyResumeWindow must be in [0, PT10M], got " + copyResumeWindow);
     }
+    Checks.inRange("preCopyBytesPerSecond", preCopyBytesPerSecond, 0, ReplicaConfig.MAX_PRE_COPY_BYTES_PER_SECOND);
   }
 
   /** {@link ReplicaConfig}'s defaults. */
@@ -53,7 +57,8 @@ public record ReplicaTuning(ScrubConfig scrub, int corruptFileReportAfter, Durat
   /** Applies these settings to a replica's configuration. */
   ReplicaConfig.Builder applyTo(ReplicaConfig.Builder b) {
     return b.scrub(scrub).corruptFileReportAfter(corruptFileReportAfter).badFileBackoffMin(badFileBackoffMin)
-        .badFileBackoffMax(badFileBackoffMax).copyResumeWindow(copyResumeWindow);
+        .badFileBackoffMax(badFileBackoffMax).copyResumeWindow(copyResumeWindow)
+        .preCopyBytesPerSecond(preCopyBytesPerSecond);
   }
 
   /** Builds a validated {@link ReplicaTuning}. */
@@ -63,6 +68,7 @@ public record ReplicaTuning(ScrubConfig scrub, int corruptFileReportAfter, Durat
     private Duration badFileBackoffMin = ReplicaConfig.DEFAULT_BAD_FILE_BACKOFF_MIN;
     private Duration badFileBackoffMax = ReplicaConfig.DEFAULT_BAD_FILE_BACKOFF_MAX;
     private Duration copyResumeWindow = ReplicaConfig.DEFAULT_COPY_RESUME_WINDOW;
+    private long preCopyBytesPerSecond;
 
     private Builder() {}
 
@@ -87,8 +93,15 @@ public record ReplicaTuning(ScrubConfig scrub, int corruptFileReportAfter, Durat
       return this;
     }
 
+    /** See {@link ReplicaTuning#preCopyBytesPerSecond()}; 0: unpaced. */
+    public Builder preCopyBytesPerSecond(long v) {
+      preCopyBytesPerSecond = v;
+      return this;
+    }
+
     public ReplicaTuning build() {
-      return new ReplicaTuning(scrub, corruptFileReportAfter, badFileBackoffMin, badFileBackoffMax, copyResumeWindow);
+      return new ReplicaTuning(scrub, corruptFileReportAfter, badFileBackoffMin, badFileBackoffMax, copyResumeWindow,
+          preCopyBytesPerSecond);
     }
   }
 }

@@ -29,17 +29,20 @@ class ReplicaTuningTest {
     assertThatThrownBy(() -> ReplicaTuning.builder().copyResumeWindow(Duration.ofHours(1)).build())
         .hasMessageContaining("copyResumeWindow");
     assertThatThrownBy(() -> ReplicaTuning.builder().scrub(null).build()).hasMessageContaining("scrub");
+    assertThatThrownBy(() -> ReplicaTuning.builder().preCopyBytesPerSecond(-1).build())
+        .hasMessageContaining("preCopyBytesPerSecond");
   }
 
   @Test
   void aTuningReachesTheReplicasConfiguration() {
     ReplicaTuning t = ReplicaTuning.builder().scrub(ScrubConfig.off()).corruptFileReportAfter(7)
-        .badFileBackoff(Duration.ofMillis(200), Duration.ofSeconds(5)).copyResumeWindow(Duration.ZERO).build();
+        .badFileBackoff(Duration.ofMillis(200), Duration.ofSeconds(5)).copyResumeWindow(Duration.ZERO).preCopyBytesPerSecond(64L << 20).build();
     ReplicaConfig c = t.applyTo(ReplicaConfig.builder().cluster("c").index("i").dataDir(Path.of("d"))).build();
     assertThat(c.scrub()).isEqualTo(ScrubConfig.off());
     assertThat(c.corruptFileReportAfter()).isEqualTo(7);
     assertThat(c.badFileBackoffMin()).isEqualTo(Duration.ofMillis(200));
     assertThat(c.badFileBackoffMax()).isEqualTo(Duration.ofSeconds(5));
     assertThat(c.copyResumeWindow()).isZero();
+    assertThat(c.preCopyBytesPerSecond()).isEqualTo(64L << 20);
   }
 }
