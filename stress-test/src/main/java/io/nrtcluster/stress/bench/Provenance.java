@@ -31,6 +31,11 @@ public record Provenance(String commit, boolean dirty, String startedAt, String 
     return new Provenance(commit, status != null && !status.isBlank(), started.toString(), Instant.now().toString());
   }
 
+  /** This run as it ended: the commit as at its start, dirty as well if the tree changed meanwhile. */
+  public Provenance endedIn(Path workTree) {
+    throw new UnsupportedOperationException("not yet");
+  }
+
   /** Git's output, or null when it fails (no repository, no git, too slow). */
   private static String git(Path workTree, String... args) {
     List<String> command = new ArrayList<>(List.of("git", "-C", workTree.toAbsolutePath().toString()));

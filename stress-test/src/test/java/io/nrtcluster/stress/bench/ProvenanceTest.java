@@ -39,6 +39,25 @@ class ProvenanceTest {
   }
 
   @Test
+  void aCommitMadeWhileTheRunRanIsNotTheOneItMeasured() throws Exception {
+    git("init", "-q");
+    Files.writeString(dir.resolve("a.txt"), "one");
+    git("add", "a.txt");
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "first");
+    String measured = new String(new ProcessBuilder("git", "-C", dir.toString(), "rev-parse", "HEAD").start()
+        .getInputStream().readAllBytes()).strip();
+    Provenance atStart = Provenance.of(dir, Instant.now());
+    Files.writeString(dir.resolve("a.txt"), "two");
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-am", "during the run");
+
+    Provenance p = atStart.endedIn(dir);
+    assertThat(p.commit()).as("the commit the run was built from").isEqualTo(measured);
+    assertThat(p.dirty()).as("the tree changed while it ran").isTrue();
+    assertThat(p.startedAt()).isEqualTo(atStart.startedAt());
+    assertThat(Provenance.of(dir, Instant.now()).endedIn(dir).dirty()).as("nothing changed").isFalse();
+  }
+
+  @Test
   void outsideARepositoryTheCommitIsUnknown() throws Exception {
     Path plain = Files.createDirectories(dir.resolve("plain"));
     // A folder under a repository would find it: use one that git is told not to search above.
