@@ -53,6 +53,7 @@ public final class BenchRun {
 
   private BenchReport run() throws Exception {
     Instant started = Instant.now();
+    Provenance atStart = Provenance.of(Path.of(""), started);
     out.accept(config.runsOneIndexFigures()
         ? "bench: starting a ZooKeeper server, two single-node baselines and a 3-node cluster in " + config.out()
         : "bench: starting a ZooKeeper server in " + config.out());
@@ -102,7 +103,7 @@ public final class BenchRun {
         followers = FollowerFigure.run(config, nodes, out, table);
       }
     }
-    BenchReport result = new BenchReport(Provenance.of(Path.of(""), started), machine(), config, new BenchReport.Figures(visibilityLag, commitBased, replicaCpu,
+    BenchReport result = new BenchReport(atStart.endedIn(Path.of("")), machine(), config, new BenchReport.Figures(visibilityLag, commitBased, replicaCpu,
         searchWhileCopying, copyThroughput, failover, lagPhases.isEmpty() ? null : List.copyOf(lagPhases), linkDelay, scale,
         bootstrap, ackLatency, followers, fanout));
     result.writeTo(config.out().resolve("bench.json"));

@@ -14,8 +14,9 @@ import java.util.concurrent.TimeUnit;
  * commit holds), and the run's start and end. A reader of {@code bench.json} compares the commit with
  * the one a claim is about; a figure from another commit is re-run, not carried over.
  *
- * @param commit the full commit hash of HEAD, or {@code unknown} outside a git working tree
- * @param dirty true when tracked files differed from that commit
+ * @param commit the full commit hash of HEAD when the run started (what its processes were built
+ *     from), or {@code unknown} outside a git working tree
+ * @param dirty true when tracked files differed from that commit, or the tree changed while the run ran
  * @param startedAt when the run started (ISO-8601, UTC)
  * @param finishedAt when it wrote its report
  */
@@ -33,7 +34,8 @@ public record Provenance(String commit, boolean dirty, String startedAt, String 
 
   /** This run as it ended: the commit as at its start, dirty as well if the tree changed meanwhile. */
   public Provenance endedIn(Path workTree) {
-    throw new UnsupportedOperationException("not yet");
+    Provenance now = of(workTree, Instant.parse(startedAt));
+    return new Provenance(commit, dirty || now.dirty() || !commit.equals(now.commit()), startedAt, now.finishedAt());
   }
 
   /** Git's output, or null when it fails (no repository, no git, too slow). */
