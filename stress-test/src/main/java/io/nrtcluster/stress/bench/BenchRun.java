@@ -40,15 +40,28 @@ public final class BenchRun {
   /** Per cell: label -> (local, nrt, commit) lag samples for the plots. */
   private final Map<String, List<List<Long>>> plotData = new LinkedHashMap<>();
 
-  private BenchRun(BenchConfig config, Consumer<String> out) {
+  /** This run's place among several ({@link BenchRuns}): odd runs measure each grid cell's cluster first. */
+  private final int runIndex;
+
+  private BenchRun(BenchConfig config, Consumer<String> out, int runIndex) {
     this.config = config;
     this.out = out;
+    this.runIndex = runIndex;
   }
 
   /** Runs every figure and writes the results; returns what it wrote to bench.json. */
   public static BenchReport run(BenchConfig config, Consumer<String> out) throws Exception {
+    return run(config, out, 0);
+  }
+
+  /**
+   * Run number {@code runIndex} (from 0) of several: each grid cell measures its single-node baseline
+   * first in even runs and the cluster first in odd ones, so that an order bias (the same load
+   * measured later reads differently) falls on both sides across the runs.
+   */
+  public static BenchReport run(BenchConfig config, Consumer<String> out, int runIndex) throws Exception {
     Files.createDirectories(config.out());
-    return new BenchRun(config, out).run();
+    return new BenchRun(config, out, runIndex).run();
   }
 
   private BenchReport run() throws Exception {
@@ -137,6 +150,17 @@ public final class BenchRun {
     drain(nodes);
   }
 
+  /** A grid cell's load on the cluster, every replica caught up with its last refresh after. */
+  private BenchApi.LoadReply nrtLoad(BenchNodes nodes, NodeProcess primary, String cell, int docsPerSec, int refreshMs)
+      throws Exception {
+    out.accept("bench: " + cell + ": NRT replication");
+    drain(nodes);
+    BenchApi.LoadReply nrt = BenchNodes.client(primary).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs,
+        config.warmupSec(), config.cellSec());
+    awaitLastRefresh(nodes, nrt);
+    return nrt;
+  }
+
   /** Figures 1, 2 and 4 over the grid of rates and refresh intervals. */
   private void grid(BenchNodes nodes) throws Exception {
     List<BenchReport.LagCellResult> lagCells = new ArrayList<>();
@@ -154,6 +178,11 @@ public final class BenchRun {
         NodeProcess primary = nodes.primary();
         NodeProcess cpuReplica = nodes.replicasOf(primary).get(0);
         try {
+          boolean clusterFirst = runIndex % 2 == 1;
+          BenchApi.LoadReply nrt = null;
+          if (clusterFirst) {
+            nrt = nrtLoad(nodes, primary, cell, docsPerSec, refreshMs);
+          }
           out.accept("bench: " + cell + ": single-node baseline");
           BenchApi.LoadReply local = BenchNodes.client(nodes.standalone).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs,
               config.warmupSec(), config.cellSec());
@@ -165,11 +194,9 @@ public final class BenchRun {
                 refreshMs, config.warmupSec(), config.cellSec());
             localWaitDist = Dist.ofNanos(VisibilityLag.refreshTimes(waiting.refreshes()));
           }
-          out.accept("bench: " + cell + ": NRT replication");
-          drain(nodes);
-          BenchApi.LoadReply nrt = BenchNodes.client(primary).load(LoadRunner.Mode.NRT, docsPerSec, refreshMs,
-              config.warmupSec(), config.cellSec());
-          awaitLastRefresh(nodes, nrt);
+          if (!clusterFirst) {
+            nrt = nrtLoad(nodes, primary, cell, docsPerSec, refreshMs);
+          }
           List<List<long[]>> copyPhases = new ArrayList<>();
           List<Long> nrtLags = VisibilityLag.lags(nrt.refreshes(), visible(nodes, primary, copyPhases));
           BenchReport.PhaseBreakdown steps = LagPhases.of(docsPerSec, refreshMs, nrt.refreshes(), copyPhases);
@@ -227,7 +254,8 @@ public final class BenchRun {
       throw new IOException("no cell of the grid completed");
     }
     visibilityLag = new BenchReport.VisibilityLag(worstP50, worstP99, 1.2, 1.5,
-        "top-level ratios are the worst cell's; baseline: the same load on a single-node application "
+        "top-level ratios are the worst cell's; each cell measured the " + (runIndex % 2 == 1 ? "cluster" : "baseline")
+        + " first in this run (runs alternate); baseline: the same load on a single-node application "
         + "(DirectoryReader.openIfChanged(reader, writer)); primary default maxFullFlushMergeWaitMillis=0",
         List.copyOf(lagCells));
     commitBased = new BenchReport.CommitBased(worstCommitP50, worstCommitP99,

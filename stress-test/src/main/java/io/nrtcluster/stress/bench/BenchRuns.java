@@ -27,6 +27,10 @@ import java.util.function.Consumer;
  * run's shape wins and a number is the median of the runs that have it at the same place; {@code
  * spread} then lists only those runs' values. Text (notes, cell names) is the first run's.
  *
+ * <p>The runs alternate the order of paired measurements where a figure supports it (figure 1's
+ * grid measures the baseline first in odd-numbered runs and the cluster first in even-numbered
+ * ones), so an order bias does not always favour the same side.
+ *
  * <p>The combined file begins with {@code provenance} (the first run's commit, dirty when any run's
  * tree was, from the first run's start to the last run's end), {@code machine} and {@code config} of
  * the first run, then {@code runs} (each run's provenance and directory), {@code figures} and {@code
@@ -57,7 +61,7 @@ public final class BenchRuns {
     for (int k = 1; k <= runs; k++) {
       Path dir = config.out().resolve("run-" + k);
       out.accept("bench: run " + k + " of " + runs + " in " + dir);
-      BenchRun.run(config.in(dir), out);
+      BenchRun.run(config.in(dir), out, k - 1);
       reports.add(JSON.readTree(dir.resolve("bench.json").toFile()));
       dirs.add(config.out().relativize(dir).toString());
     }
