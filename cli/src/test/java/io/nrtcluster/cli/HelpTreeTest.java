@@ -1,0 +1,45 @@
+package io.nrtcluster.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+/** Every command and subcommand of {@code nrt}, found by walking picocli's tree, answers --help with its usage and exit 0. */
+@Timeout(60)
+class HelpTreeTest {
+  @Test
+  void everyCommandAnswersHelpWithItsUsage() {
+    List<List<String>> paths = new ArrayList<>();
+    walk(Main.commandLine(), new ArrayList<>(), paths);
+    assertThat(paths).as("the tree").hasSizeGreaterThan(10);
+    List<String> failures = new ArrayList<>();
+    for (List<String> path : paths) {
+      List<String> args = new ArrayList<>(path);
+      args.add("--help");
+      NrtRun r = NrtRun.nrt(args.toArray(String[]::new));
+      String name = String.join(" ", path);
+      if (r.exit() != 0 || !r.out().contains("Usage: nrt" + (name.isEmpty() ? "" : " " + name))) {
+        failures.add("nrt " + name + " --help: exit " + r.exit() + ", err: " + r.err().strip()
+            + ", out starts: " + r.out().lines().findFirst().orElse(""));
+      }
+    }
+    assertThat(failures).as("commands whose --help fails").isEmpty();
+  }
+
+  private static void walk(CommandLine cmd, List<String> path, List<List<String>> out) {
+    out.add(List.copyOf(path));
+    for (Map.Entry<String, CommandLine> sub : cmd.getSubcommands().entrySet()) {
+      if (sub.getValue().getCommandSpec().helpCommand() || !sub.getKey().equals(sub.getValue().getCommandName())) {
+        continue; // the help command itself, and aliases
+      }
+      List<String> next = new ArrayList<>(path);
+      next.add(sub.getKey());
+      walk(sub.getValue(), next, out);
+    }
+  }
+}
