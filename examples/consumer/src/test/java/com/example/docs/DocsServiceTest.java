@@ -11,9 +11,12 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.net.URL;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
+import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,6 +50,21 @@ class DocsServiceTest {
       assertThat(replica.search("replication")).containsExactly("1");
       assertThat(primary.search("refresh")).containsExactly("2");
     }
+  }
+
+  /**
+   * A service with its own commons-logging: its classes are the only copy on the classpath (the
+   * library brings no jcl-over-slf4j to replace them), the service logs through it, and objectstore's
+   * HTTP client, which logs through commons-logging too, still runs.
+   */
+  @Test
+  void aServicesOwnCommonsLoggingIsTheOnlyCopyAndTheObjectStoreStillRuns() throws Exception {
+    List<URL> copies = Collections.list(ClassLoader.getSystemClassLoader()
+        .getResources("org/apache/commons/logging/LogFactory.class"));
+    assertThat(copies).as("jars holding org.apache.commons.logging.LogFactory").hasSize(1);
+    assertThat(copies.get(0).toString()).contains("/commons-logging-1.3.5.jar!");
+    LogFactory.getLog(DocsServiceTest.class).info("the service's own commons-logging logs");
+    anUnreachableBackupStoreIsReportedAsUnavailable();
   }
 
   /** Runs the AWS SDK and its HTTP client (objectstore's dependencies) against a port nobody listens on. */
