@@ -153,6 +153,9 @@ public final class BenchCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), "--bootstrap-index-mb: " + e.getMessage());
       }
     }
+    if (config.runs(BenchFigure.BOOTSTRAP) || config.runs(BenchFigure.FOLLOWERS)) {
+      StoreLog.toFile(dir.resolve("object-store.log"));
+    }
     JsonNode now = BenchRuns.run(profile ? config.profiled() : config, repeat, console::println);
     if (base == null) {
       return 0;

@@ -183,6 +183,9 @@ public final class ChaosCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
     Console out = new Console(spec.commandLine().getOut());
+    if (objectStore) {
+      StoreLog.toFile(report.resolve("object-store.log"));
+    }
     ChaosReport verdict = ChaosRun.run(config, out::println);
     out.println("reports: " + report.resolve("chaos-report.json") + ", " + report.resolve("chaos-report.html"));
     return verdict.valid() ? 0 : Main.EXIT_FAILED;
