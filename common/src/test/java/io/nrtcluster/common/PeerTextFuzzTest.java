@@ -10,8 +10,9 @@ import java.util.Properties;
  * peer asks for ({@link PeerFileNames}) and the {@code key=value} records kept in ZooKeeper
  * ({@link PropertiesCodec}). The only failures allowed are the typed ones they declare; anything
  * else is a finding. Seed inputs are committed under {@code PeerTextFuzzTestInputs/}; {@code mvn
- * test} replays them and {@code JAZZER_FUZZ=1} fuzzes (see README "Fuzzing"). No {@code @Timeout} of
- * its own: Jazzer would apply it to a whole fuzzing session; the suite's default applies per input.
+ * test} replays them and {@code JAZZER_FUZZ=1} fuzzes (see docs/testing.md, "Fuzzing"). No
+ * {@code @Timeout} of its own: Jazzer would apply it to a whole fuzzing session; the suite's default
+ * applies per input.
  */
 class PeerTextFuzzTest {
   private static final Path INDEX = Path.of("/srv/nrt/index");

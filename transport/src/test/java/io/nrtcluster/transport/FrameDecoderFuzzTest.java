@@ -28,7 +28,7 @@ import java.util.List;
  * <p>The stream is fed in chunks of {@code 1 + length % 61} bytes so frames also arrive split. The
  * committed seed corpus ({@code FrameDecoderFuzzTestInputs/frameStream/}) holds real frames of every
  * type from {@link MessageEncoder} and edge cases; {@code mvn test} replays it (regression mode), and
- * {@code JAZZER_FUZZ=1} fuzzes (see README "Fuzzing").
+ * {@code JAZZER_FUZZ=1} fuzzes (see docs/testing.md, "Fuzzing").
  *
  * <p>No {@code @Timeout} of its own: Jazzer would apply it to a whole fuzzing session; in regression
  * mode the suite's default per-test timeout applies to each input.
