@@ -109,7 +109,7 @@ final class SearchFigure {
     long from = merge.preCopyFromNanos();
     long to = from + merge.preCopyNanos();
     double copying = qps(s, from, to);
-    double window = whole(s, from, to) * s.bucketNanos() / 1e9;
+    double window = whole(s, from, to).size() * s.bucketNanos() / 1e9;
     double seconds = merge.preCopyNanos() / 1e9;
     BenchReport.SearchRound round = new BenchReport.SearchRound(pace, merge.preCopyBytes(), round3(seconds),
         round3(merge.preCopyBytes() / seconds / (1 << 20)), idle, copying, Dist.ratio(copying, idle), round3(window));
@@ -122,25 +122,23 @@ final class SearchFigure {
   static double qps(BenchApi.SearchReply s, long from, long to) {
     long queries = 0;
     int buckets = 0;
-    for (int i = 0; i < s.perBucket().length; i++) {
-      long start = s.startNanos() + i * s.bucketNanos();
-      if (start >= from && start + s.bucketNanos() <= to) {
-        queries += s.perBucket()[i];
-        buckets++;
-      }
+    for (int i : whole(s, from, to)) {
+      queries += s.perBucket()[i];
+      buckets++;
     }
     return buckets == 0 ? -1 : Math.round(queries / (buckets * s.bucketNanos() / 1e9) * 10) / 10.0;
   }
 
-  private static int whole(BenchApi.SearchReply s, long from, long to) {
-    int buckets = 0;
+  /** The buckets that lie wholly within {@code [from, to]}. */
+  private static List<Integer> whole(BenchApi.SearchReply s, long from, long to) {
+    List<Integer> inside = new ArrayList<>();
     for (int i = 0; i < s.perBucket().length; i++) {
       long start = s.startNanos() + i * s.bucketNanos();
       if (start >= from && start + s.bucketNanos() <= to) {
-        buckets++;
+        inside.add(i);
       }
     }
-    return buckets;
+    return inside;
   }
 
   private static double round3(double v) {

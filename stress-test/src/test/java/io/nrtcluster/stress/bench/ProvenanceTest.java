@@ -18,10 +18,7 @@ class ProvenanceTest {
 
   @Test
   void namesTheCommitAndWhetherTrackedFilesDifferedFromIt() throws Exception {
-    git("init", "-q");
-    Files.writeString(dir.resolve("a.txt"), "one");
-    git("add", "a.txt");
-    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "first");
+    repositoryWithOneCommit();
     String head = new String(new ProcessBuilder("git", "-C", dir.toString(), "rev-parse", "HEAD").start().getInputStream()
         .readAllBytes()).strip();
     Instant started = Instant.now();
@@ -40,10 +37,7 @@ class ProvenanceTest {
 
   @Test
   void aCommitMadeWhileTheRunRanIsNotTheOneItMeasured() throws Exception {
-    git("init", "-q");
-    Files.writeString(dir.resolve("a.txt"), "one");
-    git("add", "a.txt");
-    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "first");
+    repositoryWithOneCommit();
     String measured = new String(new ProcessBuilder("git", "-C", dir.toString(), "rev-parse", "HEAD").start()
         .getInputStream().readAllBytes()).strip();
     Provenance atStart = Provenance.of(dir, Instant.now());
@@ -64,6 +58,13 @@ class ProvenanceTest {
     Provenance p = Provenance.of(plain.resolve("no-such-folder"), Instant.now());
     assertThat(p.commit()).isEqualTo(Provenance.UNKNOWN);
     assertThat(p.dirty()).isFalse();
+  }
+
+  private void repositoryWithOneCommit() throws IOException, InterruptedException {
+    git("init", "-q");
+    Files.writeString(dir.resolve("a.txt"), "one");
+    git("add", "a.txt");
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "first");
   }
 
   private void git(String... args) throws IOException, InterruptedException {
