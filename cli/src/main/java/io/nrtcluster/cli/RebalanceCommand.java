@@ -7,6 +7,7 @@ import io.nrtcluster.node.ClusterAdmin;
 import io.nrtcluster.node.RebalanceResult;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -64,7 +65,7 @@ final class RebalanceCommand implements Callable<Integer> {
       out.flush();
       RebalanceResult result = a.rebalance(admin.cluster, plan, timeout);
       for (RebalanceResult.MoveOutcome o : result.outcomes()) {
-        out.printf("  %s: %s%s%n", o.move(), o.status().name().toLowerCase(java.util.Locale.ROOT),
+        out.printf("  %s: %s%s%n", o.move(), o.status().name().toLowerCase(Locale.ROOT),
             o.message().isEmpty() ? "" : ": " + o.message());
       }
       StatusCommand.printPrimariesPerNode(out, a.primariesPerNode(admin.cluster));

@@ -1,6 +1,7 @@
 package io.nrtcluster.common;
 
 import java.io.IOException;
+import java.util.List;
 
 /**
  * Base of every error nrtcluster raises on purpose. Callers branch on the subtype (or on {@link
@@ -45,7 +46,7 @@ public class NrtClusterException extends IOException {
       case CHECKSUM_MISMATCH -> new ChecksumMismatchException(text);
       case NOT_PRIMARY -> new NotPrimaryException(text, null);
       case NOT_PUBLISHED -> new NotPublishedException(text);
-      case NOT_ENOUGH_REPLICAS -> new NotEnoughReplicasException(text, -1, -1, java.util.List.of());
+      case NOT_ENOUGH_REPLICAS -> new NotEnoughReplicasException(text, -1, -1, List.of());
       case WRITER_LOST -> new WriterLostException(text, null);
       case INSUFFICIENT_STORAGE -> new InsufficientStorageException(text, null, -1, -1);
       case CORRUPT_INDEX_READ -> new CorruptIndexReadException(text, null, null);

@@ -2,24 +2,25 @@ package io.nrtcluster.replica;
 
 import io.nrtcluster.common.Backoff;
 import io.nrtcluster.common.ClusterMismatchException;
+import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.ConnectionRefusedException;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
 import io.nrtcluster.common.RequestTimeoutException;
-import io.nrtcluster.common.ConnectionException;
-import io.nrtcluster.common.ConnectionRefusedException;
 import io.nrtcluster.common.TlsHandshakeException;
 import io.nrtcluster.transport.Connection;
+import io.nrtcluster.transport.FaultStats;
 import io.nrtcluster.transport.Message;
 import io.nrtcluster.transport.NodeAddress;
 import io.nrtcluster.transport.PeerRole;
 import io.nrtcluster.transport.RequestHandler;
-import io.nrtcluster.transport.FaultStats;
 import io.nrtcluster.transport.Transport;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -27,6 +28,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The replica's connection to its primary: connects with a bounded wait, refuses a primary whose
@@ -80,7 +82,7 @@ final class PrimaryLink implements RequestHandler {
   /** The peer the primary told us to fetch file bytes from, if any. */
   private final PeerSource peers;
   /** The newest copy-state the primary pushed with an NRT point and no copy has taken yet. */
-  private final java.util.concurrent.atomic.AtomicReference<Pushed> pushed = new java.util.concurrent.atomic.AtomicReference<>();
+  private final AtomicReference<Pushed> pushed = new AtomicReference<>();
 
   /** A copy-state the primary pushed on {@code connection}; it holds it for us until released. */
   record Pushed(Connection connection, Message.CopyStateReply state) {
@@ -303,7 +305,7 @@ final class PrimaryLink implements RequestHandler {
   private void reconnected(NodeAddress address, Connection c, Throwable err) {
     Connection kept = null;
     if (err != null) {
-      failed(address, err instanceof java.util.concurrent.CompletionException && err.getCause() != null ? err.getCause() : err);
+      failed(address, err instanceof CompletionException && err.getCause() != null ? err.getCause() : err);
     } else {
       kept = accept(address, c);
     }
@@ -384,7 +386,7 @@ final class PrimaryLink implements RequestHandler {
 
   /** An error reply is an answer too; a timeout or a closed connection is not. */
   private static boolean answered(Throwable err) {
-    Throwable t = err instanceof java.util.concurrent.CompletionException && err.getCause() != null ? err.getCause() : err;
+    Throwable t = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
     return t instanceof NrtClusterException && !(t instanceof ConnectionException) && !(t instanceof RequestTimeoutException);
   }
 

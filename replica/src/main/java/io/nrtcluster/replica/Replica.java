@@ -1,10 +1,10 @@
 package io.nrtcluster.replica;
 
 import io.nrtcluster.common.Checks;
-import io.nrtcluster.common.Incarnations;
 import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.GenerationStore;
 import io.nrtcluster.common.IllegalTransitionException;
+import io.nrtcluster.common.Incarnations;
 import io.nrtcluster.common.IndexUnavailableException;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
@@ -18,11 +18,12 @@ import io.nrtcluster.transport.Transport;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.util.Collection;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -109,9 +110,9 @@ public final class Replica implements Closeable {
   private final BadFileTracker badFiles;
   private final List<LongConsumer> versionListeners = new CopyOnWriteArrayList<>();
   private final CopyEvents copyEvents = new CopyEvents();
-  private final List<java.util.function.Consumer<CopyPhases>> phaseListeners = new CopyOnWriteArrayList<>();
+  private final List<Consumer<CopyPhases>> phaseListeners = new CopyOnWriteArrayList<>();
   /** When each recent version was first announced (for {@link CopyPhases}). */
-  private final java.util.concurrent.ConcurrentSkipListMap<Long, Long> announcedAt = new java.util.concurrent.ConcurrentSkipListMap<>();
+  private final ConcurrentSkipListMap<Long, Long> announcedAt = new ConcurrentSkipListMap<>();
   private final LagTracker lag = new LagTracker();
   /**
    * Guards the transitions of {@link #state} together with {@link #node} (held only for those
@@ -803,7 +804,7 @@ public final class Replica implements Closeable {
    * stays fresh while it answers (a failure detector's input); call once, after opening. A
    * connection handshake counts as contact without it.
    */
-  public void startHeartbeat(java.time.Duration interval) {
+  public void startHeartbeat(Duration interval) {
     link.startHeartbeat(interval);
   }
 
@@ -922,7 +923,7 @@ public final class Replica implements Closeable {
    * Called with the timeline of each NRT copy installed ({@link CopyPhases}), on a copy thread: be
    * quick. For benchmarks that break the replica's lag into its steps.
    */
-  public void addCopyPhasesListener(java.util.function.Consumer<CopyPhases> listener) {
+  public void addCopyPhasesListener(Consumer<CopyPhases> listener) {
     phaseListeners.add(listener);
   }
 
