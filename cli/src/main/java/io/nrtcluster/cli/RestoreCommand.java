@@ -20,11 +20,12 @@ import picocli.CommandLine.Spec;
 
 /** {@code nrt restore}: rebuild one index of a node directory from a backup, every byte verified. */
 @Command(name = "restore", description = {
-    "Restore index I of cluster C from the object store into node directory DIR (DIR/I must be empty),",
-    "verifying every byte against Lucene's checksums. Start the node on DIR afterwards: as the first",
-    "member of an empty cluster it becomes primary above every generation and version in the store.",
-    "Exit codes: 0 restored, 1 error, 3 store unreachable, 4 no such backup, 5 damaged backup or DIR/I not empty,",
-    "7 store refused the credentials or no such bucket."})
+    "Restore index I of cluster C from the object store into node directory DIR (DIR/I must be "
+        + "empty), verifying every byte against Lucene's checksums. Start the node on DIR afterwards: as "
+        + "the first member of an empty cluster it becomes primary above every generation and version in "
+        + "the store.",
+    "Exit codes: 0 restored, 1 error, 3 store unreachable, 4 no such backup, 5 damaged backup or "
+        + "DIR/I not empty, 7 store refused the credentials or no such bucket."})
 final class RestoreCommand implements Callable<Integer> {
   @Mixin ObjectStoreOptions store;
 
