@@ -72,11 +72,15 @@ public record ReplicaTuning(ScrubConfig scrub, int corruptFileReportAfter, Durat
 
     private Builder() {}
 
+    /** Sets {@link ReplicaTuning#scrub()}; default {@code ScrubConfig.defaults()}. */
     public Builder scrub(ScrubConfig v) {
       scrub = v;
       return this;
     }
 
+    /**
+     * Sets {@link ReplicaTuning#corruptFileReportAfter()}; default {@code ReplicaConfig.DEFAULT_CORRUPT_FILE_REPORT_AFTER}.
+     */
     public Builder corruptFileReportAfter(int v) {
       corruptFileReportAfter = v;
       return this;
@@ -88,6 +92,7 @@ public record ReplicaTuning(ScrubConfig scrub, int corruptFileReportAfter, Durat
       return this;
     }
 
+    /** Sets {@link ReplicaTuning#copyResumeWindow()}; default {@code ReplicaConfig.DEFAULT_COPY_RESUME_WINDOW}. */
     public Builder copyResumeWindow(Duration v) {
       copyResumeWindow = v;
       return this;

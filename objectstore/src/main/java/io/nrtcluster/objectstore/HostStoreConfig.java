@@ -89,21 +89,25 @@ public record HostStoreConfig(
     private Duration startTimeout = Duration.ofSeconds(5);
     private int openParallelism = 4;
 
+    /** Sets {@link HostStoreConfig#store()}; no default. */
     public Builder store(ObjectStoreConfig v) {
       store = v;
       return this;
     }
 
+    /** Sets {@link HostStoreConfig#backups()}; default {@code true}. */
     public Builder backups(boolean v) {
       backups = v;
       return this;
     }
 
+    /** Sets {@link HostStoreConfig#mode()}; default {@code BackupMode.EVERY_COMMIT}. */
     public Builder mode(BackupMode v) {
       mode = v;
       return this;
     }
 
+    /** Sets {@link HostStoreConfig#bootstrap()}; default {@code true}. */
     public Builder bootstrap(boolean v) {
       bootstrap = v;
       return this;
@@ -115,6 +119,7 @@ public record HostStoreConfig(
       return this;
     }
 
+    /** Sets {@link HostStoreConfig#retentionInterval()}; default {@code Duration.ofMinutes(10)}. */
     public Builder retentionInterval(Duration v) {
       retentionInterval = v;
       return this;

@@ -190,26 +190,31 @@ public record ObjectStoreConfig(
     private Duration sweepLease = Duration.ofMinutes(2);
     private Duration clockMargin = Duration.ofSeconds(30);
 
+    /** Sets {@link ObjectStoreConfig#bucket()}; no default. */
     public Builder bucket(String v) {
       bucket = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#prefix()}; default {@code ""}. */
     public Builder prefix(String v) {
       prefix = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#endpoint()}; no default. */
     public Builder endpoint(URI v) {
       endpoint = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#region()}; default {@code "us-east-1"}. */
     public Builder region(String v) {
       region = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#pathStyle()}; default {@code false}. */
     public Builder pathStyle(boolean v) {
       pathStyle = v;
       return this;
@@ -222,6 +227,7 @@ public record ObjectStoreConfig(
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#maxAttempts()}; default {@code 5}. */
     public Builder maxAttempts(int v) {
       maxAttempts = v;
       return this;
@@ -233,41 +239,49 @@ public record ObjectStoreConfig(
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#multipartThreshold()}; default {@code 64L << 20}. */
     public Builder multipartThreshold(long v) {
       multipartThreshold = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#partSize()}; default {@code 16L << 20}. */
     public Builder partSize(long v) {
       partSize = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#maxParallelTransfers()}; default {@code 4}. */
     public Builder maxParallelTransfers(int v) {
       maxParallelTransfers = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#connectTimeout()}; default {@code Duration.ofSeconds(5)}. */
     public Builder connectTimeout(Duration v) {
       connectTimeout = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#socketTimeout()}; default {@code Duration.ofSeconds(30)}. */
     public Builder socketTimeout(Duration v) {
       socketTimeout = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#backupLease()}; default {@code Duration.ofMinutes(10)}. */
     public Builder backupLease(Duration v) {
       backupLease = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#sweepLease()}; default {@code Duration.ofMinutes(2)}. */
     public Builder sweepLease(Duration v) {
       sweepLease = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#clockMargin()}; default {@code Duration.ofSeconds(30)}. */
     public Builder clockMargin(Duration v) {
       clockMargin = v;
       return this;

@@ -185,41 +185,49 @@ public record ReplicaConfig(
     private Duration peerStallTimeout = Duration.ofSeconds(2);
     private long preCopyBytesPerSecond;
 
+    /** Sets {@link ReplicaConfig#nodeId()}; default {@code 1}. */
     public Builder nodeId(int v) {
       nodeId = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#cluster()}; no default. */
     public Builder cluster(String v) {
       cluster = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#index()}; no default. */
     public Builder index(String v) {
       index = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#dataDir()}; no default. */
     public Builder dataDir(Path v) {
       dataDir = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#primary()}; no default. */
     public Builder primary(NodeAddress v) {
       primary = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#reconnectMin()}; default {@code Duration.ofMillis(100)}. */
     public Builder reconnectMin(Duration v) {
       reconnectMin = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#reconnectMax()}; default {@code Duration.ofSeconds(5)}. */
     public Builder reconnectMax(Duration v) {
       reconnectMax = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#maxFileRetries()}; default {@code 10}. */
     public Builder maxFileRetries(int v) {
       maxFileRetries = v;
       return this;
@@ -243,26 +251,31 @@ public record ReplicaConfig(
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#prefetchFiles()}; default {@code 4}. */
     public Builder prefetchFiles(int v) {
       prefetchFiles = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#preCopyProgressInterval()}; default {@code Duration.ofSeconds(1)}. */
     public Builder preCopyProgressInterval(Duration v) {
       preCopyProgressInterval = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#closeTimeout()}; default {@code Duration.ofSeconds(10)}. */
     public Builder closeTimeout(Duration v) {
       closeTimeout = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#commitOnClose()}; default {@code true}. */
     public Builder commitOnClose(boolean v) {
       commitOnClose = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#transport()}; default {@code TransportConfig.defaults()}. */
     public Builder transport(TransportConfig v) {
       transport = v;
       return this;

@@ -51,11 +51,13 @@ public record ScrubConfig(long bytesPerSecond, Duration interval) {
     private long bytesPerSecond = 4L << 20;
     private Duration interval = Duration.ofHours(1);
 
+    /** Sets {@link ScrubConfig#bytesPerSecond()}; default {@code 4L << 20}. */
     public Builder bytesPerSecond(long v) {
       bytesPerSecond = v;
       return this;
     }
 
+    /** Sets {@link ScrubConfig#interval()}; default {@code Duration.ofHours(1)}. */
     public Builder interval(Duration v) {
       interval = v;
       return this;
