@@ -16,11 +16,17 @@ public class NrtClusterException extends IOException {
 
   private final ErrorCode code;
 
+  /**
+   * Creates one with its {@code code} (the one the wire carries) and {@code message}, which says what failed.
+   */
   public NrtClusterException(ErrorCode code, String message) {
     super(message);
     this.code = code;
   }
 
+  /**
+   * Creates one with its {@code code} (the one the wire carries), {@code message}, which says what failed, and the failure that caused it.
+   */
   public NrtClusterException(ErrorCode code, String message, Throwable cause) {
     super(message, cause);
     this.code = code;
