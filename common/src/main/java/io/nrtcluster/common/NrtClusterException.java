@@ -25,7 +25,8 @@ public class NrtClusterException extends IOException {
   }
 
   /**
-   * Creates one with its {@code code} (the one the wire carries), {@code message}, which says what failed, and the failure that caused it.
+   * Creates one with its {@code code} (the one the wire carries), {@code message}, which says what
+   * failed, and the failure that caused it.
    */
   public NrtClusterException(ErrorCode code, String message, Throwable cause) {
     super(message, cause);

@@ -12,7 +12,8 @@ public class WriterLostException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 
   /**
-   * Creates one with {@code message} and Lucene's tragic exception that closed the writer (null when raised remotely).
+   * Creates one with {@code message} and Lucene's tragic exception that closed the writer (null when
+   * raised remotely).
    */
   public WriterLostException(String message, Throwable tragic) {
     super(ErrorCode.WRITER_LOST, message, tragic);

@@ -19,7 +19,8 @@ public class ZooKeeperAccessException extends NrtClusterException {
   }
 
   /**
-   * Creates one with its {@code code} (the one the wire carries), {@code message}, which says what failed, and the failure that caused it.
+   * Creates one with its {@code code} (the one the wire carries), {@code message}, which says what
+   * failed, and the failure that caused it.
    */
   public ZooKeeperAccessException(ErrorCode code, String message, Throwable cause) {
     super(checked(code), message, cause);
