@@ -239,6 +239,10 @@ public final class ClusterNode implements Closeable {
     return roles.isWritablePrimary();
   }
 
+  /**
+   * Tells {@code listener} of every later change of this node's role for the index, on the election
+   * thread (be quick).
+   */
   public void addRoleListener(RoleListener listener) {
     roleListeners.add(listener);
   }
@@ -359,6 +363,10 @@ public final class ClusterNode implements Closeable {
     return operations.acquireSearcher();
   }
 
+  /**
+   * Gives back a searcher from {@link #acquireSearcher()}; each acquired searcher is released exactly
+   * once.
+   */
   public void releaseSearcher(IndexSearcher searcher) throws IOException {
     searcher.getIndexReader().decRef();
   }
@@ -454,6 +462,7 @@ public final class ClusterNode implements Closeable {
     return e == null ? -1 : e.suspectedEpoch();
   }
 
+  /** This node's role, generation, versions and copy state for the index: one snapshot, never blocks. */
   public NodeStatus status() {
     return progress.status();
   }

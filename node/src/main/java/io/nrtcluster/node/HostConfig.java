@@ -163,10 +163,15 @@ public record HostConfig(
     return automaticFailover && !suspicionDelay.isZero();
   }
 
+  /**
+   * Whether the host runs its own in-process ZooKeeper server ({@code zooKeeper} is {@link #EMBEDDED})
+   * instead of joining an ensemble.
+   */
   public boolean embeddedZooKeeper() {
     return EMBEDDED.equals(zooKeeper);
   }
 
+  /** A builder with every default; {@link Builder#build()} names the first bad or missing field. */
   public static Builder builder() {
     return new Builder();
   }
@@ -345,6 +350,7 @@ public record HostConfig(
       return this;
     }
 
+    /** The validated configuration; throws {@link IllegalArgumentException} naming the first bad field. */
     public HostConfig build() {
       return new HostConfig(nodeId, cluster, dataDir, zooKeeper, embeddedZooKeeperPort, bindHost, port,
           sessionTimeout, connectionTimeout, electionSettle, automaticFailover, transport, zooKeeperAuth, memberMetadata,

@@ -51,10 +51,12 @@ public record HostThreads(int tick, int election, int events, int operator, int 
     }
   }
 
+  /** Every pool at its default bound. */
   public static HostThreads defaults() {
     return builder().build();
   }
 
+  /** A builder with every default. */
   public static Builder builder() {
     return new Builder();
   }
@@ -140,6 +142,7 @@ public record HostThreads(int tick, int election, int events, int operator, int 
       return this;
     }
 
+    /** The validated bounds; throws {@link IllegalArgumentException} naming the first bad field. */
     public HostThreads build() {
       return new HostThreads(tick, election, events, operator, work, copy, idleTimeout);
     }

@@ -300,6 +300,7 @@ public final class NrtHost implements Closeable {
     return address;
   }
 
+  /** This host's node id, the same for every index it hosts. */
   public int nodeId() {
     return config.nodeId();
   }

@@ -50,6 +50,7 @@ public record ReplicaTuning(ScrubConfig scrub, int corruptFileReportAfter, Durat
     return builder().build();
   }
 
+  /** A builder with every default. */
   public static Builder builder() {
     return new Builder();
   }
@@ -86,6 +87,10 @@ public record ReplicaTuning(ScrubConfig scrub, int corruptFileReportAfter, Durat
       return this;
     }
 
+    /**
+     * Sets {@link ReplicaTuning#badFileBackoffMin()} and {@link ReplicaTuning#badFileBackoffMax()}
+     * together (the max at least the min).
+     */
     public Builder badFileBackoff(Duration min, Duration max) {
       badFileBackoffMin = min;
       badFileBackoffMax = max;
@@ -104,6 +109,7 @@ public record ReplicaTuning(ScrubConfig scrub, int corruptFileReportAfter, Durat
       return this;
     }
 
+    /** The validated tuning; throws {@link IllegalArgumentException} naming the first bad field. */
     public ReplicaTuning build() {
       return new ReplicaTuning(scrub, corruptFileReportAfter, badFileBackoffMin, badFileBackoffMax, copyResumeWindow,
           preCopyBytesPerSecond);

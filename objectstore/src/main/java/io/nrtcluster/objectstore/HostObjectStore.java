@@ -320,6 +320,7 @@ public final class HostObjectStore implements Closeable {
     return StoreLayout.of(config.store().prefix(), host.cluster(), index);
   }
 
+  /** The settings this host's store use was opened with. */
   public HostStoreConfig config() {
     return config;
   }

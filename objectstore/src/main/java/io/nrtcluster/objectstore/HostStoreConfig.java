@@ -68,6 +68,7 @@ public record HostStoreConfig(
     }
   }
 
+  /** A builder with every default; the store has none and is required. */
   public static Builder builder() {
     return new Builder();
   }
@@ -149,6 +150,10 @@ public record HostStoreConfig(
       return this;
     }
 
+    /**
+     * The validated configuration; throws {@link IllegalArgumentException} naming the first bad or
+     * missing field.
+     */
     public HostStoreConfig build() {
       return new HostStoreConfig(store, backups, mode, bootstrap, Optional.ofNullable(retention), retentionInterval,
           verifyInterval, verifyBytesPerSecond, startTimeout, openParallelism);

@@ -156,6 +156,7 @@ public record ObjectStoreConfig(
         + ", clockMargin=" + clockMargin + "]";
   }
 
+  /** A builder with every default; the bucket has none and is required (no endpoint: AWS S3 itself). */
   public static Builder builder() {
     return new Builder();
   }
@@ -233,6 +234,10 @@ public record ObjectStoreConfig(
       return this;
     }
 
+    /**
+     * Sets {@link ObjectStoreConfig#backoffMin()} and {@link ObjectStoreConfig#backoffMax()} together
+     * (the max at least the min).
+     */
     public Builder backoff(Duration min, Duration max) {
       backoffMin = min;
       backoffMax = max;
@@ -287,6 +292,10 @@ public record ObjectStoreConfig(
       return this;
     }
 
+    /**
+     * The validated configuration; throws {@link IllegalArgumentException} naming the first bad or
+     * missing field.
+     */
     public ObjectStoreConfig build() {
       return new ObjectStoreConfig(bucket, prefix, endpoint, region, pathStyle, accessKeyId, secretAccessKey,
           maxAttempts, backoffMin, backoffMax, multipartThreshold, partSize, maxParallelTransfers, connectTimeout,

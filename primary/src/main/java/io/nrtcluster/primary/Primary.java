@@ -124,6 +124,10 @@ public final class Primary implements Closeable {
    */
   @FunctionalInterface
   public interface PublishGate {
+    /**
+     * Records {@code version} before any replica or search sees it; throwing keeps the version
+     * unpublished.
+     */
     void beforePublish(long version) throws IOException;
   }
 
@@ -559,6 +563,10 @@ public final class Primary implements Closeable {
     }
   }
 
+  /**
+   * Gives back a searcher from {@link #acquireSearcher()}; each acquired searcher is released exactly
+   * once.
+   */
   public void releaseSearcher(IndexSearcher searcher) throws IOException {
     searcher.getIndexReader().decRef();
   }
@@ -576,6 +584,7 @@ public final class Primary implements Closeable {
     return Math.max(node.getLastCommitVersion(), committedVersion);
   }
 
+  /** The primary generation (epoch) this primary writes under. */
   public long primaryGen() {
     return node.getPrimaryGen();
   }
@@ -606,6 +615,7 @@ public final class Primary implements Closeable {
     return incarnation;
   }
 
+  /** This node's id. */
   public int nodeId() {
     return config.nodeId();
   }

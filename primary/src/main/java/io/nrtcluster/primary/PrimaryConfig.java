@@ -120,6 +120,7 @@ public record PrimaryConfig(
     return dataDir.resolve("node.state");
   }
 
+  /** A builder with every default; node id, cluster, index and data directory are set by the caller. */
   public static Builder builder() {
     return new Builder();
   }
@@ -253,6 +254,10 @@ public record PrimaryConfig(
       return this;
     }
 
+    /**
+     * The validated configuration; throws {@link IllegalArgumentException} naming the first bad or
+     * missing field.
+     */
     public PrimaryConfig build() {
       return new PrimaryConfig(nodeId, cluster, index, dataDir, bindHost, port, primaryGen, forcePrimaryVersion,
           preCopyTimeout, preCopyKeepAlive, closeTimeout, maxFullFlushMergeWait, transport, copyStateLease,

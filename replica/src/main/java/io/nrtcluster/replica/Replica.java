@@ -691,6 +691,10 @@ public final class Replica implements Closeable {
     }
   }
 
+  /**
+   * Gives back a searcher from {@link #acquireSearcher()}; each acquired searcher is released exactly
+   * once.
+   */
   public void releaseSearcher(IndexSearcher searcher) {
     try {
       searcher.getIndexReader().decRef();
@@ -795,6 +799,7 @@ public final class Replica implements Closeable {
     return ctx.store().highestPrimaryGen();
   }
 
+  /** Whether this replica holds a connection to a primary right now. */
   public boolean isConnected() {
     return link.current() != null;
   }
@@ -828,6 +833,7 @@ public final class Replica implements Closeable {
     return n != null && n.isCopying();
   }
 
+  /** Where this replica is in its lifecycle (a snapshot). */
   public State state() {
     return state;
   }
@@ -896,10 +902,12 @@ public final class Replica implements Closeable {
     }
   }
 
+  /** This node's id. */
   public int nodeId() {
     return config.nodeId();
   }
 
+  /** This replica's copy counters since it opened (bytes, files, checksum mismatches, peers). */
   public ReplicaStats stats() {
     return ctx.stats();
   }

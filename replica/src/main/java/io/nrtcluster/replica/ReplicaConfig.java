@@ -125,18 +125,22 @@ public record ReplicaConfig(
   /** Highest {@link #preCopyBytesPerSecond()}: 1 TiB/s, no limit in practice. */
   public static final long MAX_PRE_COPY_BYTES_PER_SECOND = 1L << 40;
 
+  /** The Lucene index directory under {@link #dataDir()}. */
   public Path indexPath() {
     return dataDir.resolve("index");
   }
 
+  /** The file under {@link #dataDir()} that keeps this node's durable generation and version record. */
   public Path statePath() {
     return dataDir.resolve("node.state");
   }
 
+  /** A builder with every default; cluster, index, data directory and primary are set by the caller. */
   public static Builder builder() {
     return new Builder();
   }
 
+  /** A builder holding this configuration's values, to change some of them. */
   public Builder toBuilder() {
     return new Builder().nodeId(nodeId).cluster(cluster).index(index).dataDir(dataDir).primary(primary)
         .reconnectMin(reconnectMin).reconnectMax(reconnectMax).maxFileRetries(maxFileRetries)
@@ -317,6 +321,10 @@ public record ReplicaConfig(
       return this;
     }
 
+    /**
+     * The validated configuration; throws {@link IllegalArgumentException} naming the first bad or
+     * missing field.
+     */
     public ReplicaConfig build() {
       return new ReplicaConfig(nodeId, cluster, index, dataDir, primary, reconnectMin, reconnectMax,
           maxFileRetries, corruptFileReportAfter, badFileBackoffMin, badFileBackoffMax, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport, storageFaults, scrub,

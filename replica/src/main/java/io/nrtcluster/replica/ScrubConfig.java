@@ -38,10 +38,12 @@ public record ScrubConfig(long bytesPerSecond, Duration interval) {
     return builder().bytesPerSecond(0).build();
   }
 
+  /** Whether the scrub runs at all ({@link #bytesPerSecond()} above zero). */
   public boolean enabled() {
     return bytesPerSecond > 0;
   }
 
+  /** A builder with every default. */
   public static Builder builder() {
     return new Builder();
   }
@@ -63,6 +65,7 @@ public record ScrubConfig(long bytesPerSecond, Duration interval) {
       return this;
     }
 
+    /** The validated configuration; throws {@link IllegalArgumentException} naming the first bad field. */
     public ScrubConfig build() {
       return new ScrubConfig(bytesPerSecond, interval);
     }

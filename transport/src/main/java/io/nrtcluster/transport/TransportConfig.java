@@ -90,14 +90,17 @@ public record TransportConfig(
     return tls != null;
   }
 
+  /** Every setting at its production default. */
   public static TransportConfig defaults() {
     return builder().build();
   }
 
+  /** A builder with every default. */
   public static Builder builder() {
     return new Builder();
   }
 
+  /** A builder holding this configuration's values, to change some of them. */
   public Builder toBuilder() {
     return new Builder()
         .maxFrameBytes(maxFrameBytes)
@@ -243,6 +246,7 @@ public record TransportConfig(
       return this;
     }
 
+    /** The validated configuration; throws {@link IllegalArgumentException} naming the first bad field. */
     public TransportConfig build() {
       return new TransportConfig(
           maxFrameBytes,
