@@ -70,6 +70,11 @@ final class TimelineChart {
 
   static void write(Timeline timeline, String title, Path png) throws IOException {
     System.setProperty("java.awt.headless", "true");
+    ChartUtils.saveChartAsPNG(png.toFile(), chart(timeline, title), 1600, 900);
+  }
+
+  /** The chart: versions and role lanes on one time axis, every fault a marker. */
+  static JFreeChart chart(Timeline timeline, String title) {
     List<Timeline.Sample> samples = timeline.samples();
     TreeSet<Integer> nodes = new TreeSet<>();
     samples.forEach(s -> nodes.add(s.nodeId()));
@@ -139,6 +144,6 @@ final class TimelineChart {
     plot.add(lanePlot, 1);
     JFreeChart chart = new JFreeChart(title, new Font(Font.SANS_SERIF, Font.BOLD, 14), plot, true);
     chart.setBackgroundPaint(Color.WHITE);
-    ChartUtils.saveChartAsPNG(png.toFile(), chart, 1600, 900);
+    return chart;
   }
 }
