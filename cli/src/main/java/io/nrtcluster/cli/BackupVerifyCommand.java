@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -83,7 +84,14 @@ final class BackupVerifyCommand implements Callable<Integer> {
       List<Outcome> outcomes = new ArrayList<>();
       for (ManifestId id : ids) {
         try {
-          outcomes.add(new Outcome(id, verifier.verify(id), null));
+          VerifyReport report;
+          try (TerminalProgress progress = TerminalProgress.onTerminal()
+              ? TerminalProgress.ofBackup("verify version " + id.version(), spec.commandLine().getErr(), blobs, manifests,
+                  Optional.of(id))
+              : TerminalProgress.NONE) {
+            report = verifier.verify(id);
+          }
+          outcomes.add(new Outcome(id, report, null));
         } catch (BackupNotFoundException e) {
           if (number != null || wanted.equals("latest")) {
             throw e;
