@@ -119,6 +119,8 @@ final class TerminalProgress implements AutoCloseable {
     StringBuilder sb = new StringBuilder(what).append(": ");
     if (totalFiles > 0) {
       sb.append(Math.min(doneFiles, totalFiles)).append('/').append(totalFiles).append(" files, ");
+    } else if (doneFiles > 0) {
+      sb.append(doneFiles).append(" files, ");
     }
     sb.append(Units.bytes(doneBytes));
     if (totalBytes > 0) {
@@ -133,7 +135,10 @@ final class TerminalProgress implements AutoCloseable {
     return sb.toString();
   }
 
-  private synchronized void draw(long nowNanos) {
+  synchronized void draw(long nowNanos) {
+    if (bytes.getAsLong() == bytesAtStart && files.getAsLong() == filesAtStart) {
+      return; // nothing moved yet (a node with its index on disk bootstraps nothing): no line at all
+    }
     String line = line(nowNanos);
     // Pad over what the previous line left, then return to the line's start for the next draw.
     out.print("\r" + line + " ".repeat(Math.max(0, drawn - line.length())));

@@ -47,6 +47,19 @@ class TerminalProgressTest {
   }
 
   @Test
+  void nothingIsDrawnUntilSomethingMoved() {
+    StringWriter sink = new StringWriter();
+    TerminalProgress p = new TerminalProgress("bootstrap from the store", new PrintWriter(sink), false, 0, 0,
+        bytes::get, files::get, 0);
+    p.draw(1_000_000_000L);
+    assertThat(sink.toString()).as("an index already on disk downloads nothing: no line").isEmpty();
+    bytes.addAndGet(2 * MIB);
+    files.addAndGet(3);
+    p.draw(2_000_000_000L);
+    assertThat(sink.toString()).isEqualTo("\rbootstrap from the store: 3 files, 2.0 MiB, 1.0 MiB/s");
+  }
+
+  @Test
   void onATerminalTheLineIsRedrawnInPlaceAndClearedAtTheEnd() {
     StringWriter sink = new StringWriter();
     TerminalProgress p = TerminalProgress.start("restore", new PrintWriter(sink), true, 4 * MIB, 4, bytes::get,
