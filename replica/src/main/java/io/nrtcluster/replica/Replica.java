@@ -409,7 +409,7 @@ public final class Replica implements Closeable {
       }
       long version = job.getCopyState().version();
       fallback.release();
-      link.dropPushedUpTo(job.getCopyState().primaryGen(), version);
+      link.pushed().dropUpTo(job.getCopyState().primaryGen(), version);
       integrity.installed(job.getCopyState());
       if (told != version) {
         tellListeners(job);
@@ -573,7 +573,7 @@ public final class Replica implements Closeable {
 
     @Override
     public void onNrtPointCopyState(Connection c, Message.CopyStateReply s) throws Exception {
-      PrimaryLink.Pushed pushed = new PrimaryLink.Pushed(c, s);
+      PushedCopyStates.Pushed pushed = new PushedCopyStates.Pushed(c, s);
       if (s.primaryGen() < ctx.store().highestPrimaryGen()) {
         pushed.release();
         onNrtPoint(s.primaryGen(), s.version());
@@ -589,7 +589,7 @@ public final class Replica implements Closeable {
         return;
       }
       // Offered before it is announced, so the catch-up that the announcement wakes finds it.
-      link.offerPushed(pushed);
+      link.pushed().offer(pushed);
       onNrtPoint(s.primaryGen(), s.version());
     }
 

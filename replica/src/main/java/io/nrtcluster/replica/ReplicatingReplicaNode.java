@@ -312,7 +312,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     }
     FetchedCopyState fetched;
     try {
-      PrimaryLink.Pushed pushed = link.takePushed(c, newPrimaryGen, version);
+      PushedCopyStates.Pushed pushed = link.pushed().take(c, newPrimaryGen, version);
       // The point brought its copy-state: no need to ask (a round trip over the link saved).
       fetched = pushed != null ? accept(c, pushed.state(), newPrimaryGen) : fetchCopyState(c, newPrimaryGen);
     } catch (NodeCommunicationException e) {
@@ -417,7 +417,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
       fetched = new FetchedCopyState(c, new CopyState(FileMetaValidator.fromWire(reply.files()), reply.version(),
           reply.gen(), reply.infosBytes(), reply.completedMergeFiles(), reply.primaryGen(), null), reply.copyStateId());
     } catch (IOException | RuntimeException e) {
-      new PrimaryLink.Pushed(c, reply).release();
+      new PushedCopyStates.Pushed(c, reply).release();
       throw e;
     }
     try {
