@@ -59,10 +59,11 @@ final class BackupCommand implements Callable<Integer> {
 
   /** {@code nrt backup status}: one row per backed-up point, oldest first. */
   @Command(name = "status", mixinStandardHelpOptions = true, description = {
-      "List the backups (manifests) of index I of cluster C, oldest first: version, primary generation,",
-      "files, bytes (files are stored once and shared between backups) and age; then the last retention sweep.",
-      "Exit codes: 0 ok, 1 error, 3 store unreachable, 5 a manifest is damaged (named),",
-      "7 store refused the credentials or no such bucket."})
+      "List the backups (manifests) of index I of cluster C, oldest first: version, primary generation, "
+          + "files, bytes (files are stored once and shared between backups) and age; then the last retention "
+          + "sweep.",
+      "Exit codes: 0 ok, 1 error, 3 store unreachable, 5 a manifest is damaged (named), 7 store refused "
+          + "the credentials or no such bucket."})
   static final class Status implements Callable<Integer> {
     @Mixin ObjectStoreOptions store;
 

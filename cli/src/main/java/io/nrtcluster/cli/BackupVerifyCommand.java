@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -30,15 +31,14 @@ import picocli.CommandLine.Spec;
  * backup is a result, not an error of the run: it is printed, object by object, and exits 5.
  */
 @Command(name = "verify", description = {
-    "Read backups of index I of cluster C back from the object store and check",
-    "every object they name: present, of the length the manifest says, ending in",
-    "a Lucene footer, its CRC32 equal to the footer's and the manifest's. Prints",
-    "one line per backup (version, generation, objects, bytes read, INTACT or",
-    "DAMAGED) and one line per damaged object (key, file, problem). Nothing is",
-    "restored or changed.",
-    "Exit codes: 0 every verified backup intact, 1 error, 3 store unreachable,",
-    "4 no such backup (or none), 5 a backup is damaged (each damaged object",
-    "named), 7 store refused the credentials or no such bucket."})
+    "Read backups of index I of cluster C back from the object store and check every object they "
+        + "name: present, of the length the manifest says, ending in a Lucene footer, its CRC32 equal to "
+        + "the footer's and the manifest's. Prints one line per backup (version, generation, objects, bytes "
+        + "read, INTACT or DAMAGED) and one line per damaged object (key, file, problem). Nothing is "
+        + "restored or changed.",
+    "Exit codes: 0 every verified backup intact, 1 error, 3 store unreachable, 4 no such backup (or "
+        + "none), 5 a backup is damaged (each damaged object named), 7 store refused the credentials or no "
+        + "such bucket."})
 final class BackupVerifyCommand implements Callable<Integer> {
   /** The exit code of a run that found damage (as {@link Main#exitCode} gives a corrupt backup). */
   static final int EXIT_DAMAGED = 5;
@@ -84,7 +84,14 @@ final class BackupVerifyCommand implements Callable<Integer> {
       List<Outcome> outcomes = new ArrayList<>();
       for (ManifestId id : ids) {
         try {
-          outcomes.add(new Outcome(id, verifier.verify(id), null));
+          VerifyReport report;
+          try (TerminalProgress progress = TerminalProgress.onTerminal()
+              ? TerminalProgress.ofBackup("verify version " + id.version(), spec.commandLine().getErr(), blobs, manifests,
+                  Optional.of(id))
+              : TerminalProgress.NONE) {
+            report = verifier.verify(id);
+          }
+          outcomes.add(new Outcome(id, report, null));
         } catch (BackupNotFoundException e) {
           if (number != null || wanted.equals("latest")) {
             throw e;

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -151,12 +152,12 @@ public final class ChaosCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--network: " + e.getMessage());
     }
-    BackupMode backups = switch (storeBackups.strip().toLowerCase(java.util.Locale.ROOT)) {
+    BackupMode backups = switch (storeBackups.strip().toLowerCase(Locale.ROOT)) {
       case "commit" -> BackupMode.EVERY_COMMIT;
       case "point" -> BackupMode.EVERY_POINT;
       default -> throw new ParameterException(spec.commandLine(), "--store-backups: commit or point, got '" + storeBackups + "'");
     };
-    Durability level = switch (durability.strip().toLowerCase(java.util.Locale.ROOT)) {
+    Durability level = switch (durability.strip().toLowerCase(Locale.ROOT)) {
       case "local" -> Durability.LOCAL;
       case "replicated" -> Durability.REPLICATED;
       default -> throw new ParameterException(spec.commandLine(), "--durability: local or replicated, got '" + durability + "'");

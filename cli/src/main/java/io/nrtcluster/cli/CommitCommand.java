@@ -15,8 +15,8 @@ import picocli.CommandLine.Spec;
 /** {@code nrt commit}: ask every node (or one) of an index to commit what it searches. */
 @Command(name = "commit", mixinStandardHelpOptions = true, description = {
     "Ask every live node of index I (or only --node N) to commit; prints each node's answer.",
-    "Exit codes: 0 all committed, 1 some did not, 3 ZooKeeper unreachable, 4 unknown cluster/index/node,",
-    "7 ZooKeeper denied access (missing or wrong --zk-user credentials)."})
+    "Exit codes: 0 all committed, 1 some did not, 3 ZooKeeper unreachable, 4 unknown "
+        + "cluster/index/node, 7 ZooKeeper denied access (missing or wrong --zk-user credentials)."})
 final class CommitCommand implements Callable<Integer> {
   @Mixin AdminOptions admin;
 

@@ -205,13 +205,11 @@ final class DemoCluster implements Closeable {
     }
   }
 
-  /** Files and bytes all replicas copied so far: {files, bytes}. */
-  long[] copiedTotal() {
-    long[] total = new long[2];
+  /** Files and bytes all replicas copied so far. */
+  Copied copiedTotal() {
+    Copied total = Copied.NONE;
     for (NodeTracker t : trackers) {
-      long[] c = t.copied();
-      total[0] += c[0];
-      total[1] += c[1];
+      total = total.plus(t.copied());
     }
     return total;
   }

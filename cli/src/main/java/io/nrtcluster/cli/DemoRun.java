@@ -208,23 +208,23 @@ final class DemoRun {
     String name = DemoCluster.name(r);
     table.event(String.format(Locale.ROOT, "%s restarting: NrtHost.close(), down %s, then NrtHost.start + openIndex "
         + "on the same directory", name, Units.seconds(downNanos)));
-    long[] othersBefore = othersCopied(r);
+    Copied othersBefore = othersCopied(r);
     long closeStart = System.nanoTime();
     cluster.close(r);
     sleepUntil(closeStart + downNanos);
-    long[] before = cluster.tracker(r).copied();
+    Copied before = cluster.tracker(r).copied();
     ClusterNode node = cluster.start(r);
     long downMs = Units.millis(System.nanoTime() - closeStart);
     long openedAt = node.searchingVersion();
     long catchUpStart = System.nanoTime();
     long target = catchUp(node);
-    long[] copied = minus(cluster.tracker(r).copied(), before);
+    Copied copied = cluster.tracker(r).copied().since(before);
     long index = cluster.indexBytes(r);
     table.event(String.format(Locale.ROOT, "%s open again at version %d after %d ms down; caught up to version %d in %d ms",
         name, openedAt, downMs, target, Units.millis(System.nanoTime() - catchUpStart)));
     table.event(String.format(Locale.ROOT, "%s copied %d files, %s of a %s index (%.0f%%); the other replica copied %s "
-        + "meanwhile", name, copied[0], Units.bytes(copied[1]), Units.bytes(index),
-        index == 0 ? 0.0 : 100.0 * copied[1] / index, Units.bytes(minus(othersCopied(r), othersBefore)[1])));
+        + "meanwhile", name, copied.files(), Units.bytes(copied.bytes()), Units.bytes(index),
+        index == 0 ? 0.0 : 100.0 * copied.bytes() / index, Units.bytes(othersCopied(r).since(othersBefore).bytes())));
   }
 
   /** Starts the halted node again on its directory: it must rejoin as a replica of the new generation. */
@@ -232,18 +232,18 @@ final class DemoRun {
     String name = DemoCluster.name(i);
     table.event(String.format(Locale.ROOT, "%s restarting after %s down: NrtHost.start + openIndex on the same "
         + "directory", name, Units.seconds(System.nanoTime() - haltedAt)));
-    long[] before = cluster.tracker(i).copied();
+    Copied before = cluster.tracker(i).copied();
     long start = System.nanoTime();
     ClusterNode node = cluster.start(i);
     long openedAt = node.searchingVersion();
     long target = catchUp(node);
-    long[] copied = minus(cluster.tracker(i).copied(), before);
+    Copied copied = cluster.tracker(i).copied().since(before);
     if (node.role() != Role.REPLICA) {
       failures.add(name + " rejoined as " + node.role() + ", not as a replica");
     }
     table.event(String.format(Locale.ROOT, "%s back as %s of generation %d: opened at version %d, caught up to version "
         + "%d in %d ms, copied %d files, %s", name, node.role(), node.primaryGen(), openedAt, target,
-        Units.millis(System.nanoTime() - start), copied[0], Units.bytes(copied[1])));
+        Units.millis(System.nanoTime() - start), copied.files(), Units.bytes(copied.bytes())));
   }
 
   /** Waits until {@code node} searches what the primary searches now; returns that version. */
@@ -260,20 +260,14 @@ final class DemoRun {
     return target;
   }
 
-  private long[] othersCopied(int except) {
-    long[] sum = new long[2];
+  private Copied othersCopied(int except) {
+    Copied sum = Copied.NONE;
     for (int i = 0; i < DemoCluster.NODES; i++) {
       if (i != except) {
-        long[] c = cluster.tracker(i).copied();
-        sum[0] += c[0];
-        sum[1] += c[1];
+        sum = sum.plus(cluster.tracker(i).copied());
       }
     }
     return sum;
-  }
-
-  private static long[] minus(long[] a, long[] b) {
-    return new long[] {a[0] - b[0], a[1] - b[1]};
   }
 
   /** Waits until every node searches {@code version}; returns who did not in time, or null. */
@@ -340,7 +334,7 @@ final class DemoRun {
         last.version, expected[0], baselineDocs == 0 ? "" : " + " + baselineDocs + " earlier", DemoCluster.NODES,
         DemoQueries.hits(expected), table.refreshes(), Units.millis(takeover.electedNanos()), oldGen, takeover.gen(),
         takeover.replayed(), lags.length == 0 ? "-" : Units.millis(DemoTable.percentile(lags, 50)),
-        lags.length == 0 ? "-" : Units.millis(lags[lags.length - 1]), Units.bytes(cluster.copiedTotal()[1])));
+        lags.length == 0 ? "-" : Units.millis(lags[lags.length - 1]), Units.bytes(cluster.copiedTotal().bytes())));
     return 0;
   }
 

@@ -44,7 +44,7 @@ final class DemoTable {
   private final BlockingQueue<Row> toPrint = new LinkedBlockingQueue<>();
   private final List<Row> rows = new ArrayList<>();
   private final Thread printer;
-  private long[] printedCopied = new long[2];
+  private Copied printedCopied = Copied.NONE;
   private volatile long t0 = System.nanoTime();
 
   DemoTable(Console out, DemoCluster cluster, long printWaitNanos) {
@@ -135,10 +135,11 @@ final class DemoTable {
   }
 
   private void printRow(Row row) {
-    long[] copied = cluster.copiedTotal();
+    Copied copied = cluster.copiedTotal();
     StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%7s %9d %8d %8s %7s %6d %10s",
         Units.seconds(row.startNanos - t0), row.version, row.numDocs, Units.millis(row.refreshNanos) + "ms",
-        DemoCluster.name(row.primary), copied[0] - printedCopied[0], Units.bytes(copied[1] - printedCopied[1])));
+        DemoCluster.name(row.primary), copied.since(printedCopied).files(),
+        Units.bytes(copied.since(printedCopied).bytes())));
     printedCopied = copied;
     for (int i = 0; i < DemoCluster.NODES; i++) {
       String cell;

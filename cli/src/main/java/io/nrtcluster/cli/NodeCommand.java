@@ -30,6 +30,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -226,7 +227,16 @@ public final class NodeCommand implements Callable<Integer> {
           }
         } else {
           // Bootstraps run side by side; a store that does not answer cost the node one start timeout.
-          store.openIndexes(indexes.stream().map(this::settings).toList()).forEach(roles::watch);
+          HostObjectStore opening = store;
+          LongSupplier bytes = () -> indexes.stream().mapToLong(i -> opening.metrics(i)
+              .map(m -> m.snapshot().bytesDownloaded()).orElse(0L)).sum();
+          LongSupplier files = () -> indexes.stream().mapToLong(i -> opening.metrics(i)
+              .map(m -> m.snapshot().filesDownloaded()).orElse(0L)).sum();
+          try (TerminalProgress progress = TerminalProgress.onTerminal()
+              ? TerminalProgress.start("bootstrap from the store", spec.commandLine().getErr(), true, 0, 0, bytes, files)
+              : TerminalProgress.NONE) {
+            store.openIndexes(indexes.stream().map(this::settings).toList()).forEach(roles::watch);
+          }
           for (String index : indexes) {
             store.bootstrapResult(index).ifPresent(r -> out.println(NodeLines.bootstrap(nodeId, index, r)));
             out.println(String.format(Locale.ROOT, "N%d/%s backups %s to %s", nodeId, index,

@@ -51,13 +51,11 @@ final class NodeTracker {
     downs.add(nanoTime);
   }
 
-  /** Files and bytes copied by every replica this node ever had: {files, bytes}. */
-  synchronized long[] copied() {
+  /** Files and bytes copied by every replica this node ever had. */
+  synchronized Copied copied() {
     Replica r = current;
-    return new long[] {
-      retiredFiles + (r == null ? 0 : r.stats().filesCopied()),
-      retiredBytes + (r == null ? 0 : r.stats().bytesCopied())
-    };
+    return new Copied(retiredFiles + (r == null ? 0 : r.stats().filesCopied()),
+        retiredBytes + (r == null ? 0 : r.stats().bytesCopied()));
   }
 
   /**

@@ -20,17 +20,18 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "promote", mixinStandardHelpOptions = true, description = {
     "Make node N the primary of index I.",
-    "Graceful (default): the primary stops writes, publishes a final version, waits until N searches it,",
-    "commits, and hands over; if N cannot catch up within --timeout nothing changes. Refused when N is",
-    "not in the index's in-sync set (it may lack acknowledged writes; `nrt status` shows the set).",
-    "--force: the primary is dead; promote N even if another live node is ahead (prints what is lost),",
-    "if N is not in the in-sync set (acknowledged writes, even replicated ones, may be lost),",
-    "or if N holds corrupt local files it has not copied again (prints them; refused without --force).",
-    "Exit codes: 0 promoted, 1 error, 3 ZooKeeper unreachable, 4 unknown cluster/index/node,",
-    "5 refused (e.g. N already primary, N not in sync, N holds corrupt files, --force while a primary lives,",
-    "no --yes),",
-    "6 promotion failed,",
-    "7 ZooKeeper denied access (missing or wrong --zk-user credentials)."})
+    "Graceful (default): the primary stops writes, publishes a final version, waits until N searches "
+        + "it, commits, and hands over; if N cannot catch up within --timeout nothing changes. Refused when "
+        + "N is not in the index's in-sync set (it may lack acknowledged writes; `nrt status` shows the "
+        + "set).",
+    "--force: the primary is dead; promote N even if another live node is ahead (prints what is "
+        + "lost), if N is not in the in-sync set (acknowledged writes, even replicated ones, may be lost), "
+        + "or if N holds corrupt local files it has not copied again (prints them; refused without "
+        + "--force).",
+    "Exit codes: 0 promoted, 1 error, 3 ZooKeeper unreachable, 4 unknown cluster/index/node, 5 "
+        + "refused (e.g. N already primary, N not in sync, N holds corrupt files, --force while a primary "
+        + "lives, no --yes), 6 promotion failed, 7 ZooKeeper denied access (missing or wrong --zk-user "
+        + "credentials)."})
 final class PromoteCommand implements Callable<Integer> {
   @Mixin AdminOptions admin;
 

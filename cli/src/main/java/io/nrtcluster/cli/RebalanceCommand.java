@@ -7,6 +7,7 @@ import io.nrtcluster.node.ClusterAdmin;
 import io.nrtcluster.node.RebalanceResult;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -20,14 +21,14 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "rebalance", mixinStandardHelpOptions = true, description = {
     "Move primaries so that every live node holds within one primary of the others.",
-    "Prints the primaries per node and the plan, one line per move (index, from node, to node), then runs it:",
-    "each move is a graceful promotion (no acknowledged write is lost; if the target cannot catch up within",
-    "--timeout, that index keeps its primary), two at a time. A move only goes to a caught-up replica, never",
-    "for an index without a primary, with a suspicion or a promotion under way.",
+    "Prints the primaries per node and the plan, one line per move (index, from node, to node), then "
+        + "runs it: each move is a graceful promotion (no acknowledged write is lost; if the target cannot catch up "
+        + "within --timeout, that index keeps its primary), two at a time. A move only goes to a caught-up "
+        + "replica, never for an index without a primary, with a suspicion or a promotion under way.",
     "--dry-run: print the plan only; nothing changes.",
-    "Exit codes: 0 done (or nothing to move), 1 error, 3 ZooKeeper unreachable, 4 unknown cluster,",
-    "6 a move failed (the others ran; see its line),",
-    "7 ZooKeeper denied access (missing or wrong --zk-user credentials)."})
+    "Exit codes: 0 done (or nothing to move), 1 error, 3 ZooKeeper unreachable, 4 unknown cluster, 6 "
+        + "a move failed (the others ran; see its line), 7 ZooKeeper denied access (missing or wrong "
+        + "--zk-user credentials)."})
 final class RebalanceCommand implements Callable<Integer> {
   @Mixin AdminOptions admin;
 
@@ -64,7 +65,7 @@ final class RebalanceCommand implements Callable<Integer> {
       out.flush();
       RebalanceResult result = a.rebalance(admin.cluster, plan, timeout);
       for (RebalanceResult.MoveOutcome o : result.outcomes()) {
-        out.printf("  %s: %s%s%n", o.move(), o.status().name().toLowerCase(java.util.Locale.ROOT),
+        out.printf("  %s: %s%s%n", o.move(), o.status().name().toLowerCase(Locale.ROOT),
             o.message().isEmpty() ? "" : ": " + o.message());
       }
       StatusCommand.printPrimariesPerNode(out, a.primariesPerNode(admin.cluster));

@@ -3,8 +3,10 @@ package io.nrtcluster.cli;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.objectstore.BlobStore;
 import io.nrtcluster.objectstore.Manifest;
+import io.nrtcluster.objectstore.ManifestId;
 import io.nrtcluster.objectstore.ManifestStore;
 import io.nrtcluster.objectstore.NodeRestore;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -20,11 +22,12 @@ import picocli.CommandLine.Spec;
 
 /** {@code nrt restore}: rebuild one index of a node directory from a backup, every byte verified. */
 @Command(name = "restore", description = {
-    "Restore index I of cluster C from the object store into node directory DIR (DIR/I must be empty),",
-    "verifying every byte against Lucene's checksums. Start the node on DIR afterwards: as the first",
-    "member of an empty cluster it becomes primary above every generation and version in the store.",
-    "Exit codes: 0 restored, 1 error, 3 store unreachable, 4 no such backup, 5 damaged backup or DIR/I not empty,",
-    "7 store refused the credentials or no such bucket."})
+    "Restore index I of cluster C from the object store into node directory DIR (DIR/I must be "
+        + "empty), verifying every byte against Lucene's checksums. Start the node on DIR afterwards: as "
+        + "the first member of an empty cluster it becomes primary above every generation and version in "
+        + "the store.",
+    "Exit codes: 0 restored, 1 error, 3 store unreachable, 4 no such backup, 5 damaged backup or "
+        + "DIR/I not empty, 7 store refused the credentials or no such bucket."})
 final class RestoreCommand implements Callable<Integer> {
   @Mixin ObjectStoreOptions store;
 
@@ -51,12 +54,22 @@ final class RestoreCommand implements Callable<Integer> {
       ManifestStore manifests = store.manifests(blobs);
       NodeLog log = new NodeLog(LoggerFactory.getLogger(RestoreCommand.class), "restore", () -> -1);
       Path nodeDir = data.resolve(store.index);
-      Manifest m = new NodeRestore(manifests, log).restore(wanted, nodeDir);
+      Manifest m;
+      try (TerminalProgress progress = TerminalProgress.onTerminal()
+          ? TerminalProgress.ofBackup("restore", spec.commandLine().getErr(), blobs, manifests, chosen(manifests, wanted))
+          : TerminalProgress.NONE) {
+        m = new NodeRestore(manifests, log).restore(wanted, nodeDir);
+      }
       out.println(String.format(Locale.ROOT, "restored %s/%s version %d (primary generation %d): %d files, %s into %s",
           store.cluster, store.index, m.version(), m.primaryGen(), m.files().size(), Units.bytes(m.totalBytes()), nodeDir));
       out.flush();
       return 0;
     }
+  }
+
+  /** The backup the restore will take, for the progress line's totals; empty when none (the restore says so). */
+  private static Optional<ManifestId> chosen(ManifestStore manifests, Optional<Long> wanted) throws IOException {
+    return wanted.isPresent() ? manifests.find(wanted.get()) : manifests.latestId();
   }
 
   private Optional<Long> parseVersion() {

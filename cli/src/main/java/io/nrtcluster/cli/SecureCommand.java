@@ -17,13 +17,15 @@ import picocli.CommandLine.Spec;
  * of the cluster gets the ACL of {@code --zk-user} only.
  */
 @Command(name = "secure", mixinStandardHelpOptions = true, description = {
-    "Give every znode of cluster C the ACL of --zk-user only (every permission, nobody else): turns on ZooKeeper "
-        + "authentication for a cluster created without it. Stop every node of the cluster first, then start them "
-        + "with the same --zk-user credentials; a node still running without them loses access to ZooKeeper.",
-    "With --zk-previous-password-file: changes the password of --zk-user (the znodes are read with the previous "
-        + "one and secured for the new one); stop every node first and start them with the new password.",
-    "Exit codes: 0 secured, 1 error, 2 usage (no --zk-user), 3 ZooKeeper unreachable, 4 unknown cluster,",
-    "7 ZooKeeper denied access (the znodes belong to other credentials)."})
+    "Give every znode of cluster C the ACL of --zk-user only (every permission, nobody else): turns "
+        + "on ZooKeeper authentication for a cluster created without it. Stop every node of the cluster "
+        + "first, then start them with the same --zk-user credentials; a node still running without them "
+        + "loses access to ZooKeeper.",
+    "With --zk-previous-password-file: changes the password of --zk-user (the znodes are read with "
+        + "the previous one and secured for the new one); stop every node first and start them with the new "
+        + "password.",
+    "Exit codes: 0 secured, 1 error, 2 usage (no --zk-user), 3 ZooKeeper unreachable, 4 unknown "
+        + "cluster, 7 ZooKeeper denied access (the znodes belong to other credentials)."})
 final class SecureCommand implements Callable<Integer> {
   @Mixin AdminOptions admin;
 

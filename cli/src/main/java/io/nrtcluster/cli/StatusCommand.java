@@ -22,15 +22,15 @@ import picocli.CommandLine.Spec;
 
 /** {@code nrt status}: one row per node of each index, as a table or as JSON for scripts. */
 @Command(name = "status", mixinStandardHelpOptions = true, description = {
-    "Show every node of an index (or of every index): role, generation, versions, lag, copying,",
-    "and why a node last gave its primary role up by itself (a lost index writer: corruption, full disk)",
-    "or why a primary does not take writes (below its disk floor, fenced, handing off);",
-    "the in-sync set (the nodes that hold every replicated acknowledgement, the only ones elected or",
-    "promoted without --force) and why each replica that left it left (LAGGED: it lacked a version,",
-    "RESTARTED: it reopened its index), when;",
-    "then how many primaries each live node holds (nodes holding none included).",
-    "Exit codes: 0 ok, 1 error, 3 ZooKeeper unreachable, 4 unknown cluster/index,",
-    "7 ZooKeeper denied access (missing or wrong --zk-user credentials)."})
+    "Show every node of an index (or of every index): role, generation, versions, lag, copying, and "
+        + "why a node last gave its primary role up by itself (a lost index writer: corruption, full disk) "
+        + "or why a primary does not take writes (below its disk floor, fenced, handing off); the in-sync "
+        + "set (the nodes that hold every replicated acknowledgement, the only ones elected or promoted "
+        + "without --force) and why each replica that left it left (LAGGED: it lacked a version, RESTARTED: "
+        + "it reopened its index), when; then how many primaries each live node holds (nodes holding none "
+        + "included).",
+    "Exit codes: 0 ok, 1 error, 3 ZooKeeper unreachable, 4 unknown cluster/index, 7 ZooKeeper denied "
+        + "access (missing or wrong --zk-user credentials)."})
 final class StatusCommand implements Callable<Integer> {
   @Mixin AdminOptions admin;
 

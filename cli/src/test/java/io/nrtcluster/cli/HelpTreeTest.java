@@ -9,7 +9,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
 
-/** Every command and subcommand of {@code nrt}, found by walking picocli's tree, answers --help with its usage and exit 0. */
+/**
+ * Every command and subcommand of {@code nrt}, found by walking picocli's tree, answers --help with its
+ * usage and exit 0, and describes itself in paragraphs picocli can wrap.
+ */
 @Timeout(60)
 class HelpTreeTest {
   @Test
@@ -29,6 +32,30 @@ class HelpTreeTest {
       }
     }
     assertThat(failures).as("commands whose --help fails").isEmpty();
+  }
+
+  /**
+   * picocli wraps each description paragraph to the terminal's width; a paragraph broken by hand in
+   * the middle of a sentence comes out as a wrapped line followed by a stub. Every paragraph is a
+   * whole sentence (or sentences) instead.
+   */
+  @Test
+  void everyDescriptionParagraphIsWholeSentences() {
+    List<List<String>> paths = new ArrayList<>();
+    walk(Main.commandLine(), new ArrayList<>(), paths);
+    List<String> broken = new ArrayList<>();
+    for (List<String> path : paths) {
+      CommandLine cmd = Main.commandLine();
+      for (String name : path) {
+        cmd = cmd.getSubcommands().get(name);
+      }
+      for (String paragraph : cmd.getCommandSpec().usageMessage().description()) {
+        if (!paragraph.strip().endsWith(".")) {
+          broken.add("nrt " + String.join(" ", path) + ": \"" + paragraph + "\"");
+        }
+      }
+    }
+    assertThat(broken).as("description paragraphs that stop mid-sentence").isEmpty();
   }
 
   private static void walk(CommandLine cmd, List<String> path, List<List<String>> out) {

@@ -8,6 +8,9 @@ package io.nrtcluster.common;
 public class ClusterMismatchException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates one with its {@code code} (the one the wire carries) and {@code message}, which says what failed.
+   */
   public ClusterMismatchException(ErrorCode code, String message) {
     super(code, message);
   }

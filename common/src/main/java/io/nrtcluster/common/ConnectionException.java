@@ -5,10 +5,12 @@ package io.nrtcluster.common;
 public class ConnectionException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 
+  /** Creates one with {@code message}, which says what failed. */
   public ConnectionException(String message) {
     super(ErrorCode.CONNECTION, message);
   }
 
+  /** Creates one with {@code message}, which says what failed, and the failure that caused it. */
   public ConnectionException(String message, Throwable cause) {
     super(ErrorCode.CONNECTION, message, cause);
   }

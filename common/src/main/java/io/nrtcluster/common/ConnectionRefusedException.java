@@ -9,6 +9,7 @@ package io.nrtcluster.common;
 public class ConnectionRefusedException extends ConnectionException {
   private static final long serialVersionUID = 1L;
 
+  /** Creates one with {@code message}, which says what failed, and the failure that caused it. */
   public ConnectionRefusedException(String message, Throwable cause) {
     super(message, cause);
   }

@@ -20,6 +20,9 @@ public class CorruptIndexReadException extends NrtClusterException {
 
   private final String segment;
 
+  /**
+   * Creates one for a read of segment {@code segment} (null when not known) that failed with {@code cause}.
+   */
   public CorruptIndexReadException(String message, String segment, Throwable cause) {
     super(ErrorCode.CORRUPT_INDEX_READ, message, cause);
     this.segment = segment;

@@ -13,6 +13,7 @@ public class CorruptLocalFileException extends NrtClusterException {
 
   private final List<String> files;
 
+  /** Creates one naming the corrupt {@code files} (copied). */
   public CorruptLocalFileException(String message, List<String> files) {
     super(ErrorCode.CORRUPT_LOCAL_FILE, message);
     this.files = List.copyOf(files);

@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -40,8 +42,8 @@ public final class ElasticPool implements Executor {
   /** Idle workers, the most recently idle first. */
   private final ArrayDeque<Worker> idle = new ArrayDeque<>();
   private final List<Worker> workers = new ArrayList<>();
-  private final java.util.concurrent.ThreadFactory threadFactory;
-  private final java.util.concurrent.atomic.LongAdder completed = new java.util.concurrent.atomic.LongAdder();
+  private final ThreadFactory threadFactory;
+  private final LongAdder completed = new LongAdder();
   private int largest;
   private boolean shutdown;
 
@@ -55,7 +57,7 @@ public final class ElasticPool implements Executor {
   }
 
   /** As above, its threads made by {@code threadFactory} (which names them; they should be daemons). */
-  public ElasticPool(String name, int maxThreads, Duration keepAlive, java.util.concurrent.ThreadFactory threadFactory) {
+  public ElasticPool(String name, int maxThreads, Duration keepAlive, ThreadFactory threadFactory) {
     Checks.notBlank("name", name);
     Checks.inRange("maxThreads", maxThreads, 1, 10_000);
     Checks.positive("keepAlive", keepAlive);

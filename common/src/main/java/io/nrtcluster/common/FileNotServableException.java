@@ -5,10 +5,12 @@ package io.nrtcluster.common;
 public class FileNotServableException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 
+  /** Creates one with {@code message}, which says what failed. */
   public FileNotServableException(String message) {
     super(ErrorCode.FILE_NOT_SERVABLE, message);
   }
 
+  /** Creates one with {@code message}, which says what failed, and the failure that caused it. */
   public FileNotServableException(String message, Throwable cause) {
     super(ErrorCode.FILE_NOT_SERVABLE, message, cause);
   }

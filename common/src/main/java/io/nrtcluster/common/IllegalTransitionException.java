@@ -12,6 +12,7 @@ public class IllegalTransitionException extends NrtClusterException {
   private final String from;
   private final String to;
 
+  /** Creates the refusal of {@code from -> to} by the state machine named {@code machine}. */
   public IllegalTransitionException(String machine, Enum<?> from, Enum<?> to) {
     super(ErrorCode.ILLEGAL_TRANSITION, machine + ": illegal transition " + from + " -> " + to);
     this.from = from.name();

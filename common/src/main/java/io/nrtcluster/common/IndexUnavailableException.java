@@ -9,6 +9,7 @@ package io.nrtcluster.common;
 public class IndexUnavailableException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 
+  /** Creates one with {@code message}, which says what failed. */
   public IndexUnavailableException(String message) {
     super(ErrorCode.INDEX_UNAVAILABLE, message);
   }

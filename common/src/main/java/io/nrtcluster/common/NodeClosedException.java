@@ -5,10 +5,12 @@ package io.nrtcluster.common;
 public class NodeClosedException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 
+  /** Creates one with {@code message}, which says what failed. */
   public NodeClosedException(String message) {
     super(ErrorCode.NODE_CLOSED, message);
   }
 
+  /** Creates one with {@code message}, which says what failed, and the failure that caused it. */
   public NodeClosedException(String message, Throwable cause) {
     super(ErrorCode.NODE_CLOSED, message, cause);
   }

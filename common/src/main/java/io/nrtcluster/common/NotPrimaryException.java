@@ -11,6 +11,10 @@ public class NotPrimaryException extends NrtClusterException {
 
   private final String primaryAddress;
 
+  /**
+   * Creates one naming the current primary ({@code host:port}), or with {@code primaryAddress} null
+   * when none is known.
+   */
   public NotPrimaryException(String message, String primaryAddress) {
     super(ErrorCode.NOT_PRIMARY, primaryAddress == null ? message + " (no primary known right now)"
         : message + " (the primary is at " + primaryAddress + ")");

@@ -12,10 +12,12 @@ package io.nrtcluster.common;
 public class NotPublishedException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 
+  /** Creates one with {@code message}, which says what failed. */
   public NotPublishedException(String message) {
     super(ErrorCode.NOT_PUBLISHED, message);
   }
 
+  /** Creates one with {@code message}, which says what failed, and the failure that caused it. */
   public NotPublishedException(String message, Throwable cause) {
     super(ErrorCode.NOT_PUBLISHED, message, cause);
   }

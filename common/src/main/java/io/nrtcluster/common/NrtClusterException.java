@@ -1,6 +1,7 @@
 package io.nrtcluster.common;
 
 import java.io.IOException;
+import java.util.List;
 
 /**
  * Base of every error nrtcluster raises on purpose. Callers branch on the subtype (or on {@link
@@ -15,11 +16,18 @@ public class NrtClusterException extends IOException {
 
   private final ErrorCode code;
 
+  /**
+   * Creates one with its {@code code} (the one the wire carries) and {@code message}, which says what failed.
+   */
   public NrtClusterException(ErrorCode code, String message) {
     super(message);
     this.code = code;
   }
 
+  /**
+   * Creates one with its {@code code} (the one the wire carries), {@code message}, which says what
+   * failed, and the failure that caused it.
+   */
   public NrtClusterException(ErrorCode code, String message, Throwable cause) {
     super(message, cause);
     this.code = code;
@@ -45,7 +53,7 @@ public class NrtClusterException extends IOException {
       case CHECKSUM_MISMATCH -> new ChecksumMismatchException(text);
       case NOT_PRIMARY -> new NotPrimaryException(text, null);
       case NOT_PUBLISHED -> new NotPublishedException(text);
-      case NOT_ENOUGH_REPLICAS -> new NotEnoughReplicasException(text, -1, -1, java.util.List.of());
+      case NOT_ENOUGH_REPLICAS -> new NotEnoughReplicasException(text, -1, -1, List.of());
       case WRITER_LOST -> new WriterLostException(text, null);
       case INSUFFICIENT_STORAGE -> new InsufficientStorageException(text, null, -1, -1);
       case CORRUPT_INDEX_READ -> new CorruptIndexReadException(text, null, null);

@@ -5,10 +5,12 @@ package io.nrtcluster.common;
 public class ProtocolException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 
+  /** Creates one with {@code message}, which says what failed. */
   public ProtocolException(String message) {
     super(ErrorCode.PROTOCOL, message);
   }
 
+  /** Creates one with {@code message}, which says what failed, and the failure that caused it. */
   public ProtocolException(String message, Throwable cause) {
     super(ErrorCode.PROTOCOL, message, cause);
   }

@@ -10,10 +10,12 @@ package io.nrtcluster.common;
 public class RequestTimeoutException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 
+  /** Creates one with {@code message}, which says what failed. */
   public RequestTimeoutException(String message) {
     super(ErrorCode.TIMEOUT, message);
   }
 
+  /** Creates one with {@code message}, which says what failed, and the failure that caused it. */
   public RequestTimeoutException(String message, Throwable cause) {
     super(ErrorCode.TIMEOUT, message, cause);
   }

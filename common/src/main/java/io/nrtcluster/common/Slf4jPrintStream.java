@@ -5,6 +5,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link PrintStream} that turns each printed line into one TRACE line of an SLF4J logger, prefixed
@@ -22,7 +23,7 @@ import org.slf4j.Logger;
 @Internal
 public final class Slf4jPrintStream extends PrintStream {
   private static final Slf4jPrintStream SHARED = new Slf4jPrintStream(
-      new NodeLog(org.slf4j.LoggerFactory.getLogger("io.nrtcluster.lucene"), "lucene", () -> -1), true);
+      new NodeLog(LoggerFactory.getLogger("io.nrtcluster.lucene"), "lucene", () -> -1), true);
 
   public Slf4jPrintStream(NodeLog log) {
     this(log, false);

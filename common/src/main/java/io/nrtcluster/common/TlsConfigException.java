@@ -9,6 +9,7 @@ package io.nrtcluster.common;
 public class TlsConfigException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 
+  /** Creates one with {@code message}, which says what failed, and the failure that caused it. */
   public TlsConfigException(String message, Throwable cause) {
     super(ErrorCode.TLS_CONFIG, message, cause);
   }

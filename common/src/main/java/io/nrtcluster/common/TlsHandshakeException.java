@@ -11,6 +11,7 @@ package io.nrtcluster.common;
 public class TlsHandshakeException extends ConnectionException {
   private static final long serialVersionUID = 1L;
 
+  /** Creates one with {@code message}, which says what failed, and the failure that caused it. */
   public TlsHandshakeException(String message, Throwable cause) {
     super(ErrorCode.TLS_HANDSHAKE, message, cause);
   }

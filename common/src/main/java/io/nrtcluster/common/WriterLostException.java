@@ -11,6 +11,10 @@ package io.nrtcluster.common;
 public class WriterLostException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates one with {@code message} and Lucene's tragic exception that closed the writer (null when
+   * raised remotely).
+   */
   public WriterLostException(String message, Throwable tragic) {
     super(ErrorCode.WRITER_LOST, message, tragic);
   }

@@ -11,10 +11,17 @@ package io.nrtcluster.common;
 public class ZooKeeperAccessException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates one with its {@code code} (the one the wire carries) and {@code message}, which says what failed.
+   */
   public ZooKeeperAccessException(ErrorCode code, String message) {
     super(checked(code), message);
   }
 
+  /**
+   * Creates one with its {@code code} (the one the wire carries), {@code message}, which says what
+   * failed, and the failure that caused it.
+   */
   public ZooKeeperAccessException(ErrorCode code, String message, Throwable cause) {
     super(checked(code), message, cause);
   }

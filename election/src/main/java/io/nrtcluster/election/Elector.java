@@ -6,6 +6,7 @@ import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -121,7 +122,7 @@ final class Elector {
     }
     try {
       executor.execute(task);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
+    } catch (RejectedExecutionException e) {
       // Shut down meanwhile: nothing more is written.
     }
   }

@@ -50,6 +50,7 @@ public record ZooKeeperAuth(String user, String password) {
     }
   }
 
+  /** A builder with neither user nor password set; {@link Builder#build()} requires both. */
   public static Builder builder() {
     return new Builder();
   }
@@ -111,16 +112,19 @@ public record ZooKeeperAuth(String user, String password) {
     private String user;
     private String password;
 
+    /** The ZooKeeper user name (a safe name: letters, digits, {@code .}, {@code _}, {@code -}). */
     public Builder user(String v) {
       user = v;
       return this;
     }
 
+    /** The user's password: non-empty, at most 1024 characters, no line breaks. */
     public Builder password(String v) {
       password = v;
       return this;
     }
 
+    /** The credentials; throws {@link IllegalArgumentException} naming the bad field. */
     public ZooKeeperAuth build() {
       return new ZooKeeperAuth(user, password);
     }

@@ -15,6 +15,7 @@ import java.util.List;
  */
 @Stable
 public record Acknowledgement(long version, Durability durability, List<Integer> replicas) {
+  /** Copies {@code replicas}, so the acknowledgement cannot change after it is returned. */
   public Acknowledgement {
     replicas = List.copyOf(replicas);
   }

@@ -403,6 +403,7 @@ public final class ClusterAdmin implements Closeable {
    */
   public record ForcePlan(int nodeId, int bestCandidate, long versionsAhead, List<String> corruptFiles, boolean inSync,
       List<Integer> inSyncNodes) {
+    /** Copies the lists; null stands for none. */
     public ForcePlan {
       corruptFiles = corruptFiles == null ? List.of() : List.copyOf(corruptFiles);
       inSyncNodes = inSyncNodes == null ? List.of() : List.copyOf(inSyncNodes);
@@ -413,6 +414,7 @@ public final class ClusterAdmin implements Closeable {
       this(nodeId, bestCandidate, versionsAhead, corruptFiles, true, List.of());
     }
 
+    /** A plan for a node counted as in sync that holds no corrupt files. */
     public ForcePlan(int nodeId, int bestCandidate, long versionsAhead) {
       this(nodeId, bestCandidate, versionsAhead, List.of());
     }

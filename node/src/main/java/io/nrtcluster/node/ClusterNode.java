@@ -6,6 +6,7 @@ import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NotPrimaryException;
 import io.nrtcluster.common.Stable;
 import io.nrtcluster.election.ElectionConfig;
+import io.nrtcluster.election.InSyncRecord;
 import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.MemberInfo;
 import io.nrtcluster.election.MemberIntegrity;
@@ -13,10 +14,13 @@ import io.nrtcluster.election.Role;
 import io.nrtcluster.election.ZkLayout;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.replica.Replica;
+import io.nrtcluster.transport.Traffic;
 import java.io.Closeable;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.lucene.index.IndexableField;
 import org.apache.lucene.index.StoredFields;
@@ -75,7 +79,7 @@ public final class ClusterNode implements Closeable {
     this.operations = new RoleOperations(roles, host.nodeId(), settings.name(), this::metrics,
         host.config().connectionTimeout().toMillis(), lostWriter, floor, inSync);
     this.suspicion = new PrimarySuspicion(roles,
-        host.config().failoverOnSuspicion() ? host.config().suspicionDelay() : java.time.Duration.ZERO, System::nanoTime);
+        host.config().failoverOnSuspicion() ? host.config().suspicionDelay() : Duration.ZERO, System::nanoTime);
     this.writability = new Writability(roles, floor);
     this.reads = new UnreadableReads(roles, settings.name(), host.config().dataDir().resolve(settings.name()), log,
         this::metrics, host.executors().serial(ExecutorSource.Pool.WORK, "nrt-readcheck-" + host.nodeId() + "-" + settings.name()));
@@ -201,7 +205,7 @@ public final class ClusterNode implements Closeable {
    * counted by the transport at the socket (over every connection, closed ones included): on a
    * primary, what it sent each replica; on a replica, what it received from each primary it followed.
    */
-  public Map<Integer, io.nrtcluster.transport.Traffic> trafficByPeer() {
+  public Map<Integer, Traffic> trafficByPeer() {
     return host.transport().trafficByPeer(index());
   }
 
@@ -235,6 +239,10 @@ public final class ClusterNode implements Closeable {
     return roles.isWritablePrimary();
   }
 
+  /**
+   * Tells {@code listener} of every later change of this node's role for the index, on the election
+   * thread (be quick).
+   */
   public void addRoleListener(RoleListener listener) {
     roleListeners.add(listener);
   }
@@ -310,7 +318,7 @@ public final class ClusterNode implements Closeable {
 
   /** {@link #refresh(Durability)}, recording {@code sourcePosition} as {@link #refresh(String)} does. */
   public Acknowledgement refresh(String sourcePosition, Durability durability) throws IOException {
-    return operations.refresh(sourcePosition, java.util.Objects.requireNonNull(durability, "durability"));
+    return operations.refresh(sourcePosition, Objects.requireNonNull(durability, "durability"));
   }
 
   /** Durably commits what this node searches (any role). */
@@ -327,7 +335,7 @@ public final class ClusterNode implements Closeable {
    * without being covered by the acknowledgement.
    */
   public Acknowledgement commit(Durability durability) throws IOException {
-    if (java.util.Objects.requireNonNull(durability, "durability") == Durability.REPLICATED) {
+    if (Objects.requireNonNull(durability, "durability") == Durability.REPLICATED) {
       Acknowledgement a = refresh(durability);
       commit();
       return a;
@@ -337,7 +345,7 @@ public final class ClusterNode implements Closeable {
   }
 
   /** The index's in-sync set as this node, leading, last stored it; null when it does not lead (or has not yet). */
-  public io.nrtcluster.election.InSyncRecord inSyncSet() {
+  public InSyncRecord inSyncSet() {
     return inSync.current();
   }
 
@@ -345,7 +353,7 @@ public final class ClusterNode implements Closeable {
    * The index's in-sync set as this node's ZooKeeper cache last saw it, in any role (null: none
    * recorded, or the election has not started): no round trip, for status pages.
    */
-  public io.nrtcluster.election.InSyncRecord cachedInSyncSet() {
+  public InSyncRecord cachedInSyncSet() {
     IndexElection e = roles.election();
     return e == null ? null : e.cachedView().inSync();
   }
@@ -355,6 +363,10 @@ public final class ClusterNode implements Closeable {
     return operations.acquireSearcher();
   }
 
+  /**
+   * Gives back a searcher from {@link #acquireSearcher()}; each acquired searcher is released exactly
+   * once.
+   */
   public void releaseSearcher(IndexSearcher searcher) throws IOException {
     searcher.getIndexReader().decRef();
   }
@@ -450,6 +462,7 @@ public final class ClusterNode implements Closeable {
     return e == null ? -1 : e.suspectedEpoch();
   }
 
+  /** This node's role, generation, versions and copy state for the index: one snapshot, never blocks. */
   public NodeStatus status() {
     return progress.status();
   }

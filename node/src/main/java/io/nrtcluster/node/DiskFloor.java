@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.function.LongSupplier;
 
 /**
@@ -131,6 +132,6 @@ final class DiskFloor {
   }
 
   static String mib(long bytes) {
-    return String.format(java.util.Locale.ROOT, "%.1f MiB", bytes / (1024.0 * 1024.0));
+    return String.format(Locale.ROOT, "%.1f MiB", bytes / (1024.0 * 1024.0));
   }
 }

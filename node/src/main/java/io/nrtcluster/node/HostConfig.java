@@ -163,10 +163,15 @@ public record HostConfig(
     return automaticFailover && !suspicionDelay.isZero();
   }
 
+  /**
+   * Whether the host runs its own in-process ZooKeeper server ({@code zooKeeper} is {@link #EMBEDDED})
+   * instead of joining an ensemble.
+   */
   public boolean embeddedZooKeeper() {
     return EMBEDDED.equals(zooKeeper);
   }
 
+  /** A builder with every default; {@link Builder#build()} names the first bad or missing field. */
   public static Builder builder() {
     return new Builder();
   }
@@ -249,6 +254,7 @@ public record HostConfig(
     /** Application metadata published with this host's membership of every index (see {@link HostConfig#memberMetadata}). */
     private ReplicaTuning replicaTuning = ReplicaTuning.defaults();
 
+    /** Sets {@link HostConfig#memberMetadata()}; default {@code Map.of()}. */
     public Builder memberMetadata(Map<String, String> v) {
       memberMetadata = v;
       return this;
@@ -260,61 +266,73 @@ public record HostConfig(
       return this;
     }
 
+    /** Sets {@link HostConfig#automaticFailover()}; default {@code true}. */
     public Builder automaticFailover(boolean v) {
       automaticFailover = v;
       return this;
     }
 
+    /** Sets {@link HostConfig#nodeId()}; default {@code 0}. */
     public Builder nodeId(int v) {
       nodeId = v;
       return this;
     }
 
+    /** Sets {@link HostConfig#cluster()}; no default. */
     public Builder cluster(String v) {
       cluster = v;
       return this;
     }
 
+    /** Sets {@link HostConfig#dataDir()}; no default. */
     public Builder dataDir(Path v) {
       dataDir = v;
       return this;
     }
 
+    /** Sets {@link HostConfig#zooKeeper()}; default {@code EMBEDDED}. */
     public Builder zooKeeper(String v) {
       zooKeeper = v;
       return this;
     }
 
+    /** Sets {@link HostConfig#embeddedZooKeeperPort()}; default {@code 0}. */
     public Builder embeddedZooKeeperPort(int v) {
       embeddedZooKeeperPort = v;
       return this;
     }
 
+    /** Sets {@link HostConfig#bindHost()}; default {@code "127.0.0.1"}. */
     public Builder bindHost(String v) {
       bindHost = v;
       return this;
     }
 
+    /** Sets {@link HostConfig#port()}; default {@code 0}. */
     public Builder port(int v) {
       port = v;
       return this;
     }
 
+    /** Sets {@link HostConfig#sessionTimeout()}; default {@code Duration.ofSeconds(10)}. */
     public Builder sessionTimeout(Duration v) {
       sessionTimeout = v;
       return this;
     }
 
+    /** Sets {@link HostConfig#connectionTimeout()}; default {@code Duration.ofSeconds(10)}. */
     public Builder connectionTimeout(Duration v) {
       connectionTimeout = v;
       return this;
     }
 
+    /** Sets {@link HostConfig#electionSettle()}; default {@code Duration.ofMillis(500)}. */
     public Builder electionSettle(Duration v) {
       electionSettle = v;
       return this;
     }
 
+    /** Sets {@link HostConfig#transport()}; default {@code TransportConfig.defaults()}. */
     public Builder transport(TransportConfig v) {
       transport = v;
       return this;
@@ -332,6 +350,7 @@ public record HostConfig(
       return this;
     }
 
+    /** The validated configuration; throws {@link IllegalArgumentException} naming the first bad field. */
     public HostConfig build() {
       return new HostConfig(nodeId, cluster, dataDir, zooKeeper, embeddedZooKeeperPort, bindHost, port,
           sessionTimeout, connectionTimeout, electionSettle, automaticFailover, transport, zooKeeperAuth, memberMetadata,

@@ -7,6 +7,7 @@ import io.nrtcluster.common.PoolShare;
 import io.nrtcluster.common.SerialExecutor;
 import java.io.Closeable;
 import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -34,7 +35,7 @@ final class HostExecutors implements ExecutorSource, Closeable {
     this.timer = new ScheduledThreadPoolExecutor(1, new NamedThreadFactory("nrt-timer-N" + nodeId));
     timer.setRemoveOnCancelPolicy(true);
     for (Pool pool : Pool.values()) {
-      pools.put(pool, new ElasticPool("nrt-" + pool.name().toLowerCase(java.util.Locale.ROOT) + "-N" + nodeId,
+      pools.put(pool, new ElasticPool("nrt-" + pool.name().toLowerCase(Locale.ROOT) + "-N" + nodeId,
           threads.max(pool), threads.idleTimeout()));
     }
   }

@@ -51,10 +51,12 @@ public record HostThreads(int tick, int election, int events, int operator, int 
     }
   }
 
+  /** Every pool at its default bound. */
   public static HostThreads defaults() {
     return builder().build();
   }
 
+  /** A builder with every default. */
   public static Builder builder() {
     return new Builder();
   }
@@ -98,41 +100,49 @@ public record HostThreads(int tick, int election, int events, int operator, int 
 
     private Builder() {}
 
+    /** Sets {@link HostThreads#tick()}; default {@code 2}. */
     public Builder tick(int v) {
       tick = v;
       return this;
     }
 
+    /** Sets {@link HostThreads#election()}; default {@code 32}. */
     public Builder election(int v) {
       election = v;
       return this;
     }
 
+    /** Sets {@link HostThreads#events()}; default {@code 32}. */
     public Builder events(int v) {
       events = v;
       return this;
     }
 
+    /** Sets {@link HostThreads#operator()}; default {@code 4}. */
     public Builder operator(int v) {
       operator = v;
       return this;
     }
 
+    /** Sets {@link HostThreads#work()}; default {@code 32}. */
     public Builder work(int v) {
       work = v;
       return this;
     }
 
+    /** Sets {@link HostThreads#copy()}; default {@code 32}. */
     public Builder copy(int v) {
       copy = v;
       return this;
     }
 
+    /** Sets {@link HostThreads#idleTimeout()}; default {@code Duration.ofSeconds(10)}. */
     public Builder idleTimeout(Duration v) {
       idleTimeout = v;
       return this;
     }
 
+    /** The validated bounds; throws {@link IllegalArgumentException} naming the first bad field. */
     public HostThreads build() {
       return new HostThreads(tick, election, events, operator, work, copy, idleTimeout);
     }

@@ -1,16 +1,19 @@
 package io.nrtcluster.node;
 
 import io.nrtcluster.common.NodeLog;
+import io.nrtcluster.common.NotEnoughReplicasException;
 import io.nrtcluster.common.NotPrimaryException;
 import io.nrtcluster.common.NotPublishedException;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.SerialExecutor;
-import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.InSyncRecord;
+import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.OutOfSyncReason;
 import io.nrtcluster.primary.Primary;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -93,7 +96,7 @@ final class InSyncSet {
    * @param timeout how long a replica may lack a published version before it leaves the set
    * @param minInSync in-sync replicas a replicated acknowledgement needs
    */
-  InSyncSet(NodeLog log, SerialExecutor writer, java.time.Duration timeout, int minInSync, LongSupplier clock) {
+  InSyncSet(NodeLog log, SerialExecutor writer, Duration timeout, int minInSync, LongSupplier clock) {
     this.log = log;
     this.writer = writer;
     this.timeoutNanos = timeout.toNanos();
@@ -230,7 +233,7 @@ final class InSyncSet {
               return holding;
             }
             if (now >= deadline || p.replicaCount() < minInSync) {
-              throw new io.nrtcluster.common.NotEnoughReplicasException(log.name() + ": version " + version + " is held by "
+              throw new NotEnoughReplicasException(log.name() + ": version " + version + " is held by "
                   + holding.size() + " in-sync replica(s) " + holding + ", fewer than the " + minInSync
                   + " required (minInSyncReplicas); not acknowledged", version, minInSync, holding);
             }
@@ -351,7 +354,7 @@ final class InSyncSet {
         joined.add(j.getKey());
       }
     }
-    Set<Integer> direct = new java.util.HashSet<>(next.members().keySet());
+    Set<Integer> direct = new HashSet<>(next.members().keySet());
     direct.addAll(l.joining.keySet());
     mustCopyFromPrimary = Set.copyOf(direct);
     return next;

@@ -30,6 +30,7 @@ public record IndexSettings(String name, Supplier<IndexWriterConfig> writerConfi
   /** Default {@link #minInSyncReplicas}. */
   public static final int DEFAULT_MIN_IN_SYNC_REPLICAS = 1;
 
+  /** Validates every field; throws {@link IllegalArgumentException} naming the first bad one. */
   public IndexSettings {
     Checks.safeName("index", name);
     Checks.notNull("writerConfig", writerConfig);

@@ -14,17 +14,18 @@ import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.OutOfSyncReason;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.election.StepDownReason;
-import io.nrtcluster.primary.Primary;
 import io.nrtcluster.primary.PreCopyResult;
+import io.nrtcluster.primary.Primary;
 import io.nrtcluster.primary.PrimaryObserver;
 import io.nrtcluster.replica.CopyFailureReason;
 import io.nrtcluster.replica.Replica;
 import io.nrtcluster.replica.ReplicaObserver;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -65,7 +66,7 @@ final class MicrometerIndexMetrics implements IndexMetrics, ReplicaObserver, Pri
   private final Map<OutOfSyncReason, Counter> departures = new EnumMap<>(OutOfSyncReason.class);
   /** The epoch and departure times {@link #sample} last saw (sampled on one thread at a time). */
   private long departuresEpoch = -1;
-  private final Map<Integer, Long> departuresSeen = new java.util.HashMap<>();
+  private final Map<Integer, Long> departuresSeen = new HashMap<>();
 
   MicrometerIndexMetrics(MeterRegistry registry, ClusterNode node, int nodeId, String index) {
     this.registry = registry;

@@ -1,6 +1,8 @@
 package io.nrtcluster.node;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.NodeLog;
@@ -23,6 +25,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -61,7 +64,7 @@ public final class NrtHost implements Closeable {
   private final Rebalancer rebalancer;
   private final Counter rebalanceHandoffs;
   /** The transport's byte meters; removed with the host's other meters. */
-  private final List<io.micrometer.core.instrument.Meter> transportMeters = new java.util.ArrayList<>();
+  private final List<Meter> transportMeters = new ArrayList<>();
   /** Orders the computations of this host's record with their publication. */
   private final Object leadershipLock = new Object();
   private volatile Map<String, String> memberMetadata;
@@ -81,9 +84,9 @@ public final class NrtHost implements Closeable {
         : registry.counter(NrtMeters.REBALANCE_HANDOFFS, NrtMeters.TAG_NODE, Integer.toString(config.nodeId()));
     if (registry != null) {
       String node = Integer.toString(config.nodeId());
-      transportMeters.add(io.micrometer.core.instrument.FunctionCounter.builder(NrtMeters.TRANSPORT_BYTES_SENT, transport,
+      transportMeters.add(FunctionCounter.builder(NrtMeters.TRANSPORT_BYTES_SENT, transport,
               t -> t.traffic().bytesSent()).baseUnit("bytes").tag(NrtMeters.TAG_NODE, node).register(registry));
-      transportMeters.add(io.micrometer.core.instrument.FunctionCounter.builder(NrtMeters.TRANSPORT_BYTES_RECEIVED,
+      transportMeters.add(FunctionCounter.builder(NrtMeters.TRANSPORT_BYTES_RECEIVED,
               transport, t -> t.traffic().bytesReceived()).baseUnit("bytes").tag(NrtMeters.TAG_NODE, node)
           .register(registry));
     }
@@ -297,6 +300,7 @@ public final class NrtHost implements Closeable {
     return address;
   }
 
+  /** This host's node id, the same for every index it hosts. */
   public int nodeId() {
     return config.nodeId();
   }

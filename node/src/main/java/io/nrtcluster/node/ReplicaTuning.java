@@ -50,6 +50,7 @@ public record ReplicaTuning(ScrubConfig scrub, int corruptFileReportAfter, Durat
     return builder().build();
   }
 
+  /** A builder with every default. */
   public static Builder builder() {
     return new Builder();
   }
@@ -72,22 +73,31 @@ public record ReplicaTuning(ScrubConfig scrub, int corruptFileReportAfter, Durat
 
     private Builder() {}
 
+    /** Sets {@link ReplicaTuning#scrub()}; default {@code ScrubConfig.defaults()}. */
     public Builder scrub(ScrubConfig v) {
       scrub = v;
       return this;
     }
 
+    /**
+     * Sets {@link ReplicaTuning#corruptFileReportAfter()}; default {@code ReplicaConfig.DEFAULT_CORRUPT_FILE_REPORT_AFTER}.
+     */
     public Builder corruptFileReportAfter(int v) {
       corruptFileReportAfter = v;
       return this;
     }
 
+    /**
+     * Sets {@link ReplicaTuning#badFileBackoffMin()} and {@link ReplicaTuning#badFileBackoffMax()}
+     * together (the max at least the min).
+     */
     public Builder badFileBackoff(Duration min, Duration max) {
       badFileBackoffMin = min;
       badFileBackoffMax = max;
       return this;
     }
 
+    /** Sets {@link ReplicaTuning#copyResumeWindow()}; default {@code ReplicaConfig.DEFAULT_COPY_RESUME_WINDOW}. */
     public Builder copyResumeWindow(Duration v) {
       copyResumeWindow = v;
       return this;
@@ -99,6 +109,7 @@ public record ReplicaTuning(ScrubConfig scrub, int corruptFileReportAfter, Durat
       return this;
     }
 
+    /** The validated tuning; throws {@link IllegalArgumentException} naming the first bad field. */
     public ReplicaTuning build() {
       return new ReplicaTuning(scrub, corruptFileReportAfter, badFileBackoffMin, badFileBackoffMax, copyResumeWindow,
           preCopyBytesPerSecond);

@@ -7,5 +7,6 @@ import io.nrtcluster.election.Role;
 @FunctionalInterface
 @Stable
 public interface RoleListener {
+  /** {@code node} now has {@code role} for its index, under primary generation {@code primaryGen}. */
   void onRoleChange(ClusterNode node, Role role, long primaryGen);
 }

@@ -16,6 +16,7 @@ import io.nrtcluster.common.Stable;
 public class BackupAbandonedException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 
+  /** Creates one with {@code message}, which says what failed. */
   public BackupAbandonedException(String message) {
     super(ErrorCode.BACKUP_ABANDONED, message);
   }

@@ -9,6 +9,7 @@ import io.nrtcluster.common.Stable;
 public class BackupNotFoundException extends NrtClusterException {
   private static final long serialVersionUID = 1L;
 
+  /** Creates one with {@code message}, which says what failed. */
   public BackupNotFoundException(String message) {
     super(ErrorCode.BACKUP_NOT_FOUND, message);
   }

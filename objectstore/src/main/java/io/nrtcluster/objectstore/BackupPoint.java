@@ -3,6 +3,7 @@ package io.nrtcluster.objectstore;
 import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.Experimental;
 import java.io.IOException;
+import java.util.Collections;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -33,7 +34,7 @@ public record BackupPoint(
     Checks.inRange("version", version, 0, Long.MAX_VALUE);
     Checks.inRange("primaryGen", primaryGen, 0, Long.MAX_VALUE);
     Checks.notNull("infosBytes", infosBytes);
-    files = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(Checks.notNull("files", files)));
+    files = Collections.unmodifiableSortedMap(new TreeMap<>(Checks.notNull("files", files)));
     userData = Map.copyOf(Checks.notNull("userData", userData));
   }
 

@@ -1,5 +1,6 @@
 package io.nrtcluster.objectstore;
 
+import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.Experimental;
 import io.nrtcluster.common.NamedThreadFactory;
 import io.nrtcluster.common.NodeLog;
@@ -17,6 +18,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -85,7 +87,7 @@ public final class BackupService implements Closeable {
    * found the stored object damaged) instead of reusing it, and removes the key once that copy is stored.
    */
   public BackupService(ManifestStore manifests, NodeLog log, DamagedObjects damaged) {
-    this.damaged = io.nrtcluster.common.Checks.notNull("damaged", damaged);
+    this.damaged = Checks.notNull("damaged", damaged);
     this.manifests = manifests;
     this.store = manifests.blobStore();
     this.layout = manifests.layout();
@@ -135,7 +137,7 @@ public final class BackupService implements Closeable {
       Pending first = start;
       try {
         runner.execute(() -> runAll(first));
-      } catch (java.util.concurrent.RejectedExecutionException e) {
+      } catch (RejectedExecutionException e) {
         finish(first, null, new BackupAbandonedException("backup service closed; version " + version + " not backed up"));
       }
     }

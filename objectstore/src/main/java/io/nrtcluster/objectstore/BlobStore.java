@@ -7,6 +7,7 @@ import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.Experimental;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
+import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,10 +27,10 @@ import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
+import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.Delete;
@@ -343,8 +344,8 @@ public final class BlobStore implements Closeable {
 
   /** A small object's bytes, or empty if there is no such object. */
   public Optional<byte[]> get(String key) throws IOException {
-    java.io.ByteArrayOutputStream[] holder = new java.io.ByteArrayOutputStream[1];
-    long n = get(key, () -> holder[0] = new java.io.ByteArrayOutputStream());
+    ByteArrayOutputStream[] holder = new ByteArrayOutputStream[1];
+    long n = get(key, () -> holder[0] = new ByteArrayOutputStream());
     return n < 0 ? Optional.empty() : Optional.of(holder[0].toByteArray());
   }
 

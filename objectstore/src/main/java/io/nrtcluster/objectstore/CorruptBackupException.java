@@ -17,11 +17,13 @@ public class CorruptBackupException extends NrtClusterException {
 
   private final String objectKey;
 
+  /** Creates one naming the damaged object's key and what is wrong with it. */
   public CorruptBackupException(String objectKey, String message) {
     super(ErrorCode.BACKUP_CORRUPT, message);
     this.objectKey = objectKey;
   }
 
+  /** Creates one naming the damaged object's key, what is wrong with it and the failure that showed it. */
   public CorruptBackupException(String objectKey, String message, Throwable cause) {
     super(ErrorCode.BACKUP_CORRUPT, message, cause);
     this.objectKey = objectKey;

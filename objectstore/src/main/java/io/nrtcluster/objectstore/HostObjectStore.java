@@ -13,6 +13,7 @@ import io.nrtcluster.node.NrtHost;
 import io.nrtcluster.node.RoleListener;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,8 +24,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -184,7 +185,7 @@ public final class HostObjectStore implements Closeable {
       return f.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted while bootstrapping indexes");
+      throw new InterruptedIOException("interrupted while bootstrapping indexes");
     } catch (ExecutionException e) {
       if (e.getCause() instanceof IOException io) {
         throw io;
@@ -319,6 +320,7 @@ public final class HostObjectStore implements Closeable {
     return StoreLayout.of(config.store().prefix(), host.cluster(), index);
   }
 
+  /** The settings this host's store use was opened with. */
   public HostStoreConfig config() {
     return config;
   }

@@ -68,6 +68,7 @@ public record HostStoreConfig(
     }
   }
 
+  /** A builder with every default; the store has none and is required. */
   public static Builder builder() {
     return new Builder();
   }
@@ -89,21 +90,25 @@ public record HostStoreConfig(
     private Duration startTimeout = Duration.ofSeconds(5);
     private int openParallelism = 4;
 
+    /** Sets {@link HostStoreConfig#store()}; no default. */
     public Builder store(ObjectStoreConfig v) {
       store = v;
       return this;
     }
 
+    /** Sets {@link HostStoreConfig#backups()}; default {@code true}. */
     public Builder backups(boolean v) {
       backups = v;
       return this;
     }
 
+    /** Sets {@link HostStoreConfig#mode()}; default {@code BackupMode.EVERY_COMMIT}. */
     public Builder mode(BackupMode v) {
       mode = v;
       return this;
     }
 
+    /** Sets {@link HostStoreConfig#bootstrap()}; default {@code true}. */
     public Builder bootstrap(boolean v) {
       bootstrap = v;
       return this;
@@ -115,6 +120,7 @@ public record HostStoreConfig(
       return this;
     }
 
+    /** Sets {@link HostStoreConfig#retentionInterval()}; default {@code Duration.ofMinutes(10)}. */
     public Builder retentionInterval(Duration v) {
       retentionInterval = v;
       return this;
@@ -144,6 +150,10 @@ public record HostStoreConfig(
       return this;
     }
 
+    /**
+     * The validated configuration; throws {@link IllegalArgumentException} naming the first bad or
+     * missing field.
+     */
     public HostStoreConfig build() {
       return new HostStoreConfig(store, backups, mode, bootstrap, Optional.ofNullable(retention), retentionInterval,
           verifyInterval, verifyBytesPerSecond, startTimeout, openParallelism);

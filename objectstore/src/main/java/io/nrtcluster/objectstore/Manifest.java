@@ -2,7 +2,10 @@ package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.Experimental;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -33,7 +36,7 @@ public record Manifest(
     Checks.inRange("infosGeneration", infosGeneration, -1, Long.MAX_VALUE);
     Checks.notNull("infosBytes", infosBytes);
     infosBytes = infosBytes.clone();
-    files = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(Checks.notNull("files", files)));
+    files = Collections.unmodifiableSortedMap(new TreeMap<>(Checks.notNull("files", files)));
     files.forEach((name, f) -> {
       if (!name.equals(f.name())) {
         throw new IllegalArgumentException("files: entry " + name + " names " + f.name());
@@ -55,13 +58,13 @@ public record Manifest(
   @Override
   public boolean equals(Object o) {
     return o instanceof Manifest m && version == m.version && primaryGen == m.primaryGen
-        && infosGeneration == m.infosGeneration && java.util.Arrays.equals(infosBytes, m.infosBytes)
+        && infosGeneration == m.infosGeneration && Arrays.equals(infosBytes, m.infosBytes)
         && files.equals(m.files) && userData.equals(m.userData) && createdEpochMillis == m.createdEpochMillis;
   }
 
   @Override
   public int hashCode() {
-    return java.util.Objects.hash(version, primaryGen, infosGeneration, java.util.Arrays.hashCode(infosBytes), files,
+    return Objects.hash(version, primaryGen, infosGeneration, Arrays.hashCode(infosBytes), files,
         userData, createdEpochMillis);
   }
 

@@ -2,6 +2,7 @@ package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.Experimental;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -113,7 +114,7 @@ public final class ManifestStore {
         continue;
       }
       out.add(new ManifestSummary(id, m.files().size(), m.totalBytes(),
-          java.time.Instant.ofEpochMilli(m.createdEpochMillis()), id.stored()));
+          Instant.ofEpochMilli(m.createdEpochMillis()), id.stored()));
     }
     return out;
   }

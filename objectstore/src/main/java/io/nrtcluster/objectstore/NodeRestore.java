@@ -59,6 +59,7 @@ public final class NodeRestore {
   private final ManifestStore manifests;
   private final NodeLog log;
 
+  /** Restores from the backups {@code manifests} lists, logging through {@code log}. */
   public NodeRestore(ManifestStore manifests, NodeLog log) {
     this.manifests = manifests;
     this.log = log;

@@ -16,6 +16,7 @@ public class ObjectStoreAccessException extends NrtClusterException {
 
   private final String bucket;
 
+  /** Creates one naming the bucket, what the store refused, and the store client's error. */
   public ObjectStoreAccessException(String bucket, String message, Throwable cause) {
     super(ErrorCode.OBJECT_STORE_ACCESS, message, cause);
     this.bucket = bucket;

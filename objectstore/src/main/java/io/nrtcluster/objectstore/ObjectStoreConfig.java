@@ -156,6 +156,7 @@ public record ObjectStoreConfig(
         + ", clockMargin=" + clockMargin + "]";
   }
 
+  /** A builder with every default; the bucket has none and is required (no endpoint: AWS S3 itself). */
   public static Builder builder() {
     return new Builder();
   }
@@ -190,26 +191,31 @@ public record ObjectStoreConfig(
     private Duration sweepLease = Duration.ofMinutes(2);
     private Duration clockMargin = Duration.ofSeconds(30);
 
+    /** Sets {@link ObjectStoreConfig#bucket()}; no default. */
     public Builder bucket(String v) {
       bucket = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#prefix()}; default {@code ""}. */
     public Builder prefix(String v) {
       prefix = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#endpoint()}; no default. */
     public Builder endpoint(URI v) {
       endpoint = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#region()}; default {@code "us-east-1"}. */
     public Builder region(String v) {
       region = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#pathStyle()}; default {@code false}. */
     public Builder pathStyle(boolean v) {
       pathStyle = v;
       return this;
@@ -222,57 +228,74 @@ public record ObjectStoreConfig(
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#maxAttempts()}; default {@code 5}. */
     public Builder maxAttempts(int v) {
       maxAttempts = v;
       return this;
     }
 
+    /**
+     * Sets {@link ObjectStoreConfig#backoffMin()} and {@link ObjectStoreConfig#backoffMax()} together
+     * (the max at least the min).
+     */
     public Builder backoff(Duration min, Duration max) {
       backoffMin = min;
       backoffMax = max;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#multipartThreshold()}; default {@code 64L << 20}. */
     public Builder multipartThreshold(long v) {
       multipartThreshold = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#partSize()}; default {@code 16L << 20}. */
     public Builder partSize(long v) {
       partSize = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#maxParallelTransfers()}; default {@code 4}. */
     public Builder maxParallelTransfers(int v) {
       maxParallelTransfers = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#connectTimeout()}; default {@code Duration.ofSeconds(5)}. */
     public Builder connectTimeout(Duration v) {
       connectTimeout = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#socketTimeout()}; default {@code Duration.ofSeconds(30)}. */
     public Builder socketTimeout(Duration v) {
       socketTimeout = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#backupLease()}; default {@code Duration.ofMinutes(10)}. */
     public Builder backupLease(Duration v) {
       backupLease = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#sweepLease()}; default {@code Duration.ofMinutes(2)}. */
     public Builder sweepLease(Duration v) {
       sweepLease = v;
       return this;
     }
 
+    /** Sets {@link ObjectStoreConfig#clockMargin()}; default {@code Duration.ofSeconds(30)}. */
     public Builder clockMargin(Duration v) {
       clockMargin = v;
       return this;
     }
 
+    /**
+     * The validated configuration; throws {@link IllegalArgumentException} naming the first bad or
+     * missing field.
+     */
     public ObjectStoreConfig build() {
       return new ObjectStoreConfig(bucket, prefix, endpoint, region, pathStyle, accessKeyId, secretAccessKey,
           maxAttempts, backoffMin, backoffMax, multipartThreshold, partSize, maxParallelTransfers, connectTimeout,

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
 import io.nrtcluster.common.Internal;
 import java.io.Closeable;
 import java.util.ArrayList;
@@ -79,7 +80,7 @@ public final class ObjectStoreMeters implements Closeable {
     m.meters.add(Gauge.builder(VERIFY_DAMAGED, metrics, x -> x.snapshot().lastVerifyDamaged()).tags(tags).register(registry));
     m.meters.add(Gauge.builder(VERIFY_LAST_VERSION, metrics, x -> x.snapshot().lastVerifiedVersion()).tags(tags)
         .register(registry));
-    m.meters.add(io.micrometer.core.instrument.TimeGauge.builder(LAG, metrics, TimeUnit.MILLISECONDS,
+    m.meters.add(TimeGauge.builder(LAG, metrics, TimeUnit.MILLISECONDS,
         x -> x.snapshot().lagMillis(System.currentTimeMillis())).tags(tags).register(registry));
     return m;
   }

@@ -17,6 +17,7 @@ public class ObjectStoreUnavailableException extends ConnectionException {
 
   private final int attempts;
 
+  /** Creates one saying what failed after {@code attempts} tries, with the last try's error. */
   public ObjectStoreUnavailableException(String message, int attempts, Throwable cause) {
     super(ErrorCode.OBJECT_STORE_UNAVAILABLE, message, cause);
     this.attempts = attempts;

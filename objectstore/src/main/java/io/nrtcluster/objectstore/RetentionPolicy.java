@@ -11,6 +11,7 @@ import java.time.Duration;
  */
 @Stable
 public record RetentionPolicy(int keepLast, Duration keepNewerThan) {
+  /** Validates both fields; throws {@link IllegalArgumentException} naming the bad one. */
   public RetentionPolicy {
     Checks.inRange("keepLast", keepLast, 1, 1_000_000);
     Checks.notNull("keepNewerThan", keepNewerThan);
@@ -19,6 +20,7 @@ public record RetentionPolicy(int keepLast, Duration keepNewerThan) {
     }
   }
 
+  /** Keeps the newest {@code n} manifests, whatever their age. */
   public static RetentionPolicy keepLast(int n) {
     return new RetentionPolicy(n, Duration.ZERO);
   }

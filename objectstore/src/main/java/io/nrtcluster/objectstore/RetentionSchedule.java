@@ -4,6 +4,7 @@ import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.node.ClusterNode;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -11,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -108,7 +110,7 @@ final class RetentionSchedule implements AutoCloseable {
           e.target.log().warn("retention check failed: {}", ex.toString());
         }
       });
-    } catch (java.util.concurrent.RejectedExecutionException closed) {
+    } catch (RejectedExecutionException closed) {
       // Closing: nothing more is swept.
     }
   }
@@ -174,7 +176,7 @@ final class RetentionSchedule implements AutoCloseable {
       run.write(manifests.blobStore(), manifests.layout());
       e.lastSeen = run;
       e.due = run.finished().plus(interval);
-    } catch (java.io.InterruptedIOException closing) {
+    } catch (InterruptedIOException closing) {
       Thread.currentThread().interrupt(); // the host closes: nothing to retry
     } catch (IOException | RuntimeException ex) {
       Duration retry = interval.compareTo(RETRY_AFTER_FAILURE_MAX) < 0 ? interval : RETRY_AFTER_FAILURE_MAX;

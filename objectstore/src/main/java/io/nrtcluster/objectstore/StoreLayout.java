@@ -2,6 +2,7 @@ package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.Experimental;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -84,7 +85,7 @@ public final class StoreLayout {
   }
 
   /** As {@link #parseManifestKey(String)}, with the time the store wrote it. */
-  public Optional<ManifestId> parseManifestKey(String key, java.time.Instant stored) {
+  public Optional<ManifestId> parseManifestKey(String key, Instant stored) {
     if (!key.startsWith(manifestsPrefix())) {
       return Optional.empty();
     }

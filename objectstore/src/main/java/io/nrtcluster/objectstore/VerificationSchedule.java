@@ -4,6 +4,7 @@ import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.election.Role;
 import io.nrtcluster.node.ClusterNode;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -99,7 +100,7 @@ final class VerificationSchedule implements AutoCloseable {
       e.dueNanos = System.nanoTime() + intervalNanos;
     } catch (BackupNotFoundException none) {
       e.dueNanos = System.nanoTime() + checkNanos; // nothing backed up yet: look again soon
-    } catch (java.io.InterruptedIOException closing) {
+    } catch (InterruptedIOException closing) {
       Thread.currentThread().interrupt(); // the host closes
     } catch (IOException ex) {
       e.dueNanos = System.nanoTime() + Math.min(intervalNanos, TimeUnit.MINUTES.toNanos(1));

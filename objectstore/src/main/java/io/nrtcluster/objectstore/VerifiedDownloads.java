@@ -1,6 +1,7 @@
 package io.nrtcluster.objectstore;
 
 import java.io.Closeable;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -196,7 +197,7 @@ final class VerifiedDownloads {
     try (BufferedChecksumIndexInput in = new BufferedChecksumIndexInput(new ByteBuffersIndexInput(
         new ByteBuffersDataInput(List.of(ByteBuffer.wrap(bytes))), id.key()))) {
       return SegmentInfos.readCommit(target, in, manifest.infosGeneration());
-    } catch (CorruptIndexException | java.io.EOFException e) {
+    } catch (CorruptIndexException | EOFException e) {
       throw new CorruptBackupException(id.key(), "segment infos in manifest " + id.key() + " are corrupt: " + e.getMessage(), e);
     }
   }

@@ -13,6 +13,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.apache.lucene.replicator.nrt.CopyState;
 import org.apache.lucene.replicator.nrt.FileMetaData;
@@ -188,7 +189,7 @@ final class CopyStateLeases {
     release.accept(id);
   }
 
-  private void notify(java.util.function.Consumer<PrimaryObserver> event) {
+  private void notify(Consumer<PrimaryObserver> event) {
     try {
       event.accept(observer);
     } catch (RuntimeException ex) {

@@ -27,6 +27,7 @@ public record CopyTreeConfig(int directReplicas, int fanOut, Duration parentWait
   /** Nobody copies from a peer: every replica copies from the primary. */
   public static final CopyTreeConfig OFF = new CopyTreeConfig(1024, 1, Duration.ofSeconds(2));
 
+  /** Validates every field; throws {@link IllegalArgumentException} naming the first bad one. */
   public CopyTreeConfig {
     Checks.inRange("copyTree.directReplicas", directReplicas, 1, 1024);
     Checks.inRange("copyTree.fanOut", fanOut, 1, 64);

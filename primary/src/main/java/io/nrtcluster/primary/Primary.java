@@ -15,9 +15,11 @@ import io.nrtcluster.transport.TransportServer;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntFunction;
@@ -26,9 +28,11 @@ import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.replicator.nrt.CopyState;
 import org.apache.lucene.replicator.nrt.Node;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.SearcherFactory;
+import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.IOUtils;
@@ -77,7 +81,7 @@ public final class Primary implements Closeable {
   private volatile PrimaryObserver observer = PrimaryObserver.NONE;
   private volatile PointListener pointListener;
   /** Announces points held back for a slow parent's children (only with a copy tree). */
-  private volatile java.util.concurrent.ScheduledExecutorService relayTimer;
+  private volatile ScheduledExecutorService relayTimer;
   /**
    * The searcher of the last version that passed the publish gate, holding one reference of its own.
    * Searches use it rather than the writer's newest reader, so that a primary that lost its epoch
@@ -120,6 +124,10 @@ public final class Primary implements Closeable {
    */
   @FunctionalInterface
   public interface PublishGate {
+    /**
+     * Records {@code version} before any replica or search sees it; throwing keeps the version
+     * unpublished.
+     */
     void beforePublish(long version) throws IOException;
   }
 
@@ -495,14 +503,14 @@ public final class Primary implements Closeable {
    * point that cannot be held is not handed over, and the refresh or commit still succeeded.
    */
   private void handOver(PointListener l, boolean commit) {
-    org.apache.lucene.replicator.nrt.CopyState s;
+    CopyState s;
     try {
       s = node.getCopyState();
     } catch (IOException | RuntimeException e) {
       log.warn("could not hold version {} for the point listener: {}", version(), e.toString());
       return;
     }
-    Map<String, String> data = new java.util.HashMap<>();
+    Map<String, String> data = new HashMap<>();
     String position = positions.get(s.version());
     if (position != null) {
       data.put(ReplayPositions.KEY, position);
@@ -517,13 +525,13 @@ public final class Primary implements Closeable {
   }
 
   /** Lets a held point go; after close the writer and its deleter are gone, and with them the hold. */
-  private void releasePoint(org.apache.lucene.replicator.nrt.CopyState s) {
+  private void releasePoint(CopyState s) {
     if (closed.get()) {
       return;
     }
     try {
       node.releaseCopyState(s);
-    } catch (IOException | org.apache.lucene.store.AlreadyClosedException e) {
+    } catch (IOException | AlreadyClosedException e) {
       log.debug("releasing held version {}: {}", s.version(), e.toString());
     }
   }
@@ -555,6 +563,10 @@ public final class Primary implements Closeable {
     }
   }
 
+  /**
+   * Gives back a searcher from {@link #acquireSearcher()}; each acquired searcher is released exactly
+   * once.
+   */
   public void releaseSearcher(IndexSearcher searcher) throws IOException {
     searcher.getIndexReader().decRef();
   }
@@ -572,6 +584,7 @@ public final class Primary implements Closeable {
     return Math.max(node.getLastCommitVersion(), committedVersion);
   }
 
+  /** The primary generation (epoch) this primary writes under. */
   public long primaryGen() {
     return node.getPrimaryGen();
   }
@@ -602,6 +615,7 @@ public final class Primary implements Closeable {
     return incarnation;
   }
 
+  /** This node's id. */
   public int nodeId() {
     return config.nodeId();
   }

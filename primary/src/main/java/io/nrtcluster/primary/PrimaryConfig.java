@@ -120,6 +120,7 @@ public record PrimaryConfig(
     return dataDir.resolve("node.state");
   }
 
+  /** A builder with every default; node id, cluster, index and data directory are set by the caller. */
   public static Builder builder() {
     return new Builder();
   }
@@ -145,66 +146,79 @@ public record PrimaryConfig(
     private Duration peerSilence = Duration.ZERO;
     private CopyTreeConfig copyTree = CopyTreeConfig.defaults();
 
+    /** Sets {@link PrimaryConfig#nodeId()}; default {@code 0}. */
     public Builder nodeId(int v) {
       nodeId = v;
       return this;
     }
 
+    /** Sets {@link PrimaryConfig#cluster()}; no default. */
     public Builder cluster(String v) {
       cluster = v;
       return this;
     }
 
+    /** Sets {@link PrimaryConfig#index()}; no default. */
     public Builder index(String v) {
       index = v;
       return this;
     }
 
+    /** Sets {@link PrimaryConfig#dataDir()}; no default. */
     public Builder dataDir(Path v) {
       dataDir = v;
       return this;
     }
 
+    /** Sets {@link PrimaryConfig#bindHost()}; default {@code "127.0.0.1"}. */
     public Builder bindHost(String v) {
       bindHost = v;
       return this;
     }
 
+    /** Sets {@link PrimaryConfig#port()}; default {@code 0}. */
     public Builder port(int v) {
       port = v;
       return this;
     }
 
+    /** Sets {@link PrimaryConfig#primaryGen()}; default {@code -1}. */
     public Builder primaryGen(long v) {
       primaryGen = v;
       return this;
     }
 
+    /** Sets {@link PrimaryConfig#forcePrimaryVersion()}; default {@code -1}. */
     public Builder forcePrimaryVersion(long v) {
       forcePrimaryVersion = v;
       return this;
     }
 
+    /** Sets {@link PrimaryConfig#preCopyTimeout()}; default {@code Duration.ofMinutes(5)}. */
     public Builder preCopyTimeout(Duration v) {
       preCopyTimeout = v;
       return this;
     }
 
+    /** Sets {@link PrimaryConfig#preCopyKeepAlive()}; default {@code Duration.ofSeconds(10)}. */
     public Builder preCopyKeepAlive(Duration v) {
       preCopyKeepAlive = v;
       return this;
     }
 
+    /** Sets {@link PrimaryConfig#closeTimeout()}; default {@code Duration.ofSeconds(10)}. */
     public Builder closeTimeout(Duration v) {
       closeTimeout = v;
       return this;
     }
 
+    /** Sets {@link PrimaryConfig#maxFullFlushMergeWait()}; default {@code Duration.ZERO}. */
     public Builder maxFullFlushMergeWait(Duration v) {
       maxFullFlushMergeWait = v;
       return this;
     }
 
+    /** Sets {@link PrimaryConfig#transport()}; default {@code TransportConfig.defaults()}. */
     public Builder transport(TransportConfig v) {
       transport = v;
       return this;
@@ -240,6 +254,10 @@ public record PrimaryConfig(
       return this;
     }
 
+    /**
+     * The validated configuration; throws {@link IllegalArgumentException} naming the first bad or
+     * missing field.
+     */
     public PrimaryConfig build() {
       return new PrimaryConfig(nodeId, cluster, index, dataDir, bindHost, port, primaryGen, forcePrimaryVersion,
           preCopyTimeout, preCopyKeepAlive, closeTimeout, maxFullFlushMergeWait, transport, copyStateLease,

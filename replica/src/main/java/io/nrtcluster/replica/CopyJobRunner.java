@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.apache.lucene.store.AlreadyClosedException;
 
 /**
@@ -222,7 +223,7 @@ final class CopyJobRunner {
     }
   }
 
-  private List<StreamingCopyJob> takeParked(java.util.function.Predicate<StreamingCopyJob> which) {
+  private List<StreamingCopyJob> takeParked(Predicate<StreamingCopyJob> which) {
     List<StreamingCopyJob> out = new ArrayList<>();
     parked.removeIf(j -> {
       if (which.test(j)) {

@@ -7,6 +7,7 @@ import io.nrtcluster.transport.Message;
 import io.nrtcluster.transport.NodeAddress;
 import io.nrtcluster.transport.PeerRole;
 import io.nrtcluster.transport.Transport;
+import java.util.Objects;
 
 /**
  * The peer replica this replica fetches file bytes from, as the primary assigned it ({@link
@@ -64,7 +65,7 @@ final class PeerSource {
     Connection old;
     synchronized (this) {
       before = assigned;
-      if (java.util.Objects.equals(before, next)) {
+      if (Objects.equals(before, next)) {
         return;
       }
       assigned = next;

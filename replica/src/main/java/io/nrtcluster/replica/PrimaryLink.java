@@ -2,24 +2,25 @@ package io.nrtcluster.replica;
 
 import io.nrtcluster.common.Backoff;
 import io.nrtcluster.common.ClusterMismatchException;
+import io.nrtcluster.common.ConnectionException;
+import io.nrtcluster.common.ConnectionRefusedException;
 import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.ProtocolException;
 import io.nrtcluster.common.RequestTimeoutException;
-import io.nrtcluster.common.ConnectionException;
-import io.nrtcluster.common.ConnectionRefusedException;
 import io.nrtcluster.common.TlsHandshakeException;
 import io.nrtcluster.transport.Connection;
+import io.nrtcluster.transport.FaultStats;
 import io.nrtcluster.transport.Message;
 import io.nrtcluster.transport.NodeAddress;
 import io.nrtcluster.transport.PeerRole;
 import io.nrtcluster.transport.RequestHandler;
-import io.nrtcluster.transport.FaultStats;
 import io.nrtcluster.transport.Transport;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -80,16 +81,7 @@ final class PrimaryLink implements RequestHandler {
   /** The peer the primary told us to fetch file bytes from, if any. */
   private final PeerSource peers;
   /** The newest copy-state the primary pushed with an NRT point and no copy has taken yet. */
-  private final java.util.concurrent.atomic.AtomicReference<Pushed> pushed = new java.util.concurrent.atomic.AtomicReference<>();
-
-  /** A copy-state the primary pushed on {@code connection}; it holds it for us until released. */
-  record Pushed(Connection connection, Message.CopyStateReply state) {
-    void release() {
-      if (connection.isOpen()) {
-        connection.request(id -> new Message.ReleaseCopyState(id, state.copyStateId())).exceptionally(t -> null);
-      }
-    }
-  }
+  private final PushedCopyStates pushed = new PushedCopyStates();
 
   /** @param scheduler the link's timers (this link shuts it down when it closes); its tasks never wait */
   PrimaryLink(Transport transport, ReplicaContext ctx, Listener listener, ScheduledExecutorService scheduler) {
@@ -303,7 +295,7 @@ final class PrimaryLink implements RequestHandler {
   private void reconnected(NodeAddress address, Connection c, Throwable err) {
     Connection kept = null;
     if (err != null) {
-      failed(address, err instanceof java.util.concurrent.CompletionException && err.getCause() != null ? err.getCause() : err);
+      failed(address, err instanceof CompletionException && err.getCause() != null ? err.getCause() : err);
     } else {
       kept = accept(address, c);
     }
@@ -384,61 +376,13 @@ final class PrimaryLink implements RequestHandler {
 
   /** An error reply is an answer too; a timeout or a closed connection is not. */
   private static boolean answered(Throwable err) {
-    Throwable t = err instanceof java.util.concurrent.CompletionException && err.getCause() != null ? err.getCause() : err;
+    Throwable t = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
     return t instanceof NrtClusterException && !(t instanceof ConnectionException) && !(t instanceof RequestTimeoutException);
   }
 
-  /**
-   * Keeps {@code p} as the copy-state the next copy starts from; one that it replaces unused (an
-   * older point) is released at once, so the primary never holds more than it must for us.
-   */
-  void offerPushed(Pushed p) {
-    Pushed old = pushed.getAndUpdate(cur -> cur == null || newer(p, cur) ? p : cur);
-    if (old == null) {
-      return;
-    }
-    // The update above decided on exactly this old value: release whichever of the two lost.
-    if (newer(p, old)) {
-      old.release();
-    } else {
-      p.release();
-    }
-  }
-
-  private static boolean newer(Pushed a, Pushed b) {
-    Message.CopyStateReply x = a.state();
-    Message.CopyStateReply y = b.state();
-    return x.primaryGen() > y.primaryGen() || (x.primaryGen() == y.primaryGen() && x.version() > y.version())
-        || a.connection() != b.connection();
-  }
-
-  /**
-   * Takes the pushed copy-state for a copy to point {@code version} of generation {@code gen} or
-   * newer, on the live connection {@code c}; null when there is none (the copy asks for one).
-   */
-  Pushed takePushed(Connection c, long gen, long version) {
-    Pushed p = pushed.get();
-    if (p == null) {
-      return null;
-    }
-    if (p.connection() != c || p.state().primaryGen() != gen || p.state().version() < version) {
-      if (p.connection() != c || p.state().primaryGen() < gen) {
-        // From a connection or generation that is gone: of no use any more.
-        if (pushed.compareAndSet(p, null)) {
-          p.release();
-        }
-      }
-      return null;
-    }
-    return pushed.compareAndSet(p, null) ? p : null;
-  }
-
-  /** Releases a pushed copy-state no newer than {@code version} (the replica already searches it). */
-  void dropPushedUpTo(long gen, long version) {
-    Pushed p = pushed.get();
-    if (p != null && p.state().primaryGen() <= gen && p.state().version() <= version && pushed.compareAndSet(p, null)) {
-      p.release();
-    }
+  /** The copy-state the primary pushed with its newest NRT point, until a copy takes it. */
+  PushedCopyStates pushed() {
+    return pushed;
   }
 
   /** Tells the primary we want its NRT points and merge pre-copies. Best effort; never throws. */

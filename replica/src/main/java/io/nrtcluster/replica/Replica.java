@@ -1,10 +1,10 @@
 package io.nrtcluster.replica;
 
 import io.nrtcluster.common.Checks;
-import io.nrtcluster.common.Incarnations;
 import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.GenerationStore;
 import io.nrtcluster.common.IllegalTransitionException;
+import io.nrtcluster.common.Incarnations;
 import io.nrtcluster.common.IndexUnavailableException;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
@@ -18,11 +18,12 @@ import io.nrtcluster.transport.Transport;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.util.Collection;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -109,9 +110,9 @@ public final class Replica implements Closeable {
   private final BadFileTracker badFiles;
   private final List<LongConsumer> versionListeners = new CopyOnWriteArrayList<>();
   private final CopyEvents copyEvents = new CopyEvents();
-  private final List<java.util.function.Consumer<CopyPhases>> phaseListeners = new CopyOnWriteArrayList<>();
+  private final List<Consumer<CopyPhases>> phaseListeners = new CopyOnWriteArrayList<>();
   /** When each recent version was first announced (for {@link CopyPhases}). */
-  private final java.util.concurrent.ConcurrentSkipListMap<Long, Long> announcedAt = new java.util.concurrent.ConcurrentSkipListMap<>();
+  private final ConcurrentSkipListMap<Long, Long> announcedAt = new ConcurrentSkipListMap<>();
   private final LagTracker lag = new LagTracker();
   /**
    * Guards the transitions of {@link #state} together with {@link #node} (held only for those
@@ -408,7 +409,7 @@ public final class Replica implements Closeable {
       }
       long version = job.getCopyState().version();
       fallback.release();
-      link.dropPushedUpTo(job.getCopyState().primaryGen(), version);
+      link.pushed().dropUpTo(job.getCopyState().primaryGen(), version);
       integrity.installed(job.getCopyState());
       if (told != version) {
         tellListeners(job);
@@ -572,7 +573,7 @@ public final class Replica implements Closeable {
 
     @Override
     public void onNrtPointCopyState(Connection c, Message.CopyStateReply s) throws Exception {
-      PrimaryLink.Pushed pushed = new PrimaryLink.Pushed(c, s);
+      PushedCopyStates.Pushed pushed = new PushedCopyStates.Pushed(c, s);
       if (s.primaryGen() < ctx.store().highestPrimaryGen()) {
         pushed.release();
         onNrtPoint(s.primaryGen(), s.version());
@@ -588,7 +589,7 @@ public final class Replica implements Closeable {
         return;
       }
       // Offered before it is announced, so the catch-up that the announcement wakes finds it.
-      link.offerPushed(pushed);
+      link.pushed().offer(pushed);
       onNrtPoint(s.primaryGen(), s.version());
     }
 
@@ -690,6 +691,10 @@ public final class Replica implements Closeable {
     }
   }
 
+  /**
+   * Gives back a searcher from {@link #acquireSearcher()}; each acquired searcher is released exactly
+   * once.
+   */
   public void releaseSearcher(IndexSearcher searcher) {
     try {
       searcher.getIndexReader().decRef();
@@ -794,6 +799,7 @@ public final class Replica implements Closeable {
     return ctx.store().highestPrimaryGen();
   }
 
+  /** Whether this replica holds a connection to a primary right now. */
   public boolean isConnected() {
     return link.current() != null;
   }
@@ -803,7 +809,7 @@ public final class Replica implements Closeable {
    * stays fresh while it answers (a failure detector's input); call once, after opening. A
    * connection handshake counts as contact without it.
    */
-  public void startHeartbeat(java.time.Duration interval) {
+  public void startHeartbeat(Duration interval) {
     link.startHeartbeat(interval);
   }
 
@@ -827,6 +833,7 @@ public final class Replica implements Closeable {
     return n != null && n.isCopying();
   }
 
+  /** Where this replica is in its lifecycle (a snapshot). */
   public State state() {
     return state;
   }
@@ -895,10 +902,12 @@ public final class Replica implements Closeable {
     }
   }
 
+  /** This node's id. */
   public int nodeId() {
     return config.nodeId();
   }
 
+  /** This replica's copy counters since it opened (bytes, files, checksum mismatches, peers). */
   public ReplicaStats stats() {
     return ctx.stats();
   }
@@ -922,7 +931,7 @@ public final class Replica implements Closeable {
    * Called with the timeline of each NRT copy installed ({@link CopyPhases}), on a copy thread: be
    * quick. For benchmarks that break the replica's lag into its steps.
    */
-  public void addCopyPhasesListener(java.util.function.Consumer<CopyPhases> listener) {
+  public void addCopyPhasesListener(Consumer<CopyPhases> listener) {
     phaseListeners.add(listener);
   }
 

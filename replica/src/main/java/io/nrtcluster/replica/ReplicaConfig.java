@@ -125,18 +125,22 @@ public record ReplicaConfig(
   /** Highest {@link #preCopyBytesPerSecond()}: 1 TiB/s, no limit in practice. */
   public static final long MAX_PRE_COPY_BYTES_PER_SECOND = 1L << 40;
 
+  /** The Lucene index directory under {@link #dataDir()}. */
   public Path indexPath() {
     return dataDir.resolve("index");
   }
 
+  /** The file under {@link #dataDir()} that keeps this node's durable generation and version record. */
   public Path statePath() {
     return dataDir.resolve("node.state");
   }
 
+  /** A builder with every default; cluster, index, data directory and primary are set by the caller. */
   public static Builder builder() {
     return new Builder();
   }
 
+  /** A builder holding this configuration's values, to change some of them. */
   public Builder toBuilder() {
     return new Builder().nodeId(nodeId).cluster(cluster).index(index).dataDir(dataDir).primary(primary)
         .reconnectMin(reconnectMin).reconnectMax(reconnectMax).maxFileRetries(maxFileRetries)
@@ -185,41 +189,49 @@ public record ReplicaConfig(
     private Duration peerStallTimeout = Duration.ofSeconds(2);
     private long preCopyBytesPerSecond;
 
+    /** Sets {@link ReplicaConfig#nodeId()}; default {@code 1}. */
     public Builder nodeId(int v) {
       nodeId = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#cluster()}; no default. */
     public Builder cluster(String v) {
       cluster = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#index()}; no default. */
     public Builder index(String v) {
       index = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#dataDir()}; no default. */
     public Builder dataDir(Path v) {
       dataDir = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#primary()}; no default. */
     public Builder primary(NodeAddress v) {
       primary = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#reconnectMin()}; default {@code Duration.ofMillis(100)}. */
     public Builder reconnectMin(Duration v) {
       reconnectMin = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#reconnectMax()}; default {@code Duration.ofSeconds(5)}. */
     public Builder reconnectMax(Duration v) {
       reconnectMax = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#maxFileRetries()}; default {@code 10}. */
     public Builder maxFileRetries(int v) {
       maxFileRetries = v;
       return this;
@@ -243,26 +255,31 @@ public record ReplicaConfig(
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#prefetchFiles()}; default {@code 4}. */
     public Builder prefetchFiles(int v) {
       prefetchFiles = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#preCopyProgressInterval()}; default {@code Duration.ofSeconds(1)}. */
     public Builder preCopyProgressInterval(Duration v) {
       preCopyProgressInterval = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#closeTimeout()}; default {@code Duration.ofSeconds(10)}. */
     public Builder closeTimeout(Duration v) {
       closeTimeout = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#commitOnClose()}; default {@code true}. */
     public Builder commitOnClose(boolean v) {
       commitOnClose = v;
       return this;
     }
 
+    /** Sets {@link ReplicaConfig#transport()}; default {@code TransportConfig.defaults()}. */
     public Builder transport(TransportConfig v) {
       transport = v;
       return this;
@@ -304,6 +321,10 @@ public record ReplicaConfig(
       return this;
     }
 
+    /**
+     * The validated configuration; throws {@link IllegalArgumentException} naming the first bad or
+     * missing field.
+     */
     public ReplicaConfig build() {
       return new ReplicaConfig(nodeId, cluster, index, dataDir, primary, reconnectMin, reconnectMax,
           maxFileRetries, corruptFileReportAfter, badFileBackoffMin, badFileBackoffMax, prefetchFiles, preCopyProgressInterval, closeTimeout, commitOnClose, transport, storageFaults, scrub,

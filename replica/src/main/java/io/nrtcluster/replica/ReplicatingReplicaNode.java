@@ -9,10 +9,11 @@ import io.nrtcluster.common.StalePrimaryGenerationException;
 import io.nrtcluster.common.StorageException;
 import io.nrtcluster.transport.Connection;
 import io.nrtcluster.transport.Message;
-import java.io.IOException;
 import java.io.EOFException;
 import java.io.FileNotFoundException;
+import java.io.IOException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
@@ -31,12 +32,12 @@ import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.index.IndexNotFoundException;
 import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.index.StandardDirectoryReader;
-import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.replicator.nrt.CopyJob;
 import org.apache.lucene.replicator.nrt.CopyState;
 import org.apache.lucene.replicator.nrt.FileMetaData;
 import org.apache.lucene.replicator.nrt.NodeCommunicationException;
 import org.apache.lucene.replicator.nrt.ReplicaNode;
+import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.ReferenceManager;
 import org.apache.lucene.search.SearcherFactory;
 import org.apache.lucene.store.Directory;
@@ -223,7 +224,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   }
 
   /** The folder of the index on disk: a replica's directory is always a file-system one. */
-  java.nio.file.Path indexFolder() {
+  Path indexFolder() {
     return ((FSDirectory) FilterDirectory.unwrap(dir)).getDirectory();
   }
 
@@ -311,7 +312,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     }
     FetchedCopyState fetched;
     try {
-      PrimaryLink.Pushed pushed = link.takePushed(c, newPrimaryGen, version);
+      PushedCopyStates.Pushed pushed = link.pushed().take(c, newPrimaryGen, version);
       // The point brought its copy-state: no need to ask (a round trip over the link saved).
       fetched = pushed != null ? accept(c, pushed.state(), newPrimaryGen) : fetchCopyState(c, newPrimaryGen);
     } catch (NodeCommunicationException e) {
@@ -416,7 +417,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
       fetched = new FetchedCopyState(c, new CopyState(FileMetaValidator.fromWire(reply.files()), reply.version(),
           reply.gen(), reply.infosBytes(), reply.completedMergeFiles(), reply.primaryGen(), null), reply.copyStateId());
     } catch (IOException | RuntimeException e) {
-      new PrimaryLink.Pushed(c, reply).release();
+      new PushedCopyStates.Pushed(c, reply).release();
       throw e;
     }
     try {

@@ -38,10 +38,12 @@ public record ScrubConfig(long bytesPerSecond, Duration interval) {
     return builder().bytesPerSecond(0).build();
   }
 
+  /** Whether the scrub runs at all ({@link #bytesPerSecond()} above zero). */
   public boolean enabled() {
     return bytesPerSecond > 0;
   }
 
+  /** A builder with every default. */
   public static Builder builder() {
     return new Builder();
   }
@@ -51,16 +53,19 @@ public record ScrubConfig(long bytesPerSecond, Duration interval) {
     private long bytesPerSecond = 4L << 20;
     private Duration interval = Duration.ofHours(1);
 
+    /** Sets {@link ScrubConfig#bytesPerSecond()}; default {@code 4L << 20}. */
     public Builder bytesPerSecond(long v) {
       bytesPerSecond = v;
       return this;
     }
 
+    /** Sets {@link ScrubConfig#interval()}; default {@code Duration.ofHours(1)}. */
     public Builder interval(Duration v) {
       interval = v;
       return this;
     }
 
+    /** The validated configuration; throws {@link IllegalArgumentException} naming the first bad field. */
     public ScrubConfig build() {
       return new ScrubConfig(bytesPerSecond, interval);
     }

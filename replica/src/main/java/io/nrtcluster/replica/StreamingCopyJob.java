@@ -10,7 +10,10 @@ import io.nrtcluster.transport.Connection;
 import io.nrtcluster.transport.FaultStats;
 import io.nrtcluster.transport.Message;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -105,7 +108,7 @@ final class StreamingCopyJob extends CopyJob {
   private final BadFileTracker badFiles;
   private final int prefetch;
   private final long resumeWindowNanos;
-  private final java.time.Duration peerStallTimeout;
+  private final Duration peerStallTimeout;
   /** Set while the copy waits for the link to come back after {@code connection} dropped. */
   private volatile Connection lostConnection;
   private long lostAtNanos;
@@ -437,7 +440,7 @@ final class StreamingCopyJob extends CopyJob {
     recheck = null;
     recheckNeeded = false;
     long kept = 0;
-    List<Pending> again = new java.util.ArrayList<>();
+    List<Pending> again = new ArrayList<>();
     for (Map.Entry<String, String> e : rc.request().finished().entrySet()) {
       FileMetaData meta = files.get(e.getKey());
       if (!rc.changedFinished().contains(e.getKey())) {
@@ -669,7 +672,7 @@ final class StreamingCopyJob extends CopyJob {
         betweenSlices(200);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new java.io.InterruptedIOException("interrupted waiting for the link to the primary");
+        throw new InterruptedIOException("interrupted waiting for the link to the primary");
       }
     }
     if (getFailed()) {

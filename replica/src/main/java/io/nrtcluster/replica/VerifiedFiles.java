@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.UUID;
 
 /**
  * The durable record of which local index files were verified (their whole checksum recomputed, or
@@ -46,7 +47,7 @@ final class VerifiedFiles {
   private static final String CLEAN = "clean";
   private static final String OPEN = "open";
   /** This process, as named in the session line: unique per process (and class loader). */
-  static final String THIS_PROCESS = java.util.UUID.randomUUID().toString();
+  static final String THIS_PROCESS = UUID.randomUUID().toString();
 
   private final Path file;
   private final Map<String, Stamp> verified = new HashMap<>();

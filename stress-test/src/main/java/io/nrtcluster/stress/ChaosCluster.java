@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiFunction;
+import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,8 +74,8 @@ final class ChaosCluster implements Closeable {
    * this machine every node reaches; on failure kills what it started and closes {@code zk} and
    * {@code network}, which is otherwise closed last by {@link #close()}.
    */
-  static ChaosCluster start(ChaosConfig config, ZooKeeperServers zk, Path dir, java.util.function.IntFunction<String> address,
-      java.util.function.BiFunction<Integer, List<String>, List<String>> wrap, Links links, Closeable network,
+  static ChaosCluster start(ChaosConfig config, ZooKeeperServers zk, Path dir, IntFunction<String> address,
+      BiFunction<Integer, List<String>, List<String>> wrap, Links links, Closeable network,
       String storeHost) throws Exception {
     List<NodeProcess> nodes = new ArrayList<>();
     ClusterAdmin admin = null;

@@ -5,6 +5,7 @@ import io.nrtcluster.objectstore.BackupMode;
 import io.nrtcluster.objectstore.BlobStore;
 import io.nrtcluster.objectstore.ManifestId;
 import io.nrtcluster.objectstore.ManifestStore;
+import io.nrtcluster.objectstore.ObjectStoreConfig;
 import io.nrtcluster.objectstore.ObjectStoreMetrics;
 import io.nrtcluster.objectstore.S3TestServer;
 import io.nrtcluster.objectstore.StoreLayout;
@@ -86,7 +87,7 @@ final class ChaosStore implements Closeable {
   }
 
   /** A connection to the store for the harness's own clients (the followers): quick attempts. */
-  io.nrtcluster.objectstore.ObjectStoreConfig clientConfig() {
+  ObjectStoreConfig clientConfig() {
     return server.config().maxAttempts(2).connectTimeout(Duration.ofSeconds(1)).build();
   }
 

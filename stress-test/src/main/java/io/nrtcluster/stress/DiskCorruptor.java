@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributeView;
@@ -51,7 +52,7 @@ final class DiskCorruptor {
     List<String> files;
     try (Directory dir = FSDirectory.open(indexDir)) {
       files = new ArrayList<>(SegmentInfos.readLatestCommit(dir).files(true));
-    } catch (IndexNotFoundException | java.nio.file.NoSuchFileException e) {
+    } catch (IndexNotFoundException | NoSuchFileException e) {
       return null;
     }
     files.sort(null);

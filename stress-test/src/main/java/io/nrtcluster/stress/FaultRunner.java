@@ -5,14 +5,19 @@ import io.nrtcluster.objectstore.ManifestId;
 import io.nrtcluster.stress.FaultPlan.Planned;
 import io.nrtcluster.stress.agent.AgentApi;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,13 +43,13 @@ final class FaultRunner {
   private final AtomicInteger killsDuringCopy = new AtomicInteger();
   private final AtomicInteger killsDuringPreCopy = new AtomicInteger();
   private final AtomicInteger promotionsRefused = new AtomicInteger();
-  private final List<Long> convergeMillis = new java.util.concurrent.CopyOnWriteArrayList<>();
-  private final List<ChaosReport.NetworkFault> networkOutcomes = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<Long> convergeMillis = new CopyOnWriteArrayList<>();
+  private final List<ChaosReport.NetworkFault> networkOutcomes = new CopyOnWriteArrayList<>();
   private final AtomicInteger notConverged = new AtomicInteger();
-  private final List<ChaosReport.DiskFault> diskOutcomes = new java.util.concurrent.CopyOnWriteArrayList<>();
-  private final List<ChaosReport.DiskFlip> diskFlips = new java.util.concurrent.CopyOnWriteArrayList<>();
-  private final List<ChaosReport.Rebuild> rebuilds = new java.util.concurrent.CopyOnWriteArrayList<>();
-  private final List<ChaosReport.StoreOutage> storeOutages = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<ChaosReport.DiskFault> diskOutcomes = new CopyOnWriteArrayList<>();
+  private final List<ChaosReport.DiskFlip> diskFlips = new CopyOnWriteArrayList<>();
+  private final List<ChaosReport.Rebuild> rebuilds = new CopyOnWriteArrayList<>();
+  private final List<ChaosReport.StoreOutage> storeOutages = new CopyOnWriteArrayList<>();
 
   private final DiskFlipFault diskFlip;
   private final CopyParentKill copyParentKill;
@@ -230,7 +235,7 @@ final class FaultRunner {
     long at = timeline.now();
     List<String> nodes = cluster.nodes().stream().filter(n -> n.state() == NodeProcess.State.UP).map(n -> "N" + n.id())
         .toList();
-    List<String> zooKeepers = java.util.stream.IntStream.rangeClosed(1, cluster.zooKeeper().size()).mapToObj(i -> "zk" + i)
+    List<String> zooKeepers = IntStream.rangeClosed(1, cluster.zooKeeper().size()).mapToObj(i -> "zk" + i)
         .toList();
     LinkFault fault = LinkFault.plan(f.kind(), "N" + primary.id(), nodes, zooKeepers, new SplittableRandom(f.pick()));
     int band;
@@ -321,19 +326,19 @@ final class FaultRunner {
 
   /** Deletes everything under {@code dir}, keeping {@code dir}; returns the files deleted. */
   private static long wipeContents(Path dir) throws IOException {
-    if (!java.nio.file.Files.isDirectory(dir)) {
+    if (!Files.isDirectory(dir)) {
       return 0;
     }
     long files = 0;
     List<Path> all;
-    try (java.util.stream.Stream<Path> walk = java.nio.file.Files.walk(dir)) {
-      all = walk.filter(p -> !p.equals(dir)).sorted(java.util.Comparator.reverseOrder()).toList();
+    try (Stream<Path> walk = Files.walk(dir)) {
+      all = walk.filter(p -> !p.equals(dir)).sorted(Comparator.reverseOrder()).toList();
     }
     for (Path p : all) {
-      if (!java.nio.file.Files.isDirectory(p)) {
+      if (!Files.isDirectory(p)) {
         files++;
       }
-      java.nio.file.Files.deleteIfExists(p);
+      Files.deleteIfExists(p);
     }
     return files;
   }

@@ -4,14 +4,16 @@ import io.nrtcluster.node.Durability;
 import io.nrtcluster.stress.agent.AgentApi;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Consumer;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import java.util.function.LongPredicate;
 
 /**
  * The end of a run, after writes stopped: brings every node back (resume, restart), lets the write
@@ -92,7 +94,7 @@ final class FinalCheck {
     Map<String, Long> expected = log.expectedDocuments();
     Set<String> lost = new TreeSet<>();
     Set<String> unexpected = new TreeSet<>();
-    Map<Integer, Map<String, Long>> finals = new java.util.LinkedHashMap<>();
+    Map<Integer, Map<String, Long>> finals = new LinkedHashMap<>();
     for (NodeProcess n : cluster.nodes()) {
       if (n.state() != NodeProcess.State.UP) {
         continue;
@@ -153,7 +155,7 @@ final class FinalCheck {
       return null;
     }
     // With replicated durability a backup must hold the acknowledged writes up to its position; the others may be gone.
-    java.util.function.LongPredicate required = path.durability() == Durability.REPLICATED
+    LongPredicate required = path.durability() == Durability.REPLICATED
         ? path.surviving()::test : seq -> true;
     ChaosReport.StoreCheck c = BackupCheck.run(store, config.reportDir(), log, ledger, finalVersion, path.commits(), required);
     out.accept(String.format(Locale.ROOT, "final check: object store holds %d backups; the newest (version %d, %d documents, "

@@ -10,6 +10,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One chaos node as a real JVM process: started with the harness's own JDK and class path, its
@@ -33,9 +34,9 @@ public final class NodeProcess {
   private volatile State state = State.DOWN;
   private volatile int incarnation;
   /** Counts what the harness began doing to the process (start, kill, crash, pause, resume, stop). */
-  private final java.util.concurrent.atomic.AtomicInteger disturbances = new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger disturbances = new AtomicInteger();
   /** Counts what the harness finished doing to it: equal to {@link #disturbances} when nothing is under way. */
-  private final java.util.concurrent.atomic.AtomicInteger settled = new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger settled = new AtomicInteger();
   private volatile int httpPort;
   private volatile String httpHost = "127.0.0.1";
   private volatile AgentApi.Ready ready;

@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * Watches every node a few times a second: records role and searching version on the
@@ -31,11 +32,8 @@ final class Observer implements AutoCloseable {
   private volatile boolean running = true;
   /** node id -> version -> first-seen millis. */
   private final Map<Integer, Map<Long, Long>> firstSeen = new HashMap<>();
-  /**
-   * "node/incarnation" -> {bitFlipsInjected, checksumMismatches, bytesCopied, filesCopied,
-   * bitFlipsDetected, bitFlipsDiscarded, bitFlipsUndetected, bitFlipsPending}.
-   */
-  private final Map<String, long[]> counters = new HashMap<>();
+  /** "node/incarnation" -> the last status that process incarnation answered (its counters are process totals). */
+  private final Map<String, AgentApi.Status> counters = new HashMap<>();
   /** "node/incarnation" -> sampled after the final check (false: ended, or silent then); set by {@link #settleFlips}. */
   private final Map<String, Boolean> liveAtEnd = new HashMap<>();
   private final Map<Integer, AgentApi.Status> last = new HashMap<>();
@@ -96,12 +94,10 @@ final class Observer implements AutoCloseable {
           }
           last.put(n.id(), s);
           Map<Long, Long> seen = firstSeen.computeIfAbsent(n.id(), k -> new HashMap<>());
-          for (long[] vt : s.versionTimes()) {
-            seen.putIfAbsent(vt[0], vt[1]);
+          for (AgentApi.VersionSeen vt : s.versionTimes()) {
+            seen.putIfAbsent(vt.version(), vt.epochMillis());
           }
-          counters.put(n.id() + "/" + incarnation,
-              new long[] {s.bitFlipsInjected(), s.checksumMismatches(), s.bytesCopied(), s.filesCopied(),
-                  s.bitFlipsDetected(), s.bitFlipsDiscarded(), s.bitFlipsUndetected(), s.bitFlipsPending()});
+          counters.put(n.id() + "/" + incarnation, s);
           answered.add(n.id() + "/" + incarnation);
         }
       } catch (AgentException e) {
@@ -132,7 +128,7 @@ final class Observer implements AutoCloseable {
       boolean settled = true;
       synchronized (this) {
         for (String key : answered) {
-          settled &= counters.get(key)[7] == 0;
+          settled &= counters.get(key).bitFlipsPending() == 0;
         }
       }
       if (settled || System.nanoTime() >= deadline) {
@@ -163,9 +159,10 @@ final class Observer implements AutoCloseable {
    */
   synchronized List<WireFlipCheck.Sample> flipSamples() {
     List<WireFlipCheck.Sample> out = new ArrayList<>();
-    for (Map.Entry<String, long[]> e : counters.entrySet()) {
-      long[] c = e.getValue();
-      out.add(new WireFlipCheck.Sample(e.getKey(), c[0], c[4], c[5], c[6], c[7], !liveAtEnd.getOrDefault(e.getKey(), false)));
+    for (Map.Entry<String, AgentApi.Status> e : counters.entrySet()) {
+      AgentApi.Status c = e.getValue();
+      out.add(new WireFlipCheck.Sample(e.getKey(), c.bitFlipsInjected(), c.bitFlipsDetected(), c.bitFlipsDiscarded(),
+          c.bitFlipsUndetected(), c.bitFlipsPending(), !liveAtEnd.getOrDefault(e.getKey(), false)));
     }
     return out;
   }
@@ -189,21 +186,21 @@ final class Observer implements AutoCloseable {
     return Map.copyOf(last);
   }
 
-  /** Counter {@code index} summed over every node and process incarnation. */
-  synchronized long total(int index) {
+  /** One counter summed over every node and process incarnation. */
+  private synchronized long total(ToLongFunction<AgentApi.Status> counter) {
     long sum = 0;
-    for (long[] c : counters.values()) {
-      sum += c[index];
+    for (AgentApi.Status c : counters.values()) {
+      sum += counter.applyAsLong(c);
     }
     return sum;
   }
 
   long checksumMismatches() {
-    return total(1);
+    return total(AgentApi.Status::checksumMismatches);
   }
 
   long bytesCopied() {
-    return total(2);
+    return total(AgentApi.Status::bytesCopied);
   }
 
   /**

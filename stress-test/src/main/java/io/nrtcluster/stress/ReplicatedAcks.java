@@ -2,12 +2,14 @@ package io.nrtcluster.stress;
 
 import io.nrtcluster.stress.agent.AgentApi.Op;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Which writes a run with replicated durability acknowledged. A write batch the primary accepted is
@@ -44,7 +46,7 @@ final class ReplicatedAcks {
   /** A commit of the target primary: when it answered, and the acknowledged position it holds. */
   private record Commit(long atMillis, long position) {}
   /** The highest position a replicated refresh acknowledged, by the generation that acknowledged it. */
-  private final java.util.TreeMap<Long, Long> acknowledgedPositions = new java.util.TreeMap<>();
+  private final TreeMap<Long, Long> acknowledgedPositions = new TreeMap<>();
   private final EnumMap<RefreshRefusal, Long> refusals = new EnumMap<>(RefreshRefusal.class);
   private long batchesAccepted;
   private long batchesAcknowledged;
@@ -80,7 +82,7 @@ final class ReplicatedAcks {
         for (long s : seqs) {
           acknowledged.set((int) (s - 1));
           if (s > acknowledgedAt.length) {
-            acknowledgedAt = java.util.Arrays.copyOf(acknowledgedAt, (int) Math.max(s, acknowledgedAt.length * 2L));
+            acknowledgedAt = Arrays.copyOf(acknowledgedAt, (int) Math.max(s, acknowledgedAt.length * 2L));
           }
           acknowledgedAt[(int) (s - 1)] = atMillis;
         }

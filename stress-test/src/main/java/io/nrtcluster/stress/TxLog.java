@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.function.LongPredicate;
 
 /**
  * The harness's transaction log: every write it ever attempted, in order, with whether a primary
@@ -126,7 +127,7 @@ final class TxLog {
    * only if some later write (required or not, up to the position or after) deleted it.
    */
   synchronized Disagreement inconsistencies(Map<String, Long> revisions, long position, int max,
-      java.util.function.LongPredicate required) {
+      LongPredicate required) {
     int upTo = (int) Math.min(Math.max(position, 0), size);
     Map<String, Integer> last = new HashMap<>();
     for (int i = 0; i < upTo; i++) {

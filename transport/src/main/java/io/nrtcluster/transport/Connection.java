@@ -1,6 +1,7 @@
 package io.nrtcluster.transport;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.nrtcluster.common.ConnectionException;
@@ -78,7 +79,7 @@ public final class Connection {
     this.peerRole = role;
     this.peerPrimaryGen = primaryGen;
     this.peerIndex = index;
-    io.netty.channel.ChannelHandlerContext counting = channel.pipeline().context(TrafficCountingHandler.class);
+    ChannelHandlerContext counting = channel.pipeline().context(TrafficCountingHandler.class);
     if (counting != null) {
       ((TrafficCountingHandler) counting.handler()).attribute(counting, transport.peerTraffic(index, nodeId));
     }

@@ -6,6 +6,7 @@ import io.nrtcluster.common.Stable;
 /** A node's replication endpoint: host name or IP literal and TCP port. */
 @Stable
 public record NodeAddress(String host, int port) {
+  /** Validates both fields; throws {@link IllegalArgumentException} naming the bad one. */
   public NodeAddress {
     Checks.notBlank("address.host", host);
     Checks.inRange("address.port", port, 0, 65535);

@@ -104,10 +104,12 @@ public record TlsConfig(
     }
   }
 
+  /** Whether the keys and trust anchors come from a key store or from PEM files. */
   public Format format() {
     return keyStore != null ? Format.KEY_STORE : Format.PEM;
   }
 
+  /** A builder with nothing set; {@link Builder#build()} requires one of the two formats, whole. */
   public static Builder builder() {
     return new Builder();
   }
@@ -181,6 +183,10 @@ public record TlsConfig(
       return this;
     }
 
+    /**
+     * The validated configuration; throws {@link IllegalArgumentException} naming the first bad or
+     * missing field (files are checked to be readable).
+     */
     public TlsConfig build() {
       if (hostnameVerification == null) {
         throw new IllegalArgumentException("transport.tls.hostnameVerification must be set explicitly: true makes a "

@@ -4,6 +4,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -25,8 +26,10 @@ import io.nrtcluster.common.RequestTimeoutException;
 import io.nrtcluster.common.TlsConfigException;
 import io.nrtcluster.common.TlsHandshakeException;
 import java.io.Closeable;
+import java.net.ConnectException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -110,7 +113,7 @@ public final class Transport implements Closeable {
   /** {@link #traffic(String, int)} for every peer this transport exchanged bytes with for {@code index}. */
   public Map<Integer, Traffic> trafficByPeer(String index) {
     Map<Integer, TrafficCounter> peers = peerTraffic.get(index);
-    Map<Integer, Traffic> out = new java.util.TreeMap<>();
+    Map<Integer, Traffic> out = new TreeMap<>();
     if (peers != null) {
       peers.forEach((id, c) -> out.put(id, c.snapshot()));
     }
@@ -275,7 +278,7 @@ public final class Transport implements Closeable {
       if (!f.isSuccess()) {
         String why = "cannot connect to " + address + ": " + f.cause().getMessage();
         // A timeout is a ConnectException too, but says nothing about whether the peer lives.
-        boolean refused = f.cause() instanceof java.net.ConnectException && !(f.cause() instanceof io.netty.channel.ConnectTimeoutException);
+        boolean refused = f.cause() instanceof ConnectException && !(f.cause() instanceof ConnectTimeoutException);
         result.completeExceptionally(refused ? new ConnectionRefusedException(why, f.cause()) : new ConnectionException(why, f.cause()));
         return;
       }

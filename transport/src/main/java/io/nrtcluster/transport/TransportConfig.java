@@ -90,14 +90,17 @@ public record TransportConfig(
     return tls != null;
   }
 
+  /** Every setting at its production default. */
   public static TransportConfig defaults() {
     return builder().build();
   }
 
+  /** A builder with every default. */
   public static Builder builder() {
     return new Builder();
   }
 
+  /** A builder holding this configuration's values, to change some of them. */
   public Builder toBuilder() {
     return new Builder()
         .maxFrameBytes(maxFrameBytes)
@@ -139,81 +142,99 @@ public record TransportConfig(
     private FaultInjection faults = FaultInjection.NONE;
     private TlsConfig tls;
 
+    /** Sets {@link TransportConfig#maxFrameBytes()}; default {@code 16 * 1024 * 1024}. */
     public Builder maxFrameBytes(int v) {
       maxFrameBytes = v;
       return this;
     }
 
+    /** Sets {@link TransportConfig#chunkBytes()}; default {@code 256 * 1024}. */
     public Builder chunkBytes(int v) {
       chunkBytes = v;
       return this;
     }
 
+    /** Sets {@link TransportConfig#streamWindowBytes()}; default {@code 4 * 1024 * 1024}. */
     public Builder streamWindowBytes(int v) {
       streamWindowBytes = v;
       return this;
     }
 
+    /** Sets {@link TransportConfig#maxRequestsInFlight()}; default {@code 256}. */
     public Builder maxRequestsInFlight(int v) {
       maxRequestsInFlight = v;
       return this;
     }
 
+    /** Sets {@link TransportConfig#maxRequestBytesInFlight()}; default {@code 64L * 1024 * 1024}. */
     public Builder maxRequestBytesInFlight(long v) {
       maxRequestBytesInFlight = v;
       return this;
     }
 
+    /**
+     * Sets {@link TransportConfig#ioThreads()}; default {@code Math.max(2, Runtime.getRuntime().availableProcessors())}.
+     */
     public Builder ioThreads(int v) {
       ioThreads = v;
       return this;
     }
 
+    /** Sets {@link TransportConfig#requestThreads()}; default {@code 32}. */
     public Builder requestThreads(int v) {
       requestThreads = v;
       return this;
     }
 
+    /** Sets {@link TransportConfig#connectTimeout()}; default {@code Duration.ofSeconds(5)}. */
     public Builder connectTimeout(Duration v) {
       connectTimeout = v;
       return this;
     }
 
+    /** Sets {@link TransportConfig#handshakeTimeout()}; default {@code Duration.ofSeconds(5)}. */
     public Builder handshakeTimeout(Duration v) {
       handshakeTimeout = v;
       return this;
     }
 
+    /** Sets {@link TransportConfig#requestTimeout()}; default {@code Duration.ofSeconds(30)}. */
     public Builder requestTimeout(Duration v) {
       requestTimeout = v;
       return this;
     }
 
+    /** Sets {@link TransportConfig#readTimeout()}; default {@code Duration.ofSeconds(30)}. */
     public Builder readTimeout(Duration v) {
       readTimeout = v;
       return this;
     }
 
+    /** Sets {@link TransportConfig#idleTimeout()}; default {@code Duration.ofSeconds(60)}. */
     public Builder idleTimeout(Duration v) {
       idleTimeout = v;
       return this;
     }
 
+    /** Sets {@link TransportConfig#writeBufferLowBytes()}; default {@code 256 * 1024}. */
     public Builder writeBufferLowBytes(int v) {
       writeBufferLowBytes = v;
       return this;
     }
 
+    /** Sets {@link TransportConfig#writeBufferHighBytes()}; default {@code 1024 * 1024}. */
     public Builder writeBufferHighBytes(int v) {
       writeBufferHighBytes = v;
       return this;
     }
 
+    /** Sets {@link TransportConfig#zeroCopy()}; default {@code true}. */
     public Builder zeroCopy(boolean v) {
       zeroCopy = v;
       return this;
     }
 
+    /** Sets {@link TransportConfig#faults()}; default {@code FaultInjection.NONE}. */
     public Builder faults(FaultInjection v) {
       faults = v;
       return this;
@@ -225,6 +246,7 @@ public record TransportConfig(
       return this;
     }
 
+    /** The validated configuration; throws {@link IllegalArgumentException} naming the first bad field. */
     public TransportConfig build() {
       return new TransportConfig(
           maxFrameBytes,

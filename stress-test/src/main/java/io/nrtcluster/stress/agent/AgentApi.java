@@ -91,9 +91,12 @@ public final class AgentApi {
   /** A refused request: {@code error} is the library's error code name (for example NOT_PRIMARY). */
   public record ErrorReply(String error, String message, String primary) {}
 
+  /** A version this node searched first at {@code epochMillis} (wall clock, sampled every few milliseconds). */
+  public record VersionSeen(long version, long epochMillis) {}
+
   /**
    * One node's state and counters. Counters are totals of this process; {@code versionTimes} holds
-   * the (version, first-seen wall-clock millis) pairs since the previous status request that
+   * the versions first seen since the previous status request that
    * asked for them ({@code ?drain}). {@code role} travels as the enum constant's name and is parsed
    * back into {@link Role} when the harness reads the reply. {@code writable}: the node is the
    * primary and takes writes now (a node still promoting says PRIMARY but is not writable yet, and
@@ -126,7 +129,7 @@ public final class AgentApi {
       long checksumMismatches,
       long bytesCopied,
       long filesCopied,
-      List<long[]> versionTimes,
+      List<VersionSeen> versionTimes,
       boolean writable,
       int copySource,
       Map<Integer, Integer> copySources,

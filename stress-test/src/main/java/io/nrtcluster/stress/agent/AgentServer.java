@@ -201,14 +201,15 @@ final class AgentServer implements AutoCloseable {
     var s = node.status();
     Primary p = ClusterNodeInternals.primaryOf(node);
     Replica r = node.replica();
-    long[] replica = replicaTotals.totals(r);
+    CopyTotals replica = replicaTotals.totals(r);
     FaultStats.FlipCounts flips = host.transport().faultStats().flipCounts();
     JsonHttp.reply(ex, 200, new AgentApi.Status(host.nodeId(), s.role(), s.primaryGen(), node.searchingVersion(),
         s.commitVersion(), s.replayPosition(), s.copying(), p == null ? 0 : p.preCopiesRunning(),
         flips.injected(), flips.detected(), flips.discarded(), flips.undetected(), flips.pending(),
-        replica[0], replica[1], replica[2],
+        replica.checksumMismatches(), replica.bytesCopied(), replica.filesCopied(),
         JsonHttp.query(ex, "drain") != null ? clock.drain() : List.of(), node.isWritablePrimary(),
-        r == null ? -1 : r.copySource(), p == null ? Map.of() : p.copySources(), replica[3], replica[4], replica[5]));
+        r == null ? -1 : r.copySource(), p == null ? Map.of() : p.copySources(), replica.bytesFromPeers(),
+        replica.peerFallbacks(), replica.filesServedToPeers()));
   }
 
   private void docs(HttpExchange ex) throws Exception {
@@ -245,40 +246,41 @@ final class AgentServer implements AutoCloseable {
     server.close();
   }
 
+  /** A replica's copy counters ({@link ReplicaStats} and the files it served to peers). */
+  private record CopyTotals(long checksumMismatches, long bytesCopied, long filesCopied, long bytesFromPeers,
+      long peerFallbacks, long filesServedToPeers) {
+    static final CopyTotals ZERO = new CopyTotals(0, 0, 0, 0, 0, 0);
+
+    static CopyTotals of(Replica r) {
+      ReplicaStats s = r.stats();
+      return new CopyTotals(s.checksumMismatches(), s.bytesCopied(), s.filesCopied(), s.bytesFromPeers(),
+          s.peerFallbacks(), r.filesServedToPeers());
+    }
+
+    CopyTotals plus(CopyTotals o) {
+      return new CopyTotals(checksumMismatches + o.checksumMismatches, bytesCopied + o.bytesCopied,
+          filesCopied + o.filesCopied, bytesFromPeers + o.bytesFromPeers, peerFallbacks + o.peerFallbacks,
+          filesServedToPeers + o.filesServedToPeers);
+    }
+  }
+
   /**
    * Copy counters summed over every replica this node has been: a role switch replaces the
-   * {@link Replica} (and its statistics), but the harness wants the process's totals. In order:
-   * checksum mismatches, bytes copied, files copied, bytes from peers, peer fallbacks, files served
-   * to peers.
+   * {@link Replica} (and its statistics), but the harness wants the process's totals.
    */
   private static final class ReplicaTotals {
     private Replica current;
-    private final long[] earlier = new long[6];
+    private CopyTotals earlier = CopyTotals.ZERO;
 
-    synchronized long[] totals(Replica now) {
+    synchronized CopyTotals totals(Replica now) {
       if (now != current) {
         if (current != null) {
-          long[] last = of(current);
-          for (int i = 0; i < earlier.length; i++) {
-            earlier[i] += last[i];
-          }
+          earlier = earlier.plus(CopyTotals.of(current));
         }
         current = now;
       }
-      long[] out = earlier.clone();
-      if (current != null) {
-        long[] live = of(current);
-        for (int i = 0; i < out.length; i++) {
-          out[i] += live[i];
-        }
-      }
-      return out;
-    }
-
-    private static long[] of(Replica r) {
-      ReplicaStats s = r.stats();
-      return new long[] {s.checksumMismatches(), s.bytesCopied(), s.filesCopied(), s.bytesFromPeers(), s.peerFallbacks(),
-          r.filesServedToPeers()};
+      return current == null ? earlier : earlier.plus(CopyTotals.of(current));
     }
   }
+
 }

@@ -2,6 +2,8 @@ package io.nrtcluster.stress.agent;
 
 import java.io.IOException;
 import java.io.Writer;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.NumericDocValuesField;
@@ -95,8 +97,8 @@ public final class ChaosDocs {
   }
 
   /** Every live document's id and revision ({@code ?} for a document without an id). */
-  public static java.util.Map<String, Long> revisions(IndexSearcher searcher) throws IOException {
-    java.util.Map<String, Long> out = new java.util.HashMap<>();
+  public static Map<String, Long> revisions(IndexSearcher searcher) throws IOException {
+    Map<String, Long> out = new HashMap<>();
     forEachLive(searcher, (id, rev) -> out.put(id.length == 0 ? "?" : id.utf8ToString(), rev));
     return out;
   }

@@ -3,8 +3,8 @@ package io.nrtcluster.stress.agent;
 import io.nrtcluster.node.ClusterNode;
 import io.nrtcluster.node.HostConfig;
 import io.nrtcluster.node.IndexSettings;
-import io.nrtcluster.node.ReplicaTuning;
 import io.nrtcluster.node.NrtHost;
+import io.nrtcluster.node.ReplicaTuning;
 import io.nrtcluster.objectstore.BackupMode;
 import io.nrtcluster.objectstore.BootstrapResult;
 import io.nrtcluster.objectstore.HostObjectStore;
@@ -13,6 +13,7 @@ import io.nrtcluster.objectstore.ObjectStoreConfig;
 import io.nrtcluster.objectstore.RetentionPolicy;
 import io.nrtcluster.transport.FaultInjection;
 import io.nrtcluster.transport.TransportConfig;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,10 +22,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * One chaos node process: the real embeddable node ({@link NrtHost} and one {@link ClusterNode})
@@ -130,7 +131,7 @@ public final class ChaosNodeMain implements Callable<Integer> {
   }
 
   /** The store as the harness gave it: quick retries and timeouts, so an outage is seen within seconds. */
-  private HostStoreConfig storeConfig() throws java.io.IOException {
+  private HostStoreConfig storeConfig() throws IOException {
     ObjectStoreConfig.Builder store = storeOptions.config().maxAttempts(3).backoff(Duration.ofMillis(50), Duration.ofMillis(500))
         .connectTimeout(Duration.ofSeconds(1)).socketTimeout(Duration.ofSeconds(10))
         .partSize(ObjectStoreConfig.MIN_PART_SIZE).multipartThreshold(ObjectStoreConfig.MIN_PART_SIZE)

@@ -18,7 +18,7 @@ final class VersionClock implements AutoCloseable {
   private final LongSupplier version;
   private final ScheduledExecutorService sampler =
       Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("chaos-version-clock"));
-  private final List<long[]> pending = new ArrayList<>();
+  private final List<AgentApi.VersionSeen> pending = new ArrayList<>();
   private long last = Long.MIN_VALUE;
 
   VersionClock(LongSupplier version, long periodMillis) {
@@ -38,15 +38,15 @@ final class VersionClock implements AutoCloseable {
       if (v != last && v >= 0) {
         last = v;
         if (pending.size() < MAX_PENDING) {
-          pending.add(new long[] {v, now});
+          pending.add(new AgentApi.VersionSeen(v, now));
         }
       }
     }
   }
 
-  /** The (version, first-seen millis) pairs since the last call. */
-  synchronized List<long[]> drain() {
-    List<long[]> out = new ArrayList<>(pending);
+  /** The versions first seen since the last call, in the order seen. */
+  synchronized List<AgentApi.VersionSeen> drain() {
+    List<AgentApi.VersionSeen> out = new ArrayList<>(pending);
     pending.clear();
     return out;
   }

@@ -3,6 +3,7 @@ package io.nrtcluster.stress.bench;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -73,7 +74,7 @@ final class PlacementWatch {
       }
       if (caughtUp < 0 && c.notSearching(catchUpNode) == null) {
         caughtUp = System.nanoTime();
-        out.accept(String.format(java.util.Locale.ROOT, "bench: scale: N%d caught up %.0f ms after its restart", catchUpNode,
+        out.accept(String.format(Locale.ROOT, "bench: scale: N%d caught up %.0f ms after its restart", catchUpNode,
             (caughtUp - from) / 1e6));
         onCaughtUp.run();
       }

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -123,7 +124,7 @@ final class ScaleCluster implements Closeable {
     for (int i = 0; i < indexes; i++) {
       if (!searching(i, states, only)) {
         StringJoiner each = new StringJoiner(", ", ScaleEndpoints.indexName(i) + " [", "]");
-        for (Map.Entry<Integer, List<BenchApi.IndexState>> e : new java.util.TreeMap<>(states).entrySet()) {
+        for (Map.Entry<Integer, List<BenchApi.IndexState>> e : new TreeMap<>(states).entrySet()) {
           BenchApi.IndexState st = e.getValue().get(i);
           each.add("N" + e.getKey() + " " + st.role() + " gen " + st.gen() + " v" + st.version());
         }
@@ -193,7 +194,7 @@ final class ScaleCluster implements Closeable {
 
   /** Primaries per node among {@code nodeIds} (every one listed, 0 when it holds none). */
   static Map<Integer, Integer> perNode(Map<Integer, Integer> primaries, Set<Integer> nodeIds) {
-    Map<Integer, Integer> counts = new java.util.TreeMap<>();
+    Map<Integer, Integer> counts = new TreeMap<>();
     nodeIds.forEach(id -> counts.put(id, 0));
     primaries.values().forEach(id -> counts.merge(id, 1, Integer::sum));
     return counts;

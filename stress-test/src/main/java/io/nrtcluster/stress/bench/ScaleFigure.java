@@ -2,6 +2,7 @@ package io.nrtcluster.stress.bench;
 
 import io.nrtcluster.stress.NodeProcess;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -139,7 +141,7 @@ final class ScaleFigure {
           c.start(killed);
           return System.nanoTime();
         } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
+          throw new UncheckedIOException(e);
         }
       });
       BenchReport.Rebalance rebalance = PlacementWatch.watch(c, r0, beforeReturn, served, killed.id(), quiet,
@@ -223,7 +225,7 @@ final class ScaleFigure {
     double maxHeap = 0;
     double maxResident = 0;
     int extra = indexes - 1;
-    for (Map.Entry<Integer, BenchApi.JvmReply> e : new java.util.TreeMap<>(idle).entrySet()) {
+    for (Map.Entry<Integer, BenchApi.JvmReply> e : new TreeMap<>(idle).entrySet()) {
       BenchApi.JvmReply base = one.get(e.getKey());
       BenchApi.JvmReply all = e.getValue();
       BenchApi.JvmReply after = loaded.get(e.getKey());

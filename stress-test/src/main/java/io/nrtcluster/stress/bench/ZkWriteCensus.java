@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -147,7 +148,7 @@ final class ZkWriteCensus {
       case CREATE -> "create";
       case SET_DATA -> "setData";
       case DELETE -> "delete";
-      default -> op.kind().name().toLowerCase(java.util.Locale.ROOT);
+      default -> op.kind().name().toLowerCase(Locale.ROOT);
     };
   }
 

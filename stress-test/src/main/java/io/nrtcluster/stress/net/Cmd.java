@@ -1,5 +1,6 @@
 package io.nrtcluster.stress.net;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -46,7 +47,7 @@ final class Cmd {
     String shown = String.join(" ", command);
     Process p;
     try {
-      p = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+      p = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
     } catch (IOException e) {
       throw new NetLabException("netlab: cannot start `" + shown + "`: " + e.getMessage(), e);
     }

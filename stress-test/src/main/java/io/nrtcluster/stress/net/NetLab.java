@@ -17,6 +17,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -354,7 +355,7 @@ public final class NetLab implements AutoCloseable {
     removeCuts(c -> true);
   }
 
-  private void removeCuts(java.util.function.Predicate<Cut> which) throws NetLabException {
+  private void removeCuts(Predicate<Cut> which) throws NetLabException {
     faults.lock();
     try {
       requireOpen();
