@@ -90,8 +90,8 @@ class StableApiDocTest {
       require(getCurrentPath(), "type " + type.getSimpleName());
       for (Tree member : type.getMembers()) {
         TreePath path = new TreePath(getCurrentPath(), member);
-        if (member instanceof ClassTree nested) {
-          scan(path, true);
+        if (member instanceof ClassTree) {
+          scan(member, true); // a path of its own under this type's, restored after
         } else if (member instanceof MethodTree m) {
           if (visible(m.getModifiers(), path) && !annotated(m.getModifiers(), "Override")) {
             require(path, type.getSimpleName() + "." + m.getName() + "(...)");
