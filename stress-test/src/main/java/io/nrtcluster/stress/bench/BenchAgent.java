@@ -51,8 +51,8 @@ final class BenchAgent implements AutoCloseable {
   private final BenchIndex index;
   private final JsonHttp http;
   private final CpuSampler cpu = new CpuSampler();
-  private final List<long[]> visible = new ArrayList<>();
-  private final List<long[]> phases = new ArrayList<>();
+  private final List<BenchApi.Seen> visible = new ArrayList<>();
+  private final List<BenchApi.CopySteps> phases = new ArrayList<>();
   private final Runnable stop;
   private final AtomicLong writes = new AtomicLong();
   private final ScaleEndpoints scale;
@@ -138,13 +138,13 @@ final class BenchAgent implements AutoCloseable {
       node.replica().addVersionListener(v -> {
         long now = System.nanoTime();
         synchronized (visible) {
-          visible.add(new long[] {v, now});
+          visible.add(new BenchApi.Seen(v, now));
         }
       });
       node.replica().addCopyPhasesListener(p -> {
         synchronized (visible) {
-          phases.add(new long[] {p.version(), p.pointNanos(), p.copyStateNanos(), p.filesNanos(), p.searcherNanos(),
-              p.reportedNanos()});
+          phases.add(new BenchApi.CopySteps(p.version(), p.pointNanos(), p.copyStateNanos(), p.filesNanos(),
+              p.searcherNanos(), p.reportedNanos()));
         }
       });
     }
@@ -171,8 +171,8 @@ final class BenchAgent implements AutoCloseable {
   }
 
   private void visible(HttpExchange ex) throws IOException {
-    List<long[]> out;
-    List<long[]> steps;
+    List<BenchApi.Seen> out;
+    List<BenchApi.CopySteps> steps;
     synchronized (visible) {
       out = new ArrayList<>(visible);
       visible.clear();

@@ -8,13 +8,26 @@ import java.util.Map;
 public final class BenchApi {
   private BenchApi() {}
 
+  /** One refresh of a measured load: the version it made and the refresh call's start and return (nanos). */
+  public record Refresh(long version, long startNanos, long endNanos) {}
+
+  /** A version a node started searching, and when (nanos). */
+  public record Seen(long version, long nanos) {}
+
   /**
-   * One measured load: each refresh as {version, start nanos, end nanos} (after warm-up), documents
+   * The timeline of one copy on a replica (nanos; -1 where a step did not happen): the NRT point heard,
+   * the copy-state in hand, every file received and verified, the searcher switched, listeners told.
+   */
+  public record CopySteps(long version, long pointNanos, long copyStateNanos, long filesNanos, long searcherNanos,
+      long reportedNanos) {}
+
+  /**
+   * One measured load: each refresh (after warm-up), documents
    * indexed, and process CPU and wall time over the measured part; {@code acks}: the same refreshes
    * with the write each one covered (figure 11), {@code refused}: refreshes whose {@code REPLICATED}
    * acknowledgement was refused for lack of in-sync replicas (not in {@code refreshes}).
    */
-  public record LoadReply(List<long[]> refreshes, long docs, long cpuNanos, long fromNanos, long toNanos, List<Ack> acks,
+  public record LoadReply(List<Refresh> refreshes, long docs, long cpuNanos, long fromNanos, long toNanos, List<Ack> acks,
       long refused) {}
 
   /**
@@ -30,11 +43,8 @@ public final class BenchApi {
   /** How many documents whose id starts with the asked prefix this node searches. */
   public record CountReply(long count, long version) {}
 
-  /**
-   * Versions this node started searching, each as {version, nanos}, and the timeline of each copy
-   * as {version, point heard, copy-state in hand, files received, searcher switched, listeners told} (nanos).
-   */
-  public record VisibleReply(List<long[]> versions, List<long[]> phases) {}
+  /** Versions this node started searching, and the timeline of each copy. */
+  public record VisibleReply(List<Seen> versions, List<CopySteps> phases) {}
 
   public record CpuReply(long cpuNanos) {}
 

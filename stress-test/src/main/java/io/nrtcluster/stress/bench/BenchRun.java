@@ -197,7 +197,7 @@ public final class BenchRun {
           if (!clusterFirst) {
             nrt = nrtLoad(nodes, primary, cell, docsPerSec, refreshMs);
           }
-          List<List<long[]>> copyPhases = new ArrayList<>();
+          List<List<BenchApi.CopySteps>> copyPhases = new ArrayList<>();
           List<Long> nrtLags = VisibilityLag.lags(nrt.refreshes(), visible(nodes, primary, copyPhases));
           BenchReport.PhaseBreakdown steps = LagPhases.of(docsPerSec, refreshMs, nrt.refreshes(), copyPhases);
           lagPhases.add(steps);
@@ -288,18 +288,18 @@ public final class BenchRun {
    */
   private static void awaitLastRefresh(BenchNodes nodes, BenchApi.LoadReply load) throws IOException {
     if (!load.refreshes().isEmpty()) {
-      nodes.awaitVersion(load.refreshes().get(load.refreshes().size() - 1)[0]);
+      nodes.awaitVersion(load.refreshes().get(load.refreshes().size() - 1).version());
     }
   }
 
-  private static List<List<long[]>> visible(BenchNodes nodes, NodeProcess primary) throws AgentException {
+  private static List<List<BenchApi.Seen>> visible(BenchNodes nodes, NodeProcess primary) throws AgentException {
     return visible(nodes, primary, new ArrayList<>());
   }
 
   /** Each replica's versions searched; adds each replica's copy timelines to {@code phases}. */
-  private static List<List<long[]>> visible(BenchNodes nodes, NodeProcess primary, List<List<long[]>> phases)
-      throws AgentException {
-    List<List<long[]>> v = new ArrayList<>();
+  private static List<List<BenchApi.Seen>> visible(BenchNodes nodes, NodeProcess primary,
+      List<List<BenchApi.CopySteps>> phases) throws AgentException {
+    List<List<BenchApi.Seen>> v = new ArrayList<>();
     for (NodeProcess p : nodes.replicasOf(primary)) {
       BenchApi.VisibleReply r = BenchNodes.client(p).visible();
       v.add(r.versions());

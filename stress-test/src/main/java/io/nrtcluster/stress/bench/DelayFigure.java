@@ -48,24 +48,24 @@ final class DelayFigure {
     setDelay(nodes, delay);
     NodeProcess primary = nodes.primary();
     out.accept("bench: figure 8: " + DOCS_PER_SEC + " docs/s, " + REFRESH_MS + " ms refresh, link delay " + delay + " ms");
-    List<List<long[]>> ignored = new ArrayList<>();
+    List<List<BenchApi.Seen>> ignored = new ArrayList<>();
     for (NodeProcess p : nodes.cluster) {
       ignored.add(BenchNodes.client(p).visible().versions());
     }
     BenchApi.LoadReply load = BenchNodes.client(primary).load(LoadRunner.Mode.NRT, DOCS_PER_SEC, REFRESH_MS,
         config.warmupSec(), config.cellSec());
     if (!load.refreshes().isEmpty()) {
-      nodes.awaitVersion(load.refreshes().get(load.refreshes().size() - 1)[0]);
+      nodes.awaitVersion(load.refreshes().get(load.refreshes().size() - 1).version());
     }
-    List<List<long[]>> visible = new ArrayList<>();
-    List<List<long[]>> phases = new ArrayList<>();
+    List<List<BenchApi.Seen>> visible = new ArrayList<>();
+    List<List<BenchApi.CopySteps>> phases = new ArrayList<>();
     double installed = 0;
     List<NodeProcess> replicas = nodes.replicasOf(primary);
     for (NodeProcess p : replicas) {
       BenchApi.VisibleReply v = BenchNodes.client(p).visible();
       visible.add(v.versions());
       phases.add(v.phases());
-      installed += v.versions().stream().filter(x -> x[1] >= load.fromNanos() && x[1] <= load.toNanos()).count();
+      installed += v.versions().stream().filter(x -> x.nanos() >= load.fromNanos() && x.nanos() <= load.toNanos()).count();
     }
     double seconds = (load.toNanos() - load.fromNanos()) / 1e9;
     Dist lag = Dist.ofNanos(VisibilityLag.lags(load.refreshes(), visible));

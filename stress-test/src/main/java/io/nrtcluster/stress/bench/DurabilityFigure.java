@@ -126,8 +126,8 @@ final class DurabilityFigure {
   private static final class Level {
     final List<Long> writeToAck = new ArrayList<>();
     final List<Long> calls = new ArrayList<>();
-    final List<long[]> refreshes = new ArrayList<>();
-    final List<List<long[]>> phases = new ArrayList<>();
+    final List<BenchApi.Refresh> refreshes = new ArrayList<>();
+    final List<List<BenchApi.CopySteps>> phases = new ArrayList<>();
     /** Per version: its refresh's return to the slower replica's searcher switch. */
     final List<Long> slowestInstall = new ArrayList<>();
     long refused;
@@ -139,17 +139,17 @@ final class DurabilityFigure {
    * replica never reported are left out. In a LOCAL window that is the wait a REPLICATED
    * acknowledgement adds, less the install report's way back to the primary.
    *
-   * @param phases each replica's copies of one window, {version, point, copy-state, files, searcher, ...}, in order
+   * @param phases each replica's copies of one window, in order
    */
-  static List<Long> slowestInstallAfterReturn(List<long[]> refreshes, List<List<long[]>> phases) {
+  static List<Long> slowestInstallAfterReturn(List<BenchApi.Refresh> refreshes, List<List<BenchApi.CopySteps>> phases) {
     List<Long> out = new ArrayList<>();
-    for (long[] r : refreshes) {
+    for (BenchApi.Refresh r : refreshes) {
       long slowest = Long.MIN_VALUE;
       boolean every = !phases.isEmpty();
-      for (List<long[]> replica : phases) {
-        long[] first = null;
-        for (long[] p : replica) {
-          if (p[0] >= r[0] && p[4] >= 0) {
+      for (List<BenchApi.CopySteps> replica : phases) {
+        BenchApi.CopySteps first = null;
+        for (BenchApi.CopySteps p : replica) {
+          if (p.version() >= r.version() && p.searcherNanos() >= 0) {
             first = p;
             break;
           }
@@ -158,10 +158,10 @@ final class DurabilityFigure {
           every = false;
           break;
         }
-        slowest = Math.max(slowest, first[4]);
+        slowest = Math.max(slowest, first.searcherNanos());
       }
       if (every) {
-        out.add(Math.max(0, slowest - r[2]));
+        out.add(Math.max(0, slowest - r.endNanos()));
       }
     }
     return out;
@@ -175,7 +175,7 @@ final class DurabilityFigure {
     BenchApi.LoadReply load = BenchNodes.client(primary).load(LoadRunner.Mode.NRT, durability, true, DOCS_PER_SEC, REFRESH_MS,
         config.warmupSec(), windowSec);
     if (!load.refreshes().isEmpty()) {
-      nodes.awaitVersion(load.refreshes().get(load.refreshes().size() - 1)[0]);
+      nodes.awaitVersion(load.refreshes().get(load.refreshes().size() - 1).version());
     }
     for (BenchApi.Ack a : load.acks()) {
       if (a.oldestWriteNanos() >= 0) {
@@ -185,7 +185,7 @@ final class DurabilityFigure {
     }
     level.refreshes.addAll(load.refreshes());
     level.refused += load.refused();
-    List<List<long[]>> phases = new ArrayList<>();
+    List<List<BenchApi.CopySteps>> phases = new ArrayList<>();
     for (NodeProcess p : nodes.replicasOf(primary)) {
       BenchApi.VisibleReply v = BenchNodes.client(p).visible();
       phases.add(v.phases() == null ? List.of() : v.phases());

@@ -133,7 +133,7 @@ final class FanoutCell {
     BenchApi.LoadReply load = s.primary().load(LoadRunner.Mode.NRT, FanoutFigure.DOCS_PER_SEC, FanoutFigure.REFRESH_MS,
         config.warmupSec(), config.cellSec());
     if (!load.refreshes().isEmpty()) {
-      s.cluster.processes().awaitAllAt(load.refreshes().get(load.refreshes().size() - 1)[0], WAIT);
+      s.cluster.processes().awaitAllAt(load.refreshes().get(load.refreshes().size() - 1).version(), WAIT);
     }
     for (NodeProcess r : s.replicas) {
       s.lags.get(r.id()).addAll(VisibilityLag.lags(load.refreshes(), List.of(BenchNodes.client(r).visible().versions())));

@@ -107,7 +107,7 @@ final class FollowerFigure {
     try (BlobStore blobs = BlobStore.open(store.config().endpoint(endpoint).build(), new ObjectStoreMetrics(), log);
         StoreFollower follower = StoreFollower.start(new ManifestStore(blobs, StoreLayout.of("", CLUSTER, "bench")), dir,
             StoreFollowerConfig.builder().pollInterval(Duration.ofMillis(POLL_MS)).build(), "F9/bench")) {
-      List<long[]> visible = new ArrayList<>();
+      List<BenchApi.Seen> visible = new ArrayList<>();
       AtomicBoolean watching = new AtomicBoolean(true);
       Thread watcher = Thread.ofPlatform().daemon().name("follower-watch").start(() -> {
         long last = -1;
@@ -115,7 +115,7 @@ final class FollowerFigure {
           long v = follower.status().version();
           if (v != last) {
             synchronized (visible) {
-              visible.add(new long[] {v, System.nanoTime()});
+              visible.add(new BenchApi.Seen(v, System.nanoTime()));
             }
             last = v;
           }
@@ -124,7 +124,7 @@ final class FollowerFigure {
       });
       BenchApi.LoadReply load = BenchNodes.client(primary).load(LoadRunner.Mode.NRT, DOCS_PER_SEC, REFRESH_MS,
           config.warmupSec(), config.cellSec());
-      long lastVersion = load.refreshes().isEmpty() ? -1 : load.refreshes().get(load.refreshes().size() - 1)[0];
+      long lastVersion = load.refreshes().isEmpty() ? -1 : load.refreshes().get(load.refreshes().size() - 1).version();
       long deadline = System.nanoTime() + CATCH_UP.toNanos();
       while (follower.status().version() < lastVersion) {
         if (System.nanoTime() > deadline) {
@@ -135,7 +135,7 @@ final class FollowerFigure {
       }
       watching.set(false);
       watcher.join(5_000);
-      List<long[]> seen;
+      List<BenchApi.Seen> seen;
       synchronized (visible) {
         seen = List.copyOf(visible);
       }

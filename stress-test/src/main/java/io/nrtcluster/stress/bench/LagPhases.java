@@ -17,13 +17,14 @@ final class LagPhases {
   private LagPhases() {}
 
   /**
-   * @param refreshes the primary's refreshes, {version, start, end}
-   * @param phases each replica's copies, {version, point, copy-state, files, searcher}
+   * @param refreshes the primary's refreshes
+   * @param phases each replica's copies
    */
-  static BenchReport.PhaseBreakdown of(int docsPerSec, int refreshMs, List<long[]> refreshes, List<List<long[]>> phases) {
-    Map<Long, long[]> byVersion = new HashMap<>();
-    for (long[] r : refreshes) {
-      byVersion.put(r[0], r);
+  static BenchReport.PhaseBreakdown of(int docsPerSec, int refreshMs, List<BenchApi.Refresh> refreshes,
+      List<List<BenchApi.CopySteps>> phases) {
+    Map<Long, BenchApi.Refresh> byVersion = new HashMap<>();
+    for (BenchApi.Refresh r : refreshes) {
+      byVersion.put(r.version(), r);
     }
     List<Long> refresh = new ArrayList<>();
     List<Long> point = new ArrayList<>();
@@ -31,18 +32,18 @@ final class LagPhases {
     List<Long> files = new ArrayList<>();
     List<Long> searcher = new ArrayList<>();
     List<Long> report = new ArrayList<>();
-    for (List<long[]> replica : phases) {
-      for (long[] p : replica) {
-        long[] r = byVersion.get(p[0]);
-        if (r == null || p[1] < 0 || p[2] < 0 || p[3] < 0) {
+    for (List<BenchApi.CopySteps> replica : phases) {
+      for (BenchApi.CopySteps p : replica) {
+        BenchApi.Refresh r = byVersion.get(p.version());
+        if (r == null || p.pointNanos() < 0 || p.copyStateNanos() < 0 || p.filesNanos() < 0) {
           continue;
         }
-        refresh.add(r[2] - r[1]);
-        point.add(Math.max(0, p[1] - r[2]));
-        copyState.add(Math.max(0, p[2] - p[1]));
-        files.add(Math.max(0, p[3] - Math.max(p[1], p[2])));
-        searcher.add(Math.max(0, p[4] - p[3]));
-        report.add(p.length > 5 ? Math.max(0, p[5] - p[4]) : 0);
+        refresh.add(r.endNanos() - r.startNanos());
+        point.add(Math.max(0, p.pointNanos() - r.endNanos()));
+        copyState.add(Math.max(0, p.copyStateNanos() - p.pointNanos()));
+        files.add(Math.max(0, p.filesNanos() - Math.max(p.pointNanos(), p.copyStateNanos())));
+        searcher.add(Math.max(0, p.searcherNanos() - p.filesNanos()));
+        report.add(Math.max(0, p.reportedNanos() - p.searcherNanos()));
       }
     }
     return new BenchReport.PhaseBreakdown(docsPerSec, refreshMs, Dist.ofNanos(refresh), Dist.ofNanos(point),

@@ -141,7 +141,7 @@ final class LoadRunner {
     private final Durability durability;
     private final AtomicLong oldestWrite;
     private final long measureFrom;
-    private final List<long[]> refreshes = new ArrayList<>();
+    private final List<BenchApi.Refresh> refreshes = new ArrayList<>();
     private final List<BenchApi.Ack> acks = new ArrayList<>();
     private long refused;
 
@@ -176,7 +176,7 @@ final class LoadRunner {
       long e = System.nanoTime();
       if (s >= measureFrom) {
         synchronized (this) {
-          refreshes.add(new long[] {version, s, e});
+          refreshes.add(new BenchApi.Refresh(version, s, e));
           acks.add(new BenchApi.Ack(version, covers, s, e));
         }
       }
@@ -184,7 +184,7 @@ final class LoadRunner {
 
     /** The reply, refreshes in the order of their versions. */
     synchronized BenchApi.LoadReply reply(long docs, long cpuNanos, long fromNanos) {
-      refreshes.sort(Comparator.comparingLong(r -> r[0]));
+      refreshes.sort(Comparator.comparingLong(BenchApi.Refresh::version));
       acks.sort(Comparator.comparingLong(BenchApi.Ack::version));
       return new BenchApi.LoadReply(List.copyOf(refreshes), docs, cpuNanos, fromNanos, System.nanoTime(), List.copyOf(acks),
           refused);

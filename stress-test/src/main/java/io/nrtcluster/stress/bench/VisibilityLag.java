@@ -8,16 +8,16 @@ final class VisibilityLag {
   private VisibilityLag() {}
 
   /**
-   * @param refreshes the primary's refreshes, {version, start, end}
-   * @param visible each replica's (version, nanos) pairs, in the order it searched them
+   * @param refreshes the primary's refreshes
+   * @param visible each replica's versions, in the order it searched them
    */
-  static List<Long> lags(List<long[]> refreshes, List<List<long[]>> visible) {
+  static List<Long> lags(List<BenchApi.Refresh> refreshes, List<List<BenchApi.Seen>> visible) {
     List<Long> lags = new ArrayList<>();
-    for (long[] r : refreshes) {
-      for (List<long[]> replica : visible) {
-        for (long[] v : replica) {
-          if (v[0] >= r[0] && v[1] >= r[1]) {
-            lags.add(v[1] - r[1]);
+    for (BenchApi.Refresh r : refreshes) {
+      for (List<BenchApi.Seen> replica : visible) {
+        for (BenchApi.Seen v : replica) {
+          if (v.version() >= r.version() && v.nanos() >= r.startNanos()) {
+            lags.add(v.nanos() - r.startNanos());
             break;
           }
         }
@@ -27,10 +27,10 @@ final class VisibilityLag {
   }
 
   /** Local refresh times (end - start) of a load. */
-  static List<Long> refreshTimes(List<long[]> refreshes) {
+  static List<Long> refreshTimes(List<BenchApi.Refresh> refreshes) {
     List<Long> out = new ArrayList<>();
-    for (long[] r : refreshes) {
-      out.add(r[2] - r[1]);
+    for (BenchApi.Refresh r : refreshes) {
+      out.add(r.endNanos() - r.startNanos());
     }
     return out;
   }

@@ -100,10 +100,16 @@ class DurabilityFigureTest {
 
   @Test
   void theSlowerReplicasSwitchCountsFromTheRefreshsReturn() {
-    // Refreshes {version, start, end}; replicas' copies {version, point, copy-state, files, searcher, told}.
-    List<long[]> refreshes = List.of(new long[] {10, 0, 100}, new long[] {11, 200, 300}, new long[] {12, 400, 500});
-    List<long[]> a = List.of(new long[] {10, 101, 101, 103, 104, 105}, new long[] {12, 501, 501, 510, 520, 521});
-    List<long[]> b = List.of(new long[] {10, 102, 102, 140, 150, 151}, new long[] {11, 301, 301, 305, 306, 307});
+    List<BenchApi.Refresh> refreshes = List.of(
+        new BenchApi.Refresh(10, 0, 100),
+        new BenchApi.Refresh(11, 200, 300),
+        new BenchApi.Refresh(12, 400, 500));
+    List<BenchApi.CopySteps> a = List.of(
+        new BenchApi.CopySteps(10, 101, 101, 103, 104, 105),
+        new BenchApi.CopySteps(12, 501, 501, 510, 520, 521));
+    List<BenchApi.CopySteps> b = List.of(
+        new BenchApi.CopySteps(10, 102, 102, 140, 150, 151),
+        new BenchApi.CopySteps(11, 301, 301, 305, 306, 307));
     // 10: slower switch 150 -> 50; 11: a skipped it, its next is 12 (520) -> 220; 12: b never had it -> left out.
     assertThat(DurabilityFigure.slowestInstallAfterReturn(refreshes, List.of(a, b))).containsExactly(50L, 220L);
     assertThat(DurabilityFigure.slowestInstallAfterReturn(refreshes, List.of())).isEmpty();

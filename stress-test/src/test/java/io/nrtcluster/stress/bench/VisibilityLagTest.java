@@ -8,18 +8,24 @@ import org.junit.jupiter.api.Test;
 class VisibilityLagTest {
   @Test
   void aReplicaSeesARefreshWhenItFirstSearchesThatVersionOrANewerOne() {
-    List<long[]> refreshes = List.of(new long[] {10, 1_000, 1_100}, new long[] {11, 2_000, 2_050}, new long[] {12, 3_000, 3_010});
+    List<BenchApi.Refresh> refreshes = List.of(
+        new BenchApi.Refresh(10, 1_000, 1_100),
+        new BenchApi.Refresh(11, 2_000, 2_050),
+        new BenchApi.Refresh(12, 3_000, 3_010));
     // Replica A searched every version; replica B skipped 11 and saw 12 late.
-    List<long[]> a = List.of(new long[] {10, 1_300}, new long[] {11, 2_200}, new long[] {12, 3_100});
-    List<long[]> b = List.of(new long[] {10, 1_500}, new long[] {12, 4_000});
+    List<BenchApi.Seen> a = List.of(
+        new BenchApi.Seen(10, 1_300),
+        new BenchApi.Seen(11, 2_200),
+        new BenchApi.Seen(12, 3_100));
+    List<BenchApi.Seen> b = List.of(new BenchApi.Seen(10, 1_500), new BenchApi.Seen(12, 4_000));
     assertThat(VisibilityLag.lags(refreshes, List.of(a, b))).containsExactly(300L, 500L, 200L, 2_000L, 100L, 1_000L);
     assertThat(VisibilityLag.refreshTimes(refreshes)).containsExactly(100L, 50L, 10L);
   }
 
   @Test
   void aVersionSearchedBeforeTheRefreshStartedIsNotCounted() {
-    List<long[]> refreshes = List.<long[]>of(new long[] {5, 1_000, 1_010});
-    List<long[]> stale = List.<long[]>of(new long[] {5, 900}, new long[] {6, 1_400});
+    List<BenchApi.Refresh> refreshes = List.of(new BenchApi.Refresh(5, 1_000, 1_010));
+    List<BenchApi.Seen> stale = List.of(new BenchApi.Seen(5, 900), new BenchApi.Seen(6, 1_400));
     assertThat(VisibilityLag.lags(refreshes, List.of(stale))).containsExactly(400L);
   }
 
