@@ -62,8 +62,11 @@ final class BenchNodes implements Closeable {
 
   /** The command line of benchmark node {@code id} in {@code dir} with a heap of {@code heapMb}: {@link BenchNodeMain} and {@code args}. */
   static List<String> command(BenchConfig config, int heapMb, Path dir, int id, List<String> args) {
+    // Each thread's CPU every 100 ms (the profile's default is every 10 s): enough to split a one-second
+    // pre-copy's CPU between the event loop, the copy threads and the rest (figure 3).
     List<String> cmd = NodeProcess.java(dir, heapMb, config.profile()
-        ? List.of("-XX:StartFlightRecording=filename=" + dir.resolve("node.jfr") + ",settings=profile,dumponexit=true")
+        ? List.of("-XX:StartFlightRecording=filename=" + dir.resolve("node.jfr")
+            + ",settings=profile,dumponexit=true,jdk.ThreadCPULoad#period=100ms")
         : List.of());
     cmd.add(BenchNodeMain.class.getName());
     cmd.addAll(List.of("--data", dir.toString(), "--id", Integer.toString(id)));
