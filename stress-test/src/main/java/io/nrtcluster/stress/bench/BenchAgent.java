@@ -67,8 +67,10 @@ final class BenchAgent implements AutoCloseable {
     this.http = new JsonHttp("B" + nodeId, 0, 8, LOG);
     http.route("/load", this::load);
     http.route("/visible", this::visible);
-    http.route("/cpu", ex -> JsonHttp.reply(ex, 200, new BenchApi.CpuReply(
-        cpu.between(JsonHttp.number(ex, "from", 0), JsonHttp.number(ex, "to", System.nanoTime())))));
+    http.route("/cpu", ex -> {
+      CpuSampler.Usage u = cpu.between(JsonHttp.number(ex, "from", 0), JsonHttp.number(ex, "to", System.nanoTime()));
+      JsonHttp.reply(ex, 200, new BenchApi.CpuReply(u.cpuNanos(), u.userNanos()));
+    });
     http.route("/search", this::search);
     http.route("/stopSearch", ex -> {
       searchStop.set(true);

@@ -46,7 +46,8 @@ public final class BenchApi {
   /** Versions this node started searching, and the timeline of each copy. */
   public record VisibleReply(List<Seen> versions, List<CopySteps> phases) {}
 
-  public record CpuReply(long cpuNanos) {}
+  /** CPU a node process spent in a window: all of it, and its user-mode part (-1 where unknown). */
+  public record CpuReply(long cpuNanos, long userNanos) {}
 
   /**
    * A search load: how many queries ran over how long, and when: from {@code startNanos} (the shared

@@ -47,7 +47,12 @@ final class BenchClient {
   }
 
   long cpuNanos(long from, long to) throws AgentException {
-    return json.get("/cpu?from=" + from + "&to=" + to, Duration.ofSeconds(10), BenchApi.CpuReply.class).cpuNanos();
+    return cpu(from, to).cpuNanos();
+  }
+
+  /** The node process's CPU between two nanoTime instants, with its user-mode part. */
+  BenchApi.CpuReply cpu(long from, long to) throws AgentException {
+    return json.get("/cpu?from=" + from + "&to=" + to, Duration.ofSeconds(10), BenchApi.CpuReply.class);
   }
 
   BenchApi.SearchReply search(long seconds, int threads) throws AgentException {

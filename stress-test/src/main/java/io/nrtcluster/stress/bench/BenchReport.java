@@ -419,7 +419,7 @@ public record BenchReport(Provenance provenance, Machine machine, BenchConfig co
    *     over the pre-copy's window, per GiB pre-copied, averaged over the replicas
    */
   public record PreCopyRun(long bytes, double seconds, double mibPerSecPerReplica, double mergeSeconds,
-      double replicaCpuSecPerGiB) {}
+      double replicaCpuSecPerGiB, double replicaUserCpuSecPerGiB) {}
 
   /**
    * Raw speeds of one set of files, as many transfers at once as replicas copy (the slowest counts):
@@ -432,7 +432,7 @@ public record BenchReport(Provenance provenance, Machine machine, BenchConfig co
    *     its transfer, per GiB received, averaged over the receivers: accounted as a replica's
    */
   public record RawSpeeds(long bytes, double loopbackMiBPerSec, double diskWriteMiBPerSec, double rawReceiverMiBPerSec,
-      double rawReceiverCpuSecPerGiB) {
+      double rawReceiverCpuSecPerGiB, double rawReceiverUserCpuSecPerGiB) {
     /** The lower of loopback and disk write, in bytes per second: the throughput a copy is compared with. */
     double floor() {
       return Math.min(loopbackMiBPerSec, diskWriteMiBPerSec) * (1 << 20);

@@ -37,6 +37,7 @@ final class CopyBaseline {
     RawSpeed.dirtyLikeAMerge(files, mergeOutput);
     AtomicInteger next = new AtomicInteger();
     AtomicLong cpuNanos = new AtomicLong();
+    AtomicLong userNanos = new AtomicLong();
     double received;
     try {
       received = RawSpeed.concurrently(streams, () -> {
@@ -45,6 +46,7 @@ final class CopyBaseline {
           throw new IOException("the raw receiver wrote " + r.bytes() + " of " + bytes + " bytes");
         }
         cpuNanos.addAndGet(r.cpuNanos());
+        userNanos.accumulateAndGet(r.userNanos(), (sum, n) -> sum < 0 || n < 0 ? -1 : sum + n);
         return r.bytesPerSec();
       });
     } finally {
@@ -54,8 +56,11 @@ final class CopyBaseline {
       }
     }
     // Per receiver, as the replicas' CPU is per replica.
-    double cpuSecPerGiB = cpuNanos.get() / 1e9 / streams / (bytes / (double) (1L << 30));
-    return new BenchReport.RawSpeeds(bytes, loopback / (1 << 20), disk / (1 << 20), received / (1 << 20), cpuSecPerGiB);
+    double gib = bytes / (double) (1L << 30);
+    double cpuSecPerGiB = cpuNanos.get() / 1e9 / streams / gib;
+    double userSecPerGiB = userNanos.get() < 0 ? -1 : userNanos.get() / 1e9 / streams / gib;
+    return new BenchReport.RawSpeeds(bytes, loopback / (1 << 20), disk / (1 << 20), received / (1 << 20), cpuSecPerGiB,
+        userSecPerGiB);
   }
 
   private static long totalBytes(List<Path> files) throws IOException {

@@ -113,11 +113,15 @@ final class CopyFigure {
     long from = merge.preCopyFromNanos() > 0 ? merge.preCopyFromNanos() : merge.fromNanos();
     long to = merge.preCopyFromNanos() > 0 ? merge.preCopyFromNanos() + merge.preCopyNanos() : merge.toNanos();
     long cpu = 0;
+    long user = 0;
     for (NodeProcess replica : copying) {
-      cpu += BenchNodes.client(replica).cpuNanos(from, to);
+      BenchApi.CpuReply spent = BenchNodes.client(replica).cpu(from, to);
+      cpu += spent.cpuNanos();
+      user = user < 0 || spent.userNanos() < 0 ? -1 : user + spent.userNanos();
     }
+    double gib = merge.preCopyBytes() / (double) (1L << 30);
     return new BenchReport.PreCopyRun(merge.preCopyBytes(), merge.preCopyNanos() / 1e9, bytesPerSec / (1 << 20),
-        merge.mergeNanos() / 1e9, cpu / 1e9 / copying.size() / (merge.preCopyBytes() / (double) (1L << 30)));
+        merge.mergeNanos() / 1e9, cpu / 1e9 / copying.size() / gib, user < 0 ? -1 : user / 1e9 / copying.size() / gib);
   }
 
   /** The console rows of one round: each ratio against the stricter baseline, and how far the baselines drifted. */
@@ -134,6 +138,10 @@ final class CopyFigure {
     table.row("replica process CPU per GiB / raw receiver process" + atOnce + " (" + of + "), the cheaper of before, after",
         r.preCopy().replicaCpuSecPerGiB(),
         Math.min(r.before().rawReceiverCpuSecPerGiB(), r.after().rawReceiverCpuSecPerGiB()), "s/GiB", "<= 1.2");
+    table.text("  of which user mode, replica / raw receiver (the rest is the kernel's: reads, writes, faults)",
+        String.format(Locale.ROOT, "%.2f s/GiB", r.preCopy().replicaUserCpuSecPerGiB()),
+        String.format(Locale.ROOT, "%.2f s/GiB",
+            Math.min(r.before().rawReceiverUserCpuSecPerGiB(), r.after().rawReceiverUserCpuSecPerGiB())), "", "");
     table.row("pre-copy to " + of + " / raw receiver process" + atOnce + ", the faster of before, after", mib,
         Math.max(r.before().rawReceiverMiBPerSec(), r.after().rawReceiverMiBPerSec()), "MiB/s", "");
   }

@@ -8,12 +8,18 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Samples this process's CPU time every 50 ms (keeping the last ten minutes), so the harness can ask
- * how much CPU it spent during a window another process measured, on the shared nanoTime clock.
+ * Samples this process's CPU time (and its user-mode part) every 50 ms, keeping the last ten minutes,
+ * so the harness can ask how much CPU it spent during a window another process measured, on the
+ * shared nanoTime clock.
  */
 final class CpuSampler implements AutoCloseable {
   private static final int KEEP = 12_000;
-  private final Deque<long[]> samples = new ArrayDeque<>();
+  /** CPU spent in a window: all of it, and its user-mode part (-1 where the system does not say). */
+  record Usage(long cpuNanos, long userNanos) {}
+
+  private record Sample(long atNanos, long cpuNanos, long userNanos) {}
+
+  private final Deque<Sample> samples = new ArrayDeque<>();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("bench-cpu"));
 
   CpuSampler() {
@@ -21,31 +27,36 @@ final class CpuSampler implements AutoCloseable {
   }
 
   private synchronized void sample() {
-    samples.addLast(new long[] {System.nanoTime(), CpuClock.cpuNanos()});
+    samples.addLast(new Sample(System.nanoTime(), CpuClock.cpuNanos(), CpuClock.userNanos()));
     if (samples.size() > KEEP) {
       samples.removeFirst();
     }
   }
 
-  /** CPU nanos spent between two nanoTime instants (linear between samples; the current value past the last). */
-  synchronized long between(long from, long to) {
+  /** CPU spent between two nanoTime instants (linear between samples; the current value past the last). */
+  synchronized Usage between(long from, long to) {
     sample();
-    return at(to) - at(from);
+    Sample a = at(from);
+    Sample b = at(to);
+    boolean user = a.userNanos() >= 0 && b.userNanos() >= 0;
+    return new Usage(b.cpuNanos() - a.cpuNanos(), user ? b.userNanos() - a.userNanos() : -1);
   }
 
-  private long at(long t) {
-    long[] before = null;
-    for (long[] s : samples) {
-      if (s[0] >= t) {
+  private Sample at(long t) {
+    Sample before = null;
+    for (Sample s : samples) {
+      if (s.atNanos() >= t) {
         if (before == null) {
-          return s[1];
+          return s;
         }
-        double f = (double) (t - before[0]) / Math.max(1, s[0] - before[0]);
-        return before[1] + (long) (f * (s[1] - before[1]));
+        double f = (double) (t - before.atNanos()) / Math.max(1, s.atNanos() - before.atNanos());
+        return new Sample(t, before.cpuNanos() + (long) (f * (s.cpuNanos() - before.cpuNanos())),
+            before.userNanos() < 0 || s.userNanos() < 0 ? -1
+                : before.userNanos() + (long) (f * (s.userNanos() - before.userNanos())));
       }
       before = s;
     }
-    return before == null ? 0 : before[1];
+    return before == null ? new Sample(t, 0, 0) : before;
   }
 
   @Override

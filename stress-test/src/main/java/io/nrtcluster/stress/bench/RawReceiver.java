@@ -50,7 +50,7 @@ final class RawReceiver implements AutoCloseable {
   }
 
   /** What one transfer cost the receiver process, and how long it took. */
-  record Received(long bytes, long cpuNanos, long windowNanos, long wallNanos) {
+  record Received(long bytes, long cpuNanos, long windowNanos, long wallNanos, long userNanos) {
     /** Bytes per second, the harness's connect to the receiver's answer. */
     double bytesPerSec() {
       return bytes / (Math.max(1, wallNanos) / 1e9);
@@ -171,7 +171,8 @@ final class RawReceiver implements AutoCloseable {
       long bytes = in.readLong();
       long cpu = in.readLong();
       long window = in.readLong();
-      return new Received(bytes, cpu, window, System.nanoTime() - start);
+      long user = in.readLong();
+      return new Received(bytes, cpu, window, System.nanoTime() - start, user);
     } catch (IOException e) {
       throw new IOException("the raw receiver gave no answer (" + e + "); see " + dir.resolve("receiver.log"), e);
     }

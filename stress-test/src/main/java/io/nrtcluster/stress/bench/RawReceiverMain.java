@@ -40,7 +40,8 @@ import picocli.CommandLine.Option;
  *
  * <p>Guarantees: after the last byte of a transfer is written and its files are closed it answers
  * with the bytes written, this process's CPU time over the transfer (from the accepted connection
- * to then; every thread, user and system) and the window's nanoseconds; a transfer that fails closes
+ * to then; every thread, user and system), the window's nanoseconds and the CPU time's user-mode
+ * part (-1 where the system does not say); a transfer that fails closes
  * the connection without an answer and leaves the reason in its log. It exits when its standard
  * input ends (the harness closed it, or died).
  *
@@ -83,12 +84,16 @@ public final class RawReceiverMain implements Callable<Integer> {
       while (true) {
         try (SocketChannel in = server.accept()) {
           long cpuFrom = CpuClock.cpuNanos();
+          long userFrom = CpuClock.userNanos();
           long from = System.nanoTime();
           try {
             long bytes = receive(in, files, buffer);
             long cpu = CpuClock.cpuNanos() - cpuFrom;
+            long userTo = CpuClock.userNanos();
+            long user = userFrom < 0 || userTo < 0 ? -1 : userTo - userFrom;
             long nanos = System.nanoTime() - from;
-            ByteBuffer answer = ByteBuffer.allocate(3 * Long.BYTES).putLong(bytes).putLong(cpu).putLong(nanos).flip();
+            ByteBuffer answer = ByteBuffer.allocate(4 * Long.BYTES).putLong(bytes).putLong(cpu).putLong(nanos)
+                .putLong(user).flip();
             while (answer.hasRemaining()) {
               in.write(answer);
             }

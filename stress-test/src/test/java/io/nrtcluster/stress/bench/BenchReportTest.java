@@ -28,8 +28,8 @@ class BenchReportTest {
 
   private static final Dist D = new Dist(1.5, 2.5, 3.5, 4);
 
-  private static final BenchReport.CopyRound ROUND = new BenchReport.CopyRound(new BenchReport.PreCopyRun(1, 2, 3, 4, 5),
-      new BenchReport.RawSpeeds(10, 20, 30, 40, 50), new BenchReport.RawSpeeds(11, 21, 31, 41, 51), 0.8, 0.9, 0.8, 1.1,
+  private static final BenchReport.CopyRound ROUND = new BenchReport.CopyRound(new BenchReport.PreCopyRun(1, 2, 3, 4, 5, 0.5),
+      new BenchReport.RawSpeeds(10, 20, 30, 40, 50, 5), new BenchReport.RawSpeeds(11, 21, 31, 41, 51, 6), 0.8, 0.9, 0.8, 1.1,
       1.3, 1.3);
 
   @Test
@@ -76,9 +76,10 @@ class BenchReportTest {
     expected.put("/figures/copyThroughput", List.of("twoReplicas", "oneReplica", "ratio", "target", "processCpuRatio",
         "cpuTarget", "note"));
     List<String> round = List.of("bytes", "seconds", "mibPerSecPerReplica", "mergeSeconds", "replicaCpuSecPerGiB",
-        "bytesBefore", "loopbackMiBPerSecBefore", "diskWriteMiBPerSecBefore", "rawReceiverMiBPerSecBefore",
-        "rawReceiverCpuSecPerGiBBefore", "bytesAfter", "loopbackMiBPerSecAfter", "diskWriteMiBPerSecAfter",
-        "rawReceiverMiBPerSecAfter", "rawReceiverCpuSecPerGiBAfter", "ratioBefore", "ratioAfter", "ratio",
+        "replicaUserCpuSecPerGiB", "bytesBefore", "loopbackMiBPerSecBefore", "diskWriteMiBPerSecBefore",
+        "rawReceiverMiBPerSecBefore", "rawReceiverCpuSecPerGiBBefore", "rawReceiverUserCpuSecPerGiBBefore", "bytesAfter",
+        "loopbackMiBPerSecAfter", "diskWriteMiBPerSecAfter", "rawReceiverMiBPerSecAfter", "rawReceiverCpuSecPerGiBAfter",
+        "rawReceiverUserCpuSecPerGiBAfter", "ratioBefore", "ratioAfter", "ratio",
         "processCpuRatioBefore", "processCpuRatioAfter", "processCpuRatio");
     expected.put("/figures/copyThroughput/twoReplicas", round);
     expected.put("/figures/copyThroughput/oneReplica", round);

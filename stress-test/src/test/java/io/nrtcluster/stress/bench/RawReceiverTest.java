@@ -40,6 +40,7 @@ class RawReceiverTest {
 
       assertThat(r.bytes()).isEqualTo(total);
       assertThat(r.cpuNanos()).isPositive();
+      assertThat(r.userNanos()).as("user-mode CPU, part of the whole").isBetween(0L, r.cpuNanos() + 10_000_000L);
       assertThat(r.windowNanos()).isPositive();
       assertThat(r.wallNanos()).isGreaterThanOrEqualTo(r.windowNanos());
       for (Path f : files) {
