@@ -152,9 +152,9 @@ final class RawSpeed {
    * copies are deleted after.
    */
   private static double diskWriteOnce(List<Path> files, Path dir) throws IOException {
-    long[] bytesAndNanos = copy(files, dir);
+    Written w = copy(files, dir);
     delete(files, dir);
-    return bytesAndNanos[0] / (Math.max(1, bytesAndNanos[1]) / 1e9);
+    return w.bytes() / (Math.max(1, w.writeNanos()) / 1e9);
   }
 
   /**
@@ -175,8 +175,11 @@ final class RawSpeed {
     }
   }
 
-  /** Copies {@code files} into {@code dir}; returns the bytes written and the nanoseconds spent in writes. */
-  private static long[] copy(List<Path> files, Path dir) throws IOException {
+  /** What a copy wrote, and the nanoseconds it spent in write calls. */
+  private record Written(long bytes, long writeNanos) {}
+
+  /** Copies {@code files} into {@code dir}. */
+  private static Written copy(List<Path> files, Path dir) throws IOException {
     Files.createDirectories(dir);
     ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
     long bytes = 0;
@@ -197,6 +200,6 @@ final class RawSpeed {
         }
       }
     }
-    return new long[] {bytes, writeNanos};
+    return new Written(bytes, writeNanos);
   }
 }

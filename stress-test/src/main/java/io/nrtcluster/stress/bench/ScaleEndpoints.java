@@ -126,8 +126,10 @@ final class ScaleEndpoints implements AutoCloseable {
   private final class RefreshLoad {
     private final ScheduledExecutorService timer =
         Executors.newScheduledThreadPool(LOAD_THREADS, new NamedThreadFactory("bench-refresh"));
-    /** Each refresh as {returned at (nanoTime), took (nanos)}. */
-    private final Queue<long[]> refreshed = new ConcurrentLinkedQueue<>();
+    /** Each refresh: when it returned (nanoTime) and how long it took. */
+    private record Refreshed(long endNanos, long tookNanos) {}
+
+    private final Queue<Refreshed> refreshed = new ConcurrentLinkedQueue<>();
     private final AtomicLong failures = new AtomicLong();
 
     RefreshLoad(long refreshMs) {
@@ -147,7 +149,7 @@ final class ScaleEndpoints implements AutoCloseable {
         long start = System.nanoTime();
         n.refresh();
         long end = System.nanoTime();
-        refreshed.add(new long[] {end, end - start});
+        refreshed.add(new Refreshed(end, end - start));
       } catch (IOException | RuntimeException e) {
         // Deposed or closing meanwhile: counted, and the schedule goes on.
         failures.incrementAndGet();
@@ -169,7 +171,8 @@ final class ScaleEndpoints implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      List<Long> took = refreshed.stream().filter(r -> r[0] >= from && r[0] <= to).map(r -> r[1]).toList();
+      List<Long> took = refreshed.stream().filter(r -> r.endNanos() >= from && r.endNanos() <= to)
+          .map(Refreshed::tookNanos).toList();
       return new BenchApi.RefreshLoadReply(took.size(), failures.get(), from, to, took);
     }
   }

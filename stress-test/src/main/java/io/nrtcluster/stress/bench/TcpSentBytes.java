@@ -20,8 +20,19 @@ import java.util.concurrent.TimeUnit;
 final class TcpSentBytes implements AutoCloseable {
   private final long pid;
   private final Set<Integer> excludedPeerPorts;
-  /** Per socket (local and peer address): acknowledged bytes at the first sample and at the latest. */
-  private final Map<String, long[]> sockets = new HashMap<>();
+  /** A socket's acknowledged bytes at the first sample (0 for a socket opened since) and at the latest. */
+  private static final class Acked {
+    private final long first;
+    private long latest;
+
+    Acked(long first, long latest) {
+      this.first = first;
+      this.latest = latest;
+    }
+  }
+
+  /** Per socket (local and peer address). */
+  private final Map<String, Acked> sockets = new HashMap<>();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("bench-tcp"));
   private boolean first = true;
   private IOException failure;
@@ -52,8 +63,8 @@ final class TcpSentBytes implements AutoCloseable {
       return;
     }
     parse(out).forEach((socket, acked) -> {
-      long[] seen = sockets.computeIfAbsent(socket, k -> new long[] {first ? acked : 0, acked});
-      seen[1] = Math.max(seen[1], acked);
+      Acked seen = sockets.computeIfAbsent(socket, k -> new Acked(first ? acked : 0, acked));
+      seen.latest = Math.max(seen.latest, acked);
     });
   }
 
@@ -105,8 +116,8 @@ final class TcpSentBytes implements AutoCloseable {
       throw new IOException("ss -tinp failed: " + failure.getMessage(), failure);
     }
     long sum = 0;
-    for (long[] s : sockets.values()) {
-      sum += s[1] - s[0];
+    for (Acked s : sockets.values()) {
+      sum += s.latest - s.first;
     }
     return sum;
   }
