@@ -23,17 +23,23 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * <p>Modules other than {@code election} hold a session without naming Curator's types: they hand
  * it to the election's classes ({@link IndexElection}, {@link OperatorRequests}, {@link
  * ClusterView}, {@link ZooKeeperAccess}).
+ *
+ * <p>While open, a session corrects Curator when it wrongly believes a connected client is
+ * disconnected, within the session (see {@code ConnectedFlagRepair}), so an expiry cannot leave a
+ * node out of ZooKeeper for good.
  */
 @Internal
 public final class ZooKeeperSession implements Closeable {
   private final CuratorFramework client;
   private final ZooKeeperAuth auth;
   private final String connectString;
+  private final ConnectedFlagRepair flagRepair;
 
   private ZooKeeperSession(CuratorFramework client, ZooKeeperAuth auth, String connectString) {
     this.client = client;
     this.auth = auth;
     this.connectString = connectString;
+    this.flagRepair = ConnectedFlagRepair.start(client, Duration.ofMillis(client.getZookeeperClient().getConnectionTimeoutMs()));
   }
 
   public static Builder builder() {
@@ -62,6 +68,7 @@ public final class ZooKeeperSession implements Closeable {
   /** Ends the session: its ephemeral znodes go at once. Close the recipes built on it first. */
   @Override
   public void close() {
+    flagRepair.close();
     client.close();
   }
 
