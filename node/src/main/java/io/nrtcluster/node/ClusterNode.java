@@ -11,7 +11,6 @@ import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.MemberInfo;
 import io.nrtcluster.election.MemberIntegrity;
 import io.nrtcluster.election.Role;
-import io.nrtcluster.election.ZkLayout;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.replica.Replica;
 import io.nrtcluster.transport.Traffic;
@@ -21,7 +20,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.lucene.index.IndexableField;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
@@ -53,7 +51,7 @@ public final class ClusterNode implements Closeable {
   private final NrtHost host;
   private final IndexSettings settings;
   private final NodeLog log;
-  private final List<RoleListener> roleListeners = new CopyOnWriteArrayList<>();
+  private final RoleChanges roleChanges;
   private final RoleSwitch roles;
   private final RoleOperations operations;
   private final ProgressReporter progress;
@@ -86,13 +84,16 @@ public final class ClusterNode implements Closeable {
     this.primaryScrub = new PrimaryScrubWatch(host, roles, host.config().dataDir().resolve(settings.name()), settings.name(),
         log, this::metrics);
     this.progress = new ProgressReporter(host, settings.name(), roles, log, this::periodic, floor, writability);
+    this.roleChanges = new RoleChanges(this, host, roles, inSync, progress, this::metrics, log);
     // Last: the gauges may read this node as soon as they are registered.
     this.metrics = host.metricsFor(this);
   }
 
   static ClusterNode open(NrtHost host, IndexSettings settings, RoleListener... listeners) throws IOException {
     ClusterNode node = new ClusterNode(host, settings);
-    node.roleListeners.addAll(List.of(listeners));
+    for (RoleListener l : listeners) {
+      node.roleChanges.addListener(l);
+    }
     try {
       node.start();
     } catch (IOException | RuntimeException e) {
@@ -104,17 +105,7 @@ public final class ClusterNode implements Closeable {
 
   private void start() throws IOException {
     roles.openFirstReplica();
-    ElectionConfig ec = ElectionConfig.builder()
-        .layout(ZkLayout.of(host.config().cluster(), settings.name()))
-        .nodeId(host.nodeId())
-        .address(host.address().toString())
-        .settleTime(host.config().electionSettle())
-        .retryInterval(host.config().electionSettle())
-        .zkTimeout(host.config().connectionTimeout())
-        .automatic(host.config().automaticFailover())
-        .suspicionDelay(host.config().suspicionDelay())
-        .memberMetadata(host.memberMetadata())
-        .build();
+    ElectionConfig ec = host.electionConfig(settings.name());
     IndexElection election = new IndexElection(host.zooKeeper(), ec, progress.memberInfo(), roles, host.executors());
     election.usePlacement(host.placement());
     roles.attach(election);
@@ -122,6 +113,11 @@ public final class ClusterNode implements Closeable {
     operators = new OperatorChannel(host.zooKeeper(), ec.layout(), this, host.nodeId(), log, host.executors());
     operators.start();
     progress.start();
+  }
+
+  /** A role switch happened (outside the switch lock): see {@link RoleChanges}. */
+  private void afterSwitch(Role role, long gen) {
+    roleChanges.switched(role, gen);
   }
 
   private IndexMetrics metrics() {
@@ -139,39 +135,6 @@ public final class ClusterNode implements Closeable {
     inSync.tick();
     roles.dropBridgeOnceFollowing();
     metrics.sample(this);
-  }
-
-  /** After a role switch (outside the switch lock): a new primary reports at once, then listeners hear. */
-  private void afterSwitch(Role role, long gen) {
-    Primary p = roles.primary();
-    if (role == Role.PRIMARY && p != null) {
-      // The first record of the epoch is written now, so replicated acknowledgements need not wait for it.
-      inSync.lead(p, roles.election(), p.primaryGen());
-      IndexElection election = roles.election();
-      // A replica may be another's copy source only at the address its member record publishes.
-      p.setPeerAddresses(id -> election == null ? null : election.cachedMembers().stream()
-          .filter(m -> m.nodeId() == id && m.role() == Role.REPLICA).map(MemberInfo::address).findFirst().orElse(null));
-    } else {
-      inSync.stop();
-    }
-    if (role == Role.PRIMARY) {
-      progress.report();
-    }
-    host.leadershipChanged();
-    fireRoleChange(role, gen);
-  }
-
-  private void fireRoleChange(Role role, long gen) {
-    if (gen >= 0) {
-      metrics.generationSeen(gen);
-    }
-    for (RoleListener l : roleListeners) {
-      try {
-        l.onRoleChange(this, role, gen);
-      } catch (RuntimeException e) {
-        log.warn("role listener failed", e);
-      }
-    }
   }
 
   /**
@@ -244,7 +207,7 @@ public final class ClusterNode implements Closeable {
    * thread (be quick).
    */
   public void addRoleListener(RoleListener listener) {
-    roleListeners.add(listener);
+    roleChanges.addListener(listener);
   }
 
   /** Adds a document (primary only). */
@@ -494,16 +457,34 @@ public final class ClusterNode implements Closeable {
 
   /** Stops taking part in the election at once, without resigning (the host is halting). */
   void leaveElectionAbruptly() {
+    leaveElection(false, false);
+  }
+
+  /**
+   * Stops this node's own work on the index and leaves its election: resigning when {@code resign},
+   * else abandoning it; {@code closeAll} closes the in-sync set and the read checks too (a stop), where
+   * a host that halts only stops the in-sync set leading.
+   */
+  private void leaveElection(boolean resign, boolean closeAll) {
     roles.beginClose();
     progress.stop();
-    inSync.stop();
+    if (closeAll) {
+      inSync.close();
+      reads.close();
+    } else {
+      inSync.stop();
+    }
     primaryScrub.close();
     if (operators != null) {
       operators.close();
     }
     IndexElection election = roles.election();
     if (election != null) {
-      election.abandon();
+      if (resign) {
+        election.close();
+      } else {
+        election.abandon();
+      }
     }
   }
 
@@ -518,22 +499,7 @@ public final class ClusterNode implements Closeable {
 
   /** Leaves the election (resigning when graceful) and closes whichever role is open. */
   private void stop(boolean graceful) throws IOException {
-    roles.beginClose();
-    progress.stop();
-    inSync.close();
-    reads.close();
-    primaryScrub.close();
-    if (operators != null) {
-      operators.close();
-    }
-    IndexElection election = roles.election();
-    if (election != null) {
-      if (graceful) {
-        election.close();
-      } else {
-        election.abandon();
-      }
-    }
+    leaveElection(graceful, true);
     try {
       roles.closeRoles(graceful);
     } finally {

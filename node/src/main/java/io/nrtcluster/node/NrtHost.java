@@ -8,6 +8,7 @@ import io.nrtcluster.common.ConnectionException;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.Stable;
+import io.nrtcluster.election.ElectionConfig;
 import io.nrtcluster.election.EmbeddedZooKeeper;
 import io.nrtcluster.election.HostDirectory;
 import io.nrtcluster.election.IndexElection;
@@ -196,6 +197,21 @@ public final class NrtHost implements Closeable {
       election.setMemberMetadata(memberMetadata);
     }
     return node;
+  }
+
+  /** The election settings of index {@code index} on this host: its place in ZooKeeper and this host's timings. */
+  ElectionConfig electionConfig(String index) {
+    return ElectionConfig.builder()
+        .layout(ZkLayout.of(config.cluster(), index))
+        .nodeId(nodeId())
+        .address(address().toString())
+        .settleTime(config.electionSettle())
+        .retryInterval(config.electionSettle())
+        .zkTimeout(config.connectionTimeout())
+        .automatic(config.automaticFailover())
+        .suspicionDelay(config.suspicionDelay())
+        .memberMetadata(memberMetadata())
+        .build();
   }
 
   /** The application metadata this host publishes with its membership of every index. */
