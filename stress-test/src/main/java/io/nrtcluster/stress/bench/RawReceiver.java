@@ -35,7 +35,7 @@ final class RawReceiver implements AutoCloseable {
    * JIT to compile the receive loop; deleted right after, so its dirty pages are dropped, never
    * written back.
    */
-  private static final long WARM_UP_BYTES = 256L << 20;
+  static final long WARM_UP_BYTES = 256L << 20;
   /** A receiver that has all the bytes answers at once; this only bounds a hung one. */
   private static final int ANSWER_TIMEOUT_MS = 120_000;
 
