@@ -133,32 +133,35 @@ final class VerifyingFileInput extends DataInput {
     afterRead(len);
   }
 
-  /** Takes verified file bytes; the view is valid only during the call. */
+  /** Takes verified file bytes; the views follow each other in the file and are valid only during the call. */
   @FunctionalInterface
   interface VerifiedSink {
-    void write(ByteBuffer bytes) throws IOException;
+    void write(ByteBuffer[] views) throws IOException;
   }
 
   /**
-   * Reads up to {@code max} bytes without copying them and hands them to {@code sink} once they are
-   * verified as {@link #readBytes} verifies: bytes that complete a body with the wrong checksum, or a
-   * footer that disagrees, never reach the sink. Returns how many bytes were read.
+   * Reads up to {@code max} bytes without copying them (every chunk already received, see {@link
+   * InboundFileStream#readInPlace}) and hands them to {@code sink} once they are all verified as
+   * {@link #readBytes} verifies: when any of them completes a body with the wrong checksum, or the
+   * footer disagrees, none reaches the sink. Returns how many bytes were read.
    */
   int readDirect(int max, VerifiedSink sink) throws IOException {
     beforeRead(max);
     int n;
     try {
-      n = stream.readInPlace(max, bytes -> {
-        int len = bytes.remaining();
-        int body = bodyBytes(len);
-        if (body > 0) {
-          crc.update(bytes.slice(bytes.position(), body));
+      n = stream.readInPlace(max, views -> {
+        for (ByteBuffer bytes : views) {
+          int len = bytes.remaining();
+          int body = bodyBytes(len);
+          if (body > 0) {
+            crc.update(bytes.slice(bytes.position(), body));
+          }
+          for (int i = body; i < len; i++) {
+            trailer = (trailer << 8) | (bytes.get(bytes.position() + i) & 0xFF);
+          }
+          afterRead(len);
         }
-        for (int i = body; i < len; i++) {
-          trailer = (trailer << 8) | (bytes.get(bytes.position() + i) & 0xFF);
-        }
-        afterRead(len);
-        sink.write(bytes);
+        sink.write(views);
       });
     } finally {
       // Bytes handed to the verifier count as read into the file even when they fail it.
