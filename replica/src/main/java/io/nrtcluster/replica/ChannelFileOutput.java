@@ -13,7 +13,7 @@ import org.apache.lucene.store.IndexOutput;
 
 /**
  * The temp file of a copied file, written through a {@link FileChannel}, so that file data arriving
- * in the transport's off-heap buffers reaches the file with one write call per batch of buffers and no copy
+ * in the transport's off-heap buffers reaches the file with one write call per buffer and no copy
  * through the Java heap ({@link #writeChecksummed}). Lucene's own file output takes only heap arrays and
  * writes them in 8 KiB calls: every received byte was copied into a heap array, then again into
  * native memory by the JDK, then written.
@@ -63,30 +63,14 @@ final class ChannelFileOutput extends IndexOutput {
   }
 
   /**
-   * Writes all remaining bytes of {@code srcs} (heap or direct), in order, with no intermediate copy
-   * and one gathering call where the kernel takes them all, without folding them into {@link
-   * #getChecksum}: for bytes the caller verified against their checksum as they arrived, so that
-   * each byte is checksummed once, not once more here. With switchable storage faults each buffer
-   * passes the fault point on its own, as single writes do.
+   * Writes all of {@code src}'s remaining bytes (heap or direct) with no intermediate copy and without folding them
+   * into {@link #getChecksum}: for bytes the caller verified against their checksum as they arrived,
+   * so that each byte is checksummed once, not once more here.
    */
-  void writeChecksummed(ByteBuffer... srcs) throws IOException {
+  void writeChecksummed(ByteBuffer src) throws IOException {
     checksumSkipped = true;
     flushBuffer();
-    if (faults.isSwitchable()) {
-      for (ByteBuffer src : srcs) {
-        writeFully(src);
-      }
-      return;
-    }
-    long left = 0;
-    for (ByteBuffer src : srcs) {
-      left += src.remaining();
-    }
-    while (left > 0) {
-      long n = channel.write(srcs);
-      written += n;
-      left -= n;
-    }
+    writeFully(src);
   }
 
   @Override

@@ -41,12 +41,12 @@ final class LocalFileOutput extends FilterIndexOutput {
   }
 
   /**
-   * Writes all remaining bytes of {@code views}, in order, with one gathering call and no copy; the
-   * caller verified them against their checksum already ({@link ChannelFileOutput#writeChecksummed}).
+   * Writes all of {@code bytes}' remaining bytes with one call and no copy; the caller verified
+   * them against their checksum already ({@link ChannelFileOutput#writeChecksummed}).
    */
-  void writeChecksummed(ByteBuffer[] views) throws IOException {
+  void writeChecksummed(ByteBuffer bytes) throws IOException {
     try {
-      channel.writeChecksummed(views);
+      channel.writeChecksummed(bytes);
     } catch (IOException e) {
       throw failure("writing", e);
     }

@@ -133,35 +133,32 @@ final class VerifyingFileInput extends DataInput {
     afterRead(len);
   }
 
-  /** Takes verified file bytes; the views follow each other in the file and are valid only during the call. */
+  /** Takes verified file bytes; the view is valid only during the call. */
   @FunctionalInterface
   interface VerifiedSink {
-    void write(ByteBuffer[] views) throws IOException;
+    void write(ByteBuffer bytes) throws IOException;
   }
 
   /**
-   * Reads up to {@code max} bytes without copying them (every chunk already received, see {@link
-   * InboundFileStream#readInPlace}) and hands them to {@code sink} once they are all verified as
-   * {@link #readBytes} verifies: when any of them completes a body with the wrong checksum, or the
-   * footer disagrees, none reaches the sink. Returns how many bytes were read.
+   * Reads up to {@code max} bytes without copying them and hands them to {@code sink} once they are
+   * verified as {@link #readBytes} verifies: bytes that complete a body with the wrong checksum, or a
+   * footer that disagrees, never reach the sink. Returns how many bytes were read.
    */
   int readDirect(int max, VerifiedSink sink) throws IOException {
     beforeRead(max);
     int n;
     try {
-      n = stream.readInPlace(max, views -> {
-        for (ByteBuffer bytes : views) {
-          int len = bytes.remaining();
-          int body = bodyBytes(len);
-          if (body > 0) {
-            crc.update(bytes.slice(bytes.position(), body));
-          }
-          for (int i = body; i < len; i++) {
-            trailer = (trailer << 8) | (bytes.get(bytes.position() + i) & 0xFF);
-          }
-          afterRead(len);
+      n = stream.readInPlace(max, bytes -> {
+        int len = bytes.remaining();
+        int body = bodyBytes(len);
+        if (body > 0) {
+          crc.update(bytes.slice(bytes.position(), body));
         }
-        sink.write(views);
+        for (int i = body; i < len; i++) {
+          trailer = (trailer << 8) | (bytes.get(bytes.position() + i) & 0xFF);
+        }
+        afterRead(len);
+        sink.write(bytes);
       });
     } finally {
       // Bytes handed to the verifier count as read into the file even when they fail it.

@@ -22,7 +22,7 @@ class ChannelFileOutputTest {
   @TempDir Path dir;
 
   @Test
-  void mixedWritesOfHeapArraysHeapAndDirectBuffersAndGatheredBuffersGiveTheSameBytes() throws IOException {
+  void mixedWritesOfHeapArraysAndHeapAndDirectBuffersGiveTheSameBytes() throws IOException {
     long seed = TestSeeds.seed();
     Random random = new Random(seed);
     ByteArrayOutputStream expected = new ByteArrayOutputStream();
@@ -31,20 +31,8 @@ class ChannelFileOutputTest {
       byte[] bytes = new byte[random.nextInt(3) == 0 ? random.nextInt(5) : random.nextInt(40_000)];
       random.nextBytes(bytes);
       expected.write(bytes, 0, bytes.length);
-      switch (random.nextInt(5)) {
+      switch (random.nextInt(4)) {
         case 0 -> out.writeBytes(bytes, 0, bytes.length);
-        case 4 -> {
-          // One gathering write of the bytes in up to four direct buffers, some of them empty.
-          ByteBuffer[] parts = new ByteBuffer[1 + random.nextInt(4)];
-          int from = 0;
-          for (int p = 0; p < parts.length; p++) {
-            int to = p == parts.length - 1 ? bytes.length : from + random.nextInt(bytes.length - from + 1);
-            parts[p] = ByteBuffer.allocateDirect(to - from).put(bytes, from, to - from).flip();
-            from = to;
-          }
-          out.writeChecksummed(parts);
-          assertThat(parts).allSatisfy(b -> assertThat(b.hasRemaining()).isFalse());
-        }
         case 1 -> {
           for (byte b : bytes) {
             out.writeByte(b);

@@ -9,9 +9,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -44,15 +41,10 @@ public final class InboundFileStream implements AutoCloseable {
   private volatile long fileLength = -1;
   private FileChunk currentChunk;
   private ByteBuf current;
-  /** Chunks taken off the queue to be read together with {@code current}, in order, not yet read. */
-  private final ArrayDeque<FileChunk> pending = new ArrayDeque<>();
-  private final List<ByteBuffer> views = new ArrayList<>();
   private long position;
   private volatile long flipsRead;
   /** The sender's header arrived: it opened the file and is sending into the window. */
   private volatile boolean answered;
-  /** Every byte of the file arrived (some may be unread). */
-  private volatile boolean received;
   private int uncredited;
   private boolean finished;
   private volatile boolean closed;
@@ -83,11 +75,6 @@ public final class InboundFileStream implements AutoCloseable {
    */
   public boolean answered() {
     return answered;
-  }
-
-  /** Whether every byte of the file arrived, read or not. Does not block. */
-  boolean received() {
-    return received;
   }
 
   /** Offset in the file of the next byte {@link #read} returns. */
@@ -123,31 +110,23 @@ public final class InboundFileStream implements AutoCloseable {
       return -1;
     }
     int n = Math.min(len, current.readableBytes());
-    if (currentChunk.takeFlip(position, n)) {
-      flipsRead++;
-    }
+    handingOut(n);
     current.readBytes(dst, off, n);
     consumed(n);
     return n;
   }
 
-  /** Receives bytes read in place: views of the transport's buffers, valid only during the call. */
+  /** Receives bytes read in place: the view is of the transport's buffer and valid only during the call. */
   @FunctionalInterface
   public interface InPlaceReader {
-    /**
-     * Takes (or refuses, by throwing) all remaining bytes of {@code views}, which follow each other
-     * in the file in array order; must not keep the views.
-     */
-    void read(ByteBuffer[] views) throws IOException;
+    /** Takes (or refuses, by throwing) all of {@code bytes}' remaining bytes; must not keep the view. */
+    void read(ByteBuffer bytes) throws IOException;
   }
 
   /**
-   * Like {@link #read(byte[], int, int)}, but hands up to {@code max} bytes to {@code reader} as
-   * views of the received buffers instead of copying them (off-heap as they came from the socket):
-   * every chunk already received goes in the same call, so a reader keeping up with the socket
-   * writes them with one call and this thread wakes once for them, not once per socket read. The
-   * bytes count as read only when {@code reader} returns normally; when it throws, the stream is
-   * where it was. Returns -1 at the end of the file.
+   * Like {@link #read(byte[], int, int)}, but hands up to {@code max} bytes to {@code reader} as a
+   * view of the received buffer instead of copying them (off-heap as they came from the socket). The
+   * bytes count as read only when {@code reader} returns normally. Returns -1 at the end of the file.
    */
   public int readInPlace(int max, InPlaceReader reader) throws IOException {
     length();
@@ -157,60 +136,13 @@ public final class InboundFileStream implements AutoCloseable {
     if (!nextReadable()) {
       return -1;
     }
-    views.clear();
-    long at = position;
-    int first = Math.min(max, current.readableBytes());
-    at += handOut(currentChunk, at, first);
-    int total = first;
-    int whole = 0;
-    int lastPart = 0;
-    if (first == current.readableBytes()) {
-      takeQueuedChunks();
-      for (FileChunk c : pending) {
-        if (total == max) {
-          break;
-        }
-        int readable = c.content().readableBytes();
-        int k = Math.min(max - total, readable);
-        at += handOut(c, at, k);
-        total += k;
-        if (k < readable) {
-          lastPart = k;
-          break;
-        }
-        whole++;
-      }
-    }
-    reader.read(views.toArray(ByteBuffer[]::new));
-    current.skipBytes(first);
-    for (int i = 0; i < whole; i++) {
-      pending.pollFirst().release();
-    }
-    if (lastPart > 0) {
-      pending.peekFirst().content().skipBytes(lastPart);
-    }
-    consumed(total);
-    return total;
-  }
-
-  /**
-   * Adds a view of {@code n} bytes of {@code c} at file offset {@code at} for the reader; a flip
-   * among them is now the reader's to account for (even if it refuses them: it has seen them).
-   */
-  private int handOut(FileChunk c, long at, int n) {
-    if (c.takeFlip(at, n)) {
-      flipsRead++;
-    }
-    ByteBuf b = c.content();
-    views.add(b.nioBuffer(b.readerIndex(), n));
+    int n = Math.min(max, current.readableBytes());
+    // Handed out even if the reader refuses them: it has seen (and checksummed) the bytes.
+    handingOut(n);
+    reader.read(current.nioBuffer(current.readerIndex(), n));
+    current.skipBytes(n);
+    consumed(n);
     return n;
-  }
-
-  /** Moves the chunks the event loop queued so far, up to anything else, behind {@code pending}. */
-  private void takeQueuedChunks() {
-    while (queue.peek() instanceof FileChunk) {
-      pending.addLast((FileChunk) queue.poll());
-    }
   }
 
   /** Makes {@code current} a chunk with bytes left, waiting for one; false at the end of the file. */
@@ -220,12 +152,6 @@ public final class InboundFileStream implements AutoCloseable {
       if (finished || position == fileLength) {
         finished = true;
         return false;
-      }
-      FileChunk taken = pending.pollFirst();
-      if (taken != null) {
-        currentChunk = taken;
-        current = taken.content();
-        continue;
       }
       Object next = poll();
       if (next instanceof FileChunk chunk) {
@@ -239,6 +165,13 @@ public final class InboundFileStream implements AutoCloseable {
       }
     }
     return true;
+  }
+
+  /** The next {@code n} bytes of {@code current} go to the reader: a flip among them is now its to account for. */
+  private void handingOut(int n) {
+    if (currentChunk.takeFlip(position, n)) {
+      flipsRead++;
+    }
   }
 
   /** {@code n} bytes were taken: the sender gets credit for them once half the window is used. */
@@ -297,7 +230,6 @@ public final class InboundFileStream implements AutoCloseable {
     }
     closed = true;
     releaseCurrent();
-    releasePending();
     if (connection.removePending(requestId) != null && connection.isOpen()) {
       connection.send(new Message.Cancel(requestId));
     }
@@ -320,13 +252,6 @@ public final class InboundFileStream implements AutoCloseable {
       currentChunk.release();
       currentChunk = null;
       current = null;
-    }
-  }
-
-  private void releasePending() {
-    FileChunk c;
-    while ((c = pending.pollFirst()) != null) {
-      c.release();
     }
   }
 
@@ -355,7 +280,6 @@ public final class InboundFileStream implements AutoCloseable {
         answered = true;
         queue.add(h.length());
         if (length == startOffset) {
-          received = true;
           queue.add(END);
           return true;
         }
@@ -378,7 +302,6 @@ public final class InboundFileStream implements AutoCloseable {
           queue.add(c);
         }
         if (expectedOffset == length) {
-          received = true;
           queue.add(END);
           return true;
         }

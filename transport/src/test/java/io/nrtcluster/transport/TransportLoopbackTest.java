@@ -172,12 +172,10 @@ class TransportLoopbackTest {
           out.write(buf, 0, n);
         }
       } else {
-        n = s.readInPlace(max, views -> {
-          for (ByteBuffer view : views) {
-            byte[] bytes = new byte[view.remaining()];
-            view.get(bytes);
-            out.write(bytes, 0, bytes.length);
-          }
+        n = s.readInPlace(max, view -> {
+          byte[] bytes = new byte[view.remaining()];
+          view.get(bytes);
+          out.write(bytes, 0, bytes.length);
         });
         assertThat(n).isLessThanOrEqualTo(max);
       }
@@ -914,45 +912,6 @@ class TransportLoopbackTest {
     assertThat(request.offset()).isZero();
     assertThat(outboundStreams(endpoint.connected.get(0))).isZero();
     assertThat(ping(c)).isInstanceOf(Message.Ack.class);
-  }
-
-  /**
-   * A read in place hands over every chunk already received in one call, in file order and cut at
-   * its limit; a reader that refuses them leaves the stream where it was.
-   */
-  @Test
-  void aReadInPlaceTakesEveryReceivedChunkAtOnceAndARefusalTakesNothing() throws Exception {
-    Random random = seed.random();
-    int size = WINDOW - random.nextInt(4096);
-    Path file = randomFile("_5.cfs", size, random);
-    byte[] all = Files.readAllBytes(file);
-    TransportServer server = server(config().chunkBytes(1024).build());
-    Connection c = connect(server);
-    try (InboundFileStream s = c.fetchFile(Message.SourceKind.COPY_STATE, 9, "_5.cfs", 0)) {
-      waiting().until(s::received);
-      assertThatThrownBy(() -> s.readInPlace(size, views -> {
-        throw new IOException("refused");
-      })).hasMessage("refused");
-      assertThat(s.position()).isZero();
-
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      int max = size - 1 - random.nextInt(size / 2);
-      int[] calls = new int[1];
-      int n = s.readInPlace(max, views -> {
-        calls[0]++;
-        assertThat(views.length).as("1 KiB frames, all received: many views in one call").isGreaterThan(max / 1024);
-        for (ByteBuffer view : views) {
-          byte[] bytes = new byte[view.remaining()];
-          view.get(bytes);
-          out.write(bytes, 0, bytes.length);
-        }
-      });
-      assertThat(calls[0]).isEqualTo(1);
-      assertThat(n).isEqualTo(max);
-      assertThat(s.position()).isEqualTo(max);
-      out.write(readAll(s, random));
-      assertThat(out.toByteArray()).as("seed=%d", seed.seed()).isEqualTo(all);
-    }
   }
 
   /**
