@@ -16,7 +16,6 @@ import io.nrtcluster.replica.Replica;
 import io.nrtcluster.transport.Traffic;
 import java.io.Closeable;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -56,11 +55,8 @@ public final class ClusterNode implements Closeable {
   private final RoleOperations operations;
   private final ProgressReporter progress;
   private final IndexMetrics metrics;
-  private final LostWriterWatch lostWriter;
-  private final PrimarySuspicion suspicion;
   private final Writability writability;
-  private final UnreadableReads reads;
-  private final PrimaryScrubWatch primaryScrub;
+  private final HealthWatches health;
   private final InSyncSet inSync;
   private OperatorChannel operators;
 
@@ -70,19 +66,13 @@ public final class ClusterNode implements Closeable {
     this.log = new NodeLog(LoggerFactory.getLogger(ClusterNode.class), "N" + host.nodeId() + "/" + settings.name(), this::primaryGen);
     this.roles = new RoleSwitch(host, settings, log, this::metrics, this::afterSwitch);
     DiskFloor floor = DiskFloor.of(host.config().dataDir().resolve(settings.name()), host.config(), log);
-    this.lostWriter = new LostWriterWatch(roles, floor, this::metrics, log, host.nodeId(), settings.name());
+    this.health = new HealthWatches(host, settings, roles, floor, log, this::metrics);
     this.inSync = new InSyncSet(log, host.executors().serial(ExecutorSource.Pool.ELECTION,
         "nrt-insync-" + host.nodeId() + "-" + settings.name()), host.config().inSyncTimeout(), settings.minInSyncReplicas(),
         System::nanoTime);
     this.operations = new RoleOperations(roles, host.nodeId(), settings.name(), this::metrics,
-        host.config().connectionTimeout().toMillis(), lostWriter, floor, inSync);
-    this.suspicion = new PrimarySuspicion(roles,
-        host.config().failoverOnSuspicion() ? host.config().suspicionDelay() : Duration.ZERO, System::nanoTime);
+        host.config().connectionTimeout().toMillis(), health.lostWriter(), floor, inSync);
     this.writability = new Writability(roles, floor);
-    this.reads = new UnreadableReads(roles, settings.name(), host.config().dataDir().resolve(settings.name()), log,
-        this::metrics, host.executors().serial(ExecutorSource.Pool.WORK, "nrt-readcheck-" + host.nodeId() + "-" + settings.name()));
-    this.primaryScrub = new PrimaryScrubWatch(host, roles, host.config().dataDir().resolve(settings.name()), settings.name(),
-        log, this::metrics);
     this.progress = new ProgressReporter(host, settings.name(), roles, log, this::periodic, floor, writability);
     this.roleChanges = new RoleChanges(this, host, roles, inSync, progress, this::metrics, log);
     // Last: the gauges may read this node as soon as they are registered.
@@ -129,9 +119,7 @@ public final class ClusterNode implements Closeable {
    * lost writer is noticed here when nothing writes, and the primary's scrub follows the role.
    */
   private void periodic() {
-    suspicion.check();
-    lostWriter.check();
-    primaryScrub.check();
+    health.tick();
     inSync.tick();
     roles.dropBridgeOnceFollowing();
     metrics.sample(this);
@@ -343,7 +331,7 @@ public final class ClusterNode implements Closeable {
    * document's segment. A closed reader's error passes through unchanged.
    */
   public StoredFields storedFields(IndexSearcher searcher) throws IOException {
-    return new CheckedStoredFields(searcher.storedFields(), searcher, reads);
+    return new CheckedStoredFields(searcher.storedFields(), searcher, health.reads());
   }
 
   /**
@@ -357,7 +345,7 @@ public final class ClusterNode implements Closeable {
    * tragic event of its writer); either way this node ranks in no election while it holds the file.
    */
   public CorruptIndexReadException reportUnreadable(IndexSearcher searcher, int docId, Throwable cause) {
-    return reads.report(searcher, docId, cause);
+    return health.reads().report(searcher, docId, cause);
   }
 
   /** Version searched now. */
@@ -470,11 +458,10 @@ public final class ClusterNode implements Closeable {
     progress.stop();
     if (closeAll) {
       inSync.close();
-      reads.close();
     } else {
       inSync.stop();
     }
-    primaryScrub.close();
+    health.stop(closeAll);
     if (operators != null) {
       operators.close();
     }
