@@ -25,7 +25,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntFunction;
 import java.util.function.IntPredicate;
 import org.apache.lucene.index.CorruptIndexException;
-import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.replicator.nrt.CopyState;
@@ -82,22 +81,14 @@ public final class Primary implements Closeable {
   private volatile PointListener pointListener;
   /** Announces points held back for a slow parent's children (only with a copy tree). */
   private volatile ScheduledExecutorService relayTimer;
-  /**
-   * The searcher of the last version that passed the publish gate, holding one reference of its own.
-   * Searches use it rather than the writer's newest reader, so that a primary that lost its epoch
-   * never shows a version the cluster did not publish (a new primary may publish that number with
-   * other contents).
-   */
-  private IndexSearcher published;
-  /** Guards {@link #published}; not the refresh monitor, so searches never wait for a refresh. */
-  private final Object publishedLock = new Object();
+  /** What searches see: the last version that passed the publish gate. */
+  private final PublishedSearcher searcher;
   /**
    * Orders publications: held by a refresh from its NRT point to its announcement, and by a commit
    * from its preparation to its end, across the publish gate's ZooKeeper wait. Only refreshes and
    * commits take it; nothing else waits for it.
    */
   private final Object publication = new Object();
-  private volatile long publishedVersion;
   /**
    * The newest version that passed the publish gate; written under {@link #publication} (close reads it without). A primary
    * opens at a version it never put through the gate (its searches show it, but ZooKeeper does not
@@ -146,25 +137,7 @@ public final class Primary implements Closeable {
     this.transport = transport;
     this.ownsTransport = ownsTransport;
     this.server = server;
-  }
-
-  /** Makes the writer's current reader the one searches see. */
-  private void publishSearcher() throws IOException {
-    IndexSearcher next = node.getSearcherManager().acquire();
-    IndexSearcher previous;
-    synchronized (publishedLock) {
-      if (closed.get()) {
-        // Closed while the publish gate waited: the version was never announced here.
-        node.getSearcherManager().release(next);
-        throw new NodeClosedException("primary " + log.name() + " closed while publishing");
-      }
-      previous = published;
-      published = next;
-      publishedVersion = ((DirectoryReader) next.getIndexReader()).getVersion();
-    }
-    if (previous != null) {
-      node.getSearcherManager().release(previous);
-    }
+    this.searcher = new PublishedSearcher(node.getSearcherManager(), log, closed::get);
   }
 
   /** Opens a primary with its own transport, listening on the configured address. */
@@ -249,7 +222,7 @@ public final class Primary implements Closeable {
       primary.recordPosition(node.getCopyStateVersion(), position);
       endpoint.positions(primary::positionOf);
       endpoint.publishedVersion(primary::version);
-      primary.publishSearcher();
+      primary.searcher.publish();
       return primary;
     } catch (IOException | RuntimeException e) {
       if (writer != null) {
@@ -349,7 +322,7 @@ public final class Primary implements Closeable {
       if (publish) {
         publishGate.beforePublish(version);
         gatedVersion = version;
-        publishSearcher();
+        searcher.publish();
         observer.versionPublished(version);
         endpoint.publish(version);
         PointListener l = pointListener;
@@ -553,14 +526,7 @@ public final class Primary implements Closeable {
    */
   public IndexSearcher acquireSearcher() throws IOException {
     ensureOpen();
-    synchronized (publishedLock) {
-      IndexSearcher s = published;
-      if (s == null) {
-        throw new NodeClosedException("primary " + log.name() + " is closed");
-      }
-      s.getIndexReader().incRef();
-      return s;
-    }
+    return searcher.acquire();
   }
 
   /**
@@ -568,12 +534,12 @@ public final class Primary implements Closeable {
    * once.
    */
   public void releaseSearcher(IndexSearcher searcher) throws IOException {
-    searcher.getIndexReader().decRef();
+    this.searcher.release(searcher);
   }
 
   /** Version of the last published NRT point: the version searches see. */
   public long version() {
-    return publishedVersion;
+    return searcher.version();
   }
 
   /**
@@ -695,14 +661,7 @@ public final class Primary implements Closeable {
     recordCleanCloseIfCommitted();
     copyStates.releaseAll();
     try {
-      IndexSearcher last;
-      synchronized (publishedLock) {
-        last = published;
-        published = null;
-      }
-      if (last != null) {
-        node.getSearcherManager().release(last);
-      }
+      searcher.close();
       node.close();
     } finally {
       if (ownsTransport) {
