@@ -15,10 +15,8 @@ import io.nrtcluster.transport.TransportServer;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -27,11 +25,9 @@ import java.util.function.IntPredicate;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
-import org.apache.lucene.replicator.nrt.CopyState;
 import org.apache.lucene.replicator.nrt.Node;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.SearcherFactory;
-import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.IOUtils;
@@ -76,36 +72,20 @@ public final class Primary implements Closeable {
    * all it searched), whose run it goes on.
    */
   private final long incarnation;
-  private volatile PublishGate publishGate = version -> {};
-  private volatile PrimaryObserver observer = PrimaryObserver.NONE;
-  private volatile PointListener pointListener;
   /** Announces points held back for a slow parent's children (only with a copy tree). */
   private volatile ScheduledExecutorService relayTimer;
   /** What searches see: the last version that passed the publish gate. */
   private final PublishedSearcher searcher;
-  /**
-   * Orders publications: held by a refresh from its NRT point to its announcement, and by a commit
-   * from its preparation to its end, across the publish gate's ZooKeeper wait. Only refreshes and
-   * commits take it; nothing else waits for it.
-   */
-  private final Object publication = new Object();
-  /**
-   * The newest version that passed the publish gate; written under {@link #publication} (close reads it without). A primary
-   * opens at a version it never put through the gate (its searches show it, but ZooKeeper does not
-   * know it), so its first refresh publishes even when nothing changed.
-   */
-  private volatile long gatedVersion = -1;
+  /** Puts each refresh's point through the gate to searches and replicas; commits take its order. */
+  private final PrimaryPublications publications;
   /**
    * A commit prepared (flushed, its segments file pending) whose version the publish gate refused;
-   * guarded by {@link #publication}. The writer holds at most one: the next commit finishes it once
+   * guarded by the publication order. The writer holds at most one: the next commit finishes it once
    * the gate lets its version through, and close rolls it back.
    */
   private PreparedCommit prepared;
   /** The newest commit's own version, which may be above the NRT point it recorded. */
   private volatile long committedVersion = -1;
-  private volatile String replayPosition;
-  /** Replay position of recent versions, for the copy-states handed to replicas. */
-  private final ConcurrentSkipListMap<Long, String> positions = new ConcurrentSkipListMap<>();
 
   /**
    * Runs before a new NRT point is announced to replicas, and before a commit whose version no
@@ -138,6 +118,7 @@ public final class Primary implements Closeable {
     this.ownsTransport = ownsTransport;
     this.server = server;
     this.searcher = new PublishedSearcher(node.getSearcherManager(), log, closed::get);
+    this.publications = new PrimaryPublications(node, store, endpoint, searcher, log, closed::get);
   }
 
   /** Opens a primary with its own transport, listening on the configured address. */
@@ -218,9 +199,8 @@ public final class Primary implements Closeable {
         primary.relayTimer = executors.serial(ExecutorSource.Pool.TICK, "nrt-relay-" + log.name() + "/" + config.index());
         primary.relayTimer.scheduleWithFixedDelay(endpoint::expireHeldPoints, every, every, TimeUnit.MILLISECONDS);
       }
-      primary.replayPosition = position;
-      primary.recordPosition(node.getCopyStateVersion(), position);
-      endpoint.positions(primary::positionOf);
+      primary.publications.opened(position);
+      endpoint.positions(primary.publications::positionOf);
       endpoint.publishedVersion(primary::version);
       primary.searcher.publish();
       return primary;
@@ -298,67 +278,12 @@ public final class Primary implements Closeable {
    * Refreshes publish one at a time, in order.
    */
   public long refresh(String sourcePosition) throws IOException {
-    synchronized (publication) {
-      long version;
-      boolean publish;
-      synchronized (this) {
-        ensureOpen();
-        String position = sourcePosition == null ? replayPosition : sourcePosition;
-        if (position != null && !position.equals(replayPosition)) {
-          Map<String, String> data = node.liveUserData();
-          data.put(ReplayPositions.KEY, position);
-          node.writer().setLiveCommitData(data.entrySet(), false);
-        }
-        boolean changed = node.flushAndRefresh();
-        version = node.getCopyStateVersion();
-        replayPosition = position;
-        recordPosition(version, position);
-        // A point whose publication failed earlier is still pending: publishing it is what a retry is for.
-        publish = changed || version > gatedVersion;
-        if (publish) {
-          store.observeVersion(version);
-        }
-      }
-      if (publish) {
-        publishGate.beforePublish(version);
-        gatedVersion = version;
-        searcher.publish();
-        observer.versionPublished(version);
-        endpoint.publish(version);
-        PointListener l = pointListener;
-        if (l != null && l.everyRefresh()) {
-          handOver(l, false);
-        }
-      }
-      return version;
-    }
-  }
-
-  private void recordPosition(long version, String position) {
-    if (position == null) {
-      positions.remove(version);
-    } else {
-      positions.put(version, position);
-    }
-    while (positions.size() > 128) {
-      positions.pollFirstEntry();
-    }
-  }
-
-  /** The replay position of {@code version}, waiting for a refresh under way to record it. */
-  String positionOf(long version) {
-    String p = positions.get(version);
-    if (p == null) {
-      synchronized (this) {
-        p = positions.get(version);
-      }
-    }
-    return p;
+    return publications.refresh(sourcePosition);
   }
 
   /** Installs the check that runs before each new NRT point is announced. */
   public void setPublishGate(PublishGate gate) {
-    this.publishGate = gate;
+    publications.gate(gate);
   }
 
   /**
@@ -412,7 +337,7 @@ public final class Primary implements Closeable {
    * it first hears of the version published now, so it knows every version from this one on.
    */
   public void setObserver(PrimaryObserver observer) {
-    this.observer = Objects.requireNonNull(observer, "observer");
+    publications.observer(Objects.requireNonNull(observer, "observer"));
     preCopier.observer(observer);
     copyStates.observer(observer);
     observer.versionPublished(version());
@@ -420,7 +345,7 @@ public final class Primary implements Closeable {
 
   /** The application's source position of the newest point-in-time here, or null if never given. */
   public String replayPosition() {
-    return replayPosition;
+    return publications.replayPosition();
   }
 
   /**
@@ -435,78 +360,32 @@ public final class Primary implements Closeable {
    * written meanwhile) or is rolled back by {@link #close()}.
    */
   public void commit() throws IOException {
-    synchronized (publication) {
+    publications.inOrder(() -> {
       while (true) {
         boolean fresh = prepared == null;
         if (fresh) {
-          synchronized (this) {
-            ensureOpen();
+          publications.atPoint(() -> {
             long copyVersion = node.getCopyStateVersion();
-            String position = replayPosition;
+            String position = publications.replayPosition();
             prepared = new PreparedCommit(node.prepareCommit(), copyVersion, position);
-          }
+          });
         }
         PreparedCommit c = prepared;
-        if (c.version() > gatedVersion) {
-          publishGate.beforePublish(c.version());
-        }
-        synchronized (this) {
-          ensureOpen();
+        publications.passGate(c.version());
+        publications.atPoint(() -> {
           node.finishCommit();
           prepared = null;
           committedVersion = Math.max(committedVersion, c.version());
           store.recordCommit(c.copyVersion(), c.position());
-        }
+        });
         if (fresh) {
-          PointListener l = pointListener;
-          if (l != null) {
-            // The commit holds every write up to c.version(), which passed the gate: so did the
-            // NRT point it covers, the one handed over (a refresh cannot run in between).
-            handOver(l, true);
-          }
+          // The commit holds every write up to c.version(), which passed the gate: so did the
+          // NRT point it covers, the one handed over (a refresh cannot run in between).
+          publications.committed();
           return;
         }
       }
-    }
-  }
-
-  /**
-   * Hands the current NRT point, held, to {@code l}; called holding {@link #publication}, right after
-   * the point passed the gate (a refresh) or a commit covering it became durable. Never throws: a
-   * point that cannot be held is not handed over, and the refresh or commit still succeeded.
-   */
-  private void handOver(PointListener l, boolean commit) {
-    CopyState s;
-    try {
-      s = node.getCopyState();
-    } catch (IOException | RuntimeException e) {
-      log.warn("could not hold version {} for the point listener: {}", version(), e.toString());
-      return;
-    }
-    Map<String, String> data = new HashMap<>();
-    String position = positions.get(s.version());
-    if (position != null) {
-      data.put(ReplayPositions.KEY, position);
-    }
-    HeldPoint point = new HeldPoint(s, node.writer().getDirectory(), commit, data, () -> releasePoint(s));
-    try {
-      l.pointReady(point);
-    } catch (RuntimeException e) {
-      log.warn("point listener failed on version {}: {}", s.version(), e.toString());
-      point.close();
-    }
-  }
-
-  /** Lets a held point go; after close the writer and its deleter are gone, and with them the hold. */
-  private void releasePoint(CopyState s) {
-    if (closed.get()) {
-      return;
-    }
-    try {
-      node.releaseCopyState(s);
-    } catch (IOException | AlreadyClosedException e) {
-      log.debug("releasing held version {}: {}", s.version(), e.toString());
-    }
+    });
   }
 
   /**
@@ -514,7 +393,7 @@ public final class Primary implements Closeable {
    * {@code listener}, its files held for it; null stops. See {@link PointListener}.
    */
   public void setPointListener(PointListener listener) {
-    this.pointListener = listener;
+    publications.listener(listener);
   }
 
   /** A prepared commit: its own version, and the NRT point and replay position it records. */
@@ -565,7 +444,7 @@ public final class Primary implements Closeable {
     try {
       // Not under the publication monitor: a refresh may hold it across a stuck gate. A version that
       // passes the gate after this read is never announced (this primary is closed by then).
-      long gated = gatedVersion;
+      long gated = publications.gatedVersion();
       // Nothing passed the gate (the version this primary opened at may have been raised above the
       // commit's, with the same contents), or the last commit covers what did.
       if (gated < 0 || gated <= Math.max(committedVersion, node.getLastCommitVersion())) {
