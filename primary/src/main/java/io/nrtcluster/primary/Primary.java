@@ -56,7 +56,6 @@ import org.slf4j.LoggerFactory;
 public final class Primary implements Closeable {
   private final PrimaryConfig config;
   private final NodeLog log;
-  private final GenerationStore store;
   private final ReplicatingPrimaryNode node;
   private final PrimaryEndpoint endpoint;
   private final CopyStateRegistry copyStates;
@@ -78,14 +77,7 @@ public final class Primary implements Closeable {
   private final PublishedSearcher searcher;
   /** Puts each refresh's point through the gate to searches and replicas; commits take its order. */
   private final PrimaryPublications publications;
-  /**
-   * A commit prepared (flushed, its segments file pending) whose version the publish gate refused;
-   * guarded by the publication order. The writer holds at most one: the next commit finishes it once
-   * the gate lets its version through, and close rolls it back.
-   */
-  private PreparedCommit prepared;
-  /** The newest commit's own version, which may be above the NRT point it recorded. */
-  private volatile long committedVersion = -1;
+  private final PrimaryCommits commits;
 
   /**
    * Runs before a new NRT point is announced to replicas, and before a commit whose version no
@@ -108,7 +100,6 @@ public final class Primary implements Closeable {
     this.incarnation = incarnation;
     this.config = config;
     this.log = log;
-    this.store = store;
     this.node = node;
     this.endpoint = endpoint;
     this.copyStates = copyStates;
@@ -119,6 +110,7 @@ public final class Primary implements Closeable {
     this.server = server;
     this.searcher = new PublishedSearcher(node.getSearcherManager(), log, closed::get);
     this.publications = new PrimaryPublications(node, store, endpoint, searcher, log, closed::get);
+    this.commits = new PrimaryCommits(node, store, publications, log);
   }
 
   /** Opens a primary with its own transport, listening on the configured address. */
@@ -360,32 +352,7 @@ public final class Primary implements Closeable {
    * written meanwhile) or is rolled back by {@link #close()}.
    */
   public void commit() throws IOException {
-    publications.inOrder(() -> {
-      while (true) {
-        boolean fresh = prepared == null;
-        if (fresh) {
-          publications.atPoint(() -> {
-            long copyVersion = node.getCopyStateVersion();
-            String position = publications.replayPosition();
-            prepared = new PreparedCommit(node.prepareCommit(), copyVersion, position);
-          });
-        }
-        PreparedCommit c = prepared;
-        publications.passGate(c.version());
-        publications.atPoint(() -> {
-          node.finishCommit();
-          prepared = null;
-          committedVersion = Math.max(committedVersion, c.version());
-          store.recordCommit(c.copyVersion(), c.position());
-        });
-        if (fresh) {
-          // The commit holds every write up to c.version(), which passed the gate: so did the
-          // NRT point it covers, the one handed over (a refresh cannot run in between).
-          publications.committed();
-          return;
-        }
-      }
-    });
+    commits.commit();
   }
 
   /**
@@ -395,9 +362,6 @@ public final class Primary implements Closeable {
   public void setPointListener(PointListener listener) {
     publications.listener(listener);
   }
-
-  /** A prepared commit: its own version, and the NRT point and replay position it records. */
-  private record PreparedCommit(long version, long copyVersion, String position) {}
 
   /**
    * A searcher of the last published version (never of a refresh whose publication failed);
@@ -426,33 +390,12 @@ public final class Primary implements Closeable {
    * point's when the commit flushed writes made since.
    */
   public long lastCommitVersion() {
-    return Math.max(node.getLastCommitVersion(), committedVersion);
+    return commits.lastCommitVersion();
   }
 
   /** The primary generation (epoch) this primary writes under. */
   public long primaryGen() {
     return node.getPrimaryGen();
-  }
-
-  /**
-   * On close: when the last commit holds every version this primary published through its gate (it
-   * committed last, or published nothing since it opened), the next opening of this data directory goes on as this run
-   * ({@link GenerationStore#recordCleanClose}); otherwise the published versions beyond the commit
-   * are gone with this process, and the next opening is a new run.
-   */
-  private void recordCleanCloseIfCommitted() {
-    try {
-      // Not under the publication monitor: a refresh may hold it across a stuck gate. A version that
-      // passes the gate after this read is never announced (this primary is closed by then).
-      long gated = publications.gatedVersion();
-      // Nothing passed the gate (the version this primary opened at may have been raised above the
-      // commit's, with the same contents), or the last commit covers what did.
-      if (gated < 0 || gated <= Math.max(committedVersion, node.getLastCommitVersion())) {
-        store.recordCleanClose(incarnation);
-      }
-    } catch (IOException | RuntimeException e) {
-      log.warn("could not record a clean close: {}", e.toString());
-    }
   }
 
   /** This opening of the index ({@link Incarnations}): a new value for every open, never 0. */
@@ -537,7 +480,7 @@ public final class Primary implements Closeable {
       relayTimer.shutdownNow();
     }
     server.unregister(config.index(), endpoint);
-    recordCleanCloseIfCommitted();
+    commits.recordCleanCloseIfCommitted(incarnation);
     copyStates.releaseAll();
     try {
       searcher.close();
