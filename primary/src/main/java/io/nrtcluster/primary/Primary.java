@@ -266,8 +266,9 @@ public final class Primary implements Closeable {
    * failover, {@link #replayPosition()} on the new primary says where to replay from.
    *
    * <p>The publish gate (a ZooKeeper write for a cluster, which may retry for many seconds) runs
-   * outside this primary's monitor: commits, close and the replication handlers never wait for it.
-   * Refreshes publish one at a time, in order.
+   * outside the monitor that searches, close and the replication handlers take: they never wait for
+   * it. Refreshes publish one at a time, in order, and a commit takes the same order (it records
+   * the version it reserves), so a commit does wait behind a refresh whose gate is retrying.
    */
   public long refresh(String sourcePosition) throws IOException {
     return publications.refresh(sourcePosition);
