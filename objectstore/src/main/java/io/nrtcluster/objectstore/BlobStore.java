@@ -1,6 +1,5 @@
 package io.nrtcluster.objectstore;
 
-import io.nrtcluster.common.Backoff;
 import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.CorruptLocalFileException;
 import io.nrtcluster.common.ErrorCode;
@@ -14,21 +13,16 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.core.ResponseInputStream;
-import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -80,30 +74,6 @@ public final class BlobStore implements Closeable {
     OutputStream begin() throws IOException;
   }
 
-  @FunctionalInterface
-  private interface Call<T> {
-    T run() throws IOException;
-  }
-
-  /** One attempt of a call; {@code limit} goes on its request and bounds it to a deadline, if any. */
-  @FunctionalInterface
-  private interface BoundCall<T> {
-    T run(Consumer<AwsRequestOverrideConfiguration.Builder> limit) throws IOException;
-  }
-
-  /** A named injection point in every call's request path: tests delay or block an attempt here. */
-  @FunctionalInterface
-  interface AttemptHook {
-    AttemptHook NONE = (what, key, attempt) -> {};
-
-    /**
-     * Runs on the calling thread before attempt {@code attempt} (from 1) of {@code what} on {@code
-     * key}, before the attempt's deadline check: an attempt held here past its call's deadline is
-     * not sent.
-     */
-    void before(String what, String key, int attempt);
-  }
-
   private static final int DELETE_BATCH = 1000;
 
   private final ObjectStoreConfig config;
@@ -113,7 +83,8 @@ public final class BlobStore implements Closeable {
   private final S3Client s3;
   private final ObjectStoreMetrics metrics;
   private final NodeLog log;
-  private volatile AttemptHook beforeAttempt = AttemptHook.NONE;
+  /** Sends every request of this store: its attempts, retries, deadline and share of the client's connections. */
+  private final StoreCalls calls;
 
   private BlobStore(ObjectStoreConfig config, SharedClient client, boolean owner, ObjectStoreMetrics metrics, NodeLog log) {
     this.config = config;
@@ -122,6 +93,7 @@ public final class BlobStore implements Closeable {
     this.s3 = client.s3();
     this.metrics = metrics;
     this.log = log;
+    this.calls = new StoreCalls(config, client, metrics, log);
   }
 
   /**
@@ -170,8 +142,8 @@ public final class BlobStore implements Closeable {
   }
 
   /** For tests: {@code hook} runs before each request attempt of every call of this store. */
-  void beforeAttempt(AttemptHook hook) {
-    beforeAttempt = hook;
+  void beforeAttempt(StoreCalls.AttemptHook hook) {
+    calls.beforeAttempt(hook);
   }
 
   public ObjectStoreConfig config() {
@@ -194,7 +166,7 @@ public final class BlobStore implements Closeable {
    * @throws LeaseExpiredException the store did not answer before the deadline
    */
   void checkAccess(Deadline deadline) throws IOException {
-    call("check access to", "", deadline,
+    calls.call("check access to", "", deadline,
         limit -> s3.headBucket(b -> b.bucket(config.bucket()).overrideConfiguration(limit)));
   }
 
@@ -209,7 +181,7 @@ public final class BlobStore implements Closeable {
    * @throws LeaseExpiredException the deadline came first; an attempt cut at it may still be applied
    */
   void put(String key, byte[] bytes, Deadline deadline) throws IOException {
-    call("put", key, deadline, limit -> s3.putObject(
+    calls.call("put", key, deadline, limit -> s3.putObject(
         b -> b.bucket(config.bucket()).key(key).contentLength((long) bytes.length).overrideConfiguration(limit),
         RequestBody.fromBytes(bytes)));
     metrics.uploaded(bytes.length);
@@ -239,7 +211,7 @@ public final class BlobStore implements Closeable {
     if (length < config.multipartThreshold()) {
       List<InputStream> opened = new CopyOnWriteArrayList<>();
       try {
-        call("upload", key, () -> s3.putObject(b -> b.bucket(config.bucket()).key(key).contentLength(length),
+        calls.call("upload", key, () -> s3.putObject(b -> b.bucket(config.bucket()).key(key).contentLength(length),
             RequestBody.fromContentProvider(() -> open(dir, name, 0, length, check, opened), length,
                 "application/octet-stream")));
       } finally {
@@ -252,7 +224,7 @@ public final class BlobStore implements Closeable {
   }
 
   private void multipart(String key, Directory dir, String name, long length, UploadCheck check) throws IOException {
-    String uploadId = call("start multipart upload of", key,
+    String uploadId = calls.call("start multipart upload of", key,
         () -> s3.createMultipartUpload(b -> b.bucket(config.bucket()).key(key)).uploadId());
     boolean completed = false;
     try {
@@ -265,7 +237,7 @@ public final class BlobStore implements Closeable {
         long partOffset = offset;
         List<InputStream> opened = new CopyOnWriteArrayList<>();
         try {
-          String etag = call("upload part " + partNumber + " of", key, () -> s3.uploadPart(
+          String etag = calls.call("upload part " + partNumber + " of", key, () -> s3.uploadPart(
               b -> b.bucket(config.bucket()).key(key).uploadId(uploadId).partNumber(partNumber).contentLength(size),
               RequestBody.fromContentProvider(() -> open(dir, name, partOffset, size, check, opened), size,
                   "application/octet-stream")).eTag());
@@ -274,13 +246,13 @@ public final class BlobStore implements Closeable {
           closeAll(opened);
         }
       }
-      S3Exception gone = call("complete multipart upload of", key, () -> {
+      S3Exception gone = calls.call("complete multipart upload of", key, () -> {
         try {
           s3.completeMultipartUpload(b -> b.bucket(config.bucket()).key(key).uploadId(uploadId)
               .multipartUpload(m -> m.parts(parts)));
           return null;
         } catch (S3Exception e) {
-          if (e.statusCode() == 404 && !noSuchBucket(e)) {
+          if (e.statusCode() == 404 && !StoreCalls.noSuchBucket(e)) {
             return e; // looked into below, once this attempt gave its connection back
           }
           throw e;
@@ -289,7 +261,7 @@ public final class BlobStore implements Closeable {
       // A retried completion whose first answer was lost finds the upload gone and the object there.
       if (gone != null && !head(key).map(o -> o.size() == length).orElse(false)) {
         throw new NrtClusterException(ErrorCode.INTERNAL, "bucket " + config.bucket() + " rejected complete multipart"
-            + " upload of " + key + ": HTTP 404 " + errorCode(gone), gone);
+            + " upload of " + key + ": HTTP 404 " + StoreCalls.errorCode(gone), gone);
       }
       completed = true;
     } finally {
@@ -373,12 +345,12 @@ public final class BlobStore implements Closeable {
   }
 
   private long download(String what, String key, String range, long offset, long length, Sink sink) throws IOException {
-    return call(what, key, () -> {
+    return calls.call(what, key, () -> {
       ResponseInputStream<GetObjectResponse> in;
       try {
         in = s3.getObject(b -> b.bucket(config.bucket()).key(key).range(range));
       } catch (S3Exception e) {
-        if (e.statusCode() == 404 && !noSuchBucket(e)) {
+        if (e.statusCode() == 404 && !StoreCalls.noSuchBucket(e)) {
           return -1L;
         }
         if (e.statusCode() == 416 && range != null) {
@@ -417,7 +389,7 @@ public final class BlobStore implements Closeable {
 
   /** The object's size and age, or empty if there is none. */
   public Optional<ObjectInfo> head(String key) throws IOException {
-    return call("head", key, () -> {
+    return calls.call("head", key, () -> {
       try {
         HeadObjectResponse r = s3.headObject(b -> b.bucket(config.bucket()).key(key));
         return Optional.of(new ObjectInfo(key, r.contentLength(), r.lastModified()));
@@ -442,7 +414,7 @@ public final class BlobStore implements Closeable {
    * @throws LeaseExpiredException the store did not answer before the deadline
    */
   List<ObjectInfo> list(String prefix, Deadline deadline) throws IOException {
-    return call("list", prefix, deadline, limit -> {
+    return calls.call("list", prefix, deadline, limit -> {
       List<ObjectInfo> out = new ArrayList<>();
       for (S3Object o : s3.listObjectsV2Paginator(b -> b.bucket(config.bucket()).prefix(prefix)
           .overrideConfiguration(limit)).contents()) {
@@ -476,7 +448,7 @@ public final class BlobStore implements Closeable {
       List<ObjectIdentifier> batch = keysOfBatch.stream().map(k -> ObjectIdentifier.builder().key(k).build()).toList();
       DeleteObjectsResponse r;
       try {
-        r = call("delete", batch.get(0).key() + " (+" + (batch.size() - 1) + ")", deadline,
+        r = calls.call("delete", batch.get(0).key() + " (+" + (batch.size() - 1) + ")", deadline,
             limit -> s3.deleteObjects(b -> b.bucket(config.bucket())
                 .delete(Delete.builder().objects(batch).quiet(true).build()).overrideConfiguration(limit)));
       } catch (NrtClusterException e) {
@@ -508,149 +480,8 @@ public final class BlobStore implements Closeable {
    * @throws LeaseExpiredException the deadline came first; an attempt cut at it may still be applied
    */
   void delete(String key, Deadline deadline) throws IOException {
-    call("delete", key, deadline,
+    calls.call("delete", key, deadline,
         limit -> s3.deleteObject(b -> b.bucket(config.bucket()).key(key).overrideConfiguration(limit)));
-  }
-
-  private <T> T call(String what, String key, Call<T> call) throws IOException {
-    return call(what, key, Deadline.NONE, limit -> call.run());
-  }
-
-  /**
-   * Runs {@code call} until it succeeds, fails for good, runs out of attempts or reaches {@code
-   * deadline}. Each attempt first takes one of the client's connections ({@link SharedClient#acquire},
-   * waiting at most until the deadline), then checks the deadline, after {@link #beforeAttempt the
-   * hook}; an attempt may take only the time left, and a backoff that would end past the deadline is
-   * not slept: no request of this call is sent from the deadline on, however slow the store.
-   */
-  private <T> T call(String what, String key, Deadline deadline, BoundCall<T> call) throws IOException {
-    Backoff backoff = new Backoff(config.backoffMin(), config.backoffMax());
-    Exception last = null;
-    for (int attempt = 1; ; attempt++) {
-      beforeAttempt.before(what, key, attempt);
-      if (client.closed()) {
-        throw closed(what, key, attempt - 1, null);
-      }
-      try {
-        if (!client.acquire(deadline)) {
-          throw leaseExpired(what, key, deadline, attempt - 1, last);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        InterruptedIOException ie = new InterruptedIOException("interrupted before " + what + " " + key);
-        ie.initCause(last);
-        throw ie;
-      }
-      long remaining = deadline.remainingNanos();
-      if (remaining <= 0) {
-        client.release();
-        throw leaseExpired(what, key, deadline, attempt - 1, last);
-      }
-      Exception failure;
-      metrics.requested();
-      try {
-        return call.run(limit(deadline, remaining));
-      } catch (S3Exception e) {
-        int status = e.statusCode();
-        if (status == 401 || status == 403) {
-          throw new ObjectStoreAccessException(config.bucket(),
-              "bucket " + config.bucket() + " refused " + what + " " + key + " (HTTP " + status + " "
-                  + errorCode(e) + "): check the credentials and the bucket's permissions", e);
-        }
-        if (noSuchBucket(e) || (status == 404 && key.isEmpty())) {
-          throw new ObjectStoreAccessException(config.bucket(), "bucket " + config.bucket() + " does not exist", e);
-        }
-        if (!((status >= 500 && status != 501) || status == 429 || status == 408)) {
-          throw new NrtClusterException(ErrorCode.INTERNAL,
-              "bucket " + config.bucket() + " rejected " + what + " " + key + ": HTTP " + status + " " + errorCode(e), e);
-        }
-        failure = e;
-      } catch (SdkClientException | UncheckedIOException e) {
-        NrtClusterException typed = typedCause(e);
-        if (typed != null) {
-          throw typed; // ours, raised inside the SDK (a source that failed its check): final
-        }
-        failure = e;
-      } catch (IOException e) {
-        if (e instanceof NrtClusterException || e instanceof InterruptedIOException) {
-          throw e;
-        }
-        failure = e; // the sink's or the source's I/O; a new attempt starts it over
-      } catch (IllegalStateException e) {
-        if (client.closed()) {
-          throw closed(what, key, attempt, e); // the pool shut down under this attempt
-        }
-        throw e;
-      } finally {
-        client.release();
-      }
-      metrics.requestFailed();
-      last = failure;
-      if (Thread.currentThread().isInterrupted()) {
-        InterruptedIOException ie = new InterruptedIOException("interrupted: " + what + " " + key);
-        ie.initCause(failure);
-        throw ie;
-      }
-      if (deadline.remainingNanos() <= 0) {
-        throw leaseExpired(what, key, deadline, attempt, failure); // an attempt cut at the deadline
-      }
-      if (attempt >= config.maxAttempts()) {
-        throw new ObjectStoreUnavailableException("bucket " + config.bucket() + ": " + what + " " + key + " failed "
-            + attempt + " times, last: " + failure, attempt, failure);
-      }
-      long delay = backoff.next().toMillis();
-      if (TimeUnit.MILLISECONDS.toNanos(delay) >= deadline.remainingNanos()) {
-        // No attempt could start before the deadline once this backoff is over: stop now.
-        throw leaseExpired(what, key, deadline, attempt, failure);
-      }
-      log.debug("{} {} failed (attempt {} of {}), retrying in {} ms: {}", what, key, attempt, config.maxAttempts(),
-          delay, failure.toString());
-      try {
-        Thread.sleep(delay);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        InterruptedIOException ie = new InterruptedIOException("interrupted: " + what + " " + key);
-        ie.initCause(failure);
-        throw ie;
-      }
-    }
-  }
-
-  /** What bounds one attempt: the time left before {@code deadline}, when there is one. */
-  private static Consumer<AwsRequestOverrideConfiguration.Builder> limit(Deadline deadline, long remainingNanos) {
-    if (!deadline.bounded()) {
-      return o -> {};
-    }
-    Duration left = Duration.ofMillis(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos)));
-    return o -> o.apiCallAttemptTimeout(left).apiCallTimeout(left);
-  }
-
-  private ObjectStoreUnavailableException closed(String what, String key, int attempts, Exception cause) {
-    return new ObjectStoreUnavailableException("bucket " + config.bucket() + ": " + what + " " + key
-        + " not sent: the store client is closed", attempts, cause);
-  }
-
-  private LeaseExpiredException leaseExpired(String what, String key, Deadline deadline, int attempts, Exception last) {
-    return new LeaseExpiredException("bucket " + config.bucket() + ": " + what + " " + key + " stopped at "
-        + deadline + " after " + attempts + " attempt(s); nothing more is sent"
-        + (last == null ? "" : ", last failure: " + last), attempts, last);
-  }
-
-  private static NrtClusterException typedCause(Throwable e) {
-    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
-      if (c instanceof NrtClusterException typed) {
-        return typed;
-      }
-    }
-    return null;
-  }
-
-  private static boolean noSuchBucket(S3Exception e) {
-    return e.statusCode() == 404 && "NoSuchBucket".equals(errorCode(e));
-  }
-
-  private static String errorCode(S3Exception e) {
-    return e.awsErrorDetails() == null ? "" : String.valueOf(e.awsErrorDetails().errorCode());
   }
 
   /**
