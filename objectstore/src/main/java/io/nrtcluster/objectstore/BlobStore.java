@@ -2,7 +2,6 @@ package io.nrtcluster.objectstore;
 
 import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.CorruptLocalFileException;
-import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.Experimental;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
@@ -12,21 +11,15 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.lucene.store.Directory;
-import org.apache.lucene.store.IOContext;
-import org.apache.lucene.store.IndexInput;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.ResponseInputStream;
-import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.Delete;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
@@ -85,6 +78,7 @@ public final class BlobStore implements Closeable {
   private final NodeLog log;
   /** Sends every request of this store: its attempts, retries, deadline and share of the client's connections. */
   private final StoreCalls calls;
+  private final FileUploads uploads;
 
   private BlobStore(ObjectStoreConfig config, SharedClient client, boolean owner, ObjectStoreMetrics metrics, NodeLog log) {
     this.config = config;
@@ -94,6 +88,7 @@ public final class BlobStore implements Closeable {
     this.metrics = metrics;
     this.log = log;
     this.calls = new StoreCalls(config, client, metrics, log);
+    this.uploads = new FileUploads(config, s3, calls, this::head);
   }
 
   /**
@@ -208,110 +203,8 @@ public final class BlobStore implements Closeable {
   }
 
   private void putFile(String key, Directory dir, String name, long length, UploadCheck check) throws IOException {
-    if (length < config.multipartThreshold()) {
-      List<InputStream> opened = new CopyOnWriteArrayList<>();
-      try {
-        calls.call("upload", key, () -> s3.putObject(b -> b.bucket(config.bucket()).key(key).contentLength(length),
-            RequestBody.fromContentProvider(() -> open(dir, name, 0, length, check, opened), length,
-                "application/octet-stream")));
-      } finally {
-        closeAll(opened);
-      }
-    } else {
-      multipart(key, dir, name, length, check);
-    }
+    uploads.upload(key, dir, name, length, check);
     metrics.uploaded(length);
-  }
-
-  private void multipart(String key, Directory dir, String name, long length, UploadCheck check) throws IOException {
-    String uploadId = calls.call("start multipart upload of", key,
-        () -> s3.createMultipartUpload(b -> b.bucket(config.bucket()).key(key)).uploadId());
-    boolean completed = false;
-    try {
-      List<CompletedPart> parts = new ArrayList<>();
-      long partSize = config.partSize();
-      int number = 1;
-      for (long offset = 0; offset < length; offset += partSize, number++) {
-        long size = Math.min(partSize, length - offset);
-        int partNumber = number;
-        long partOffset = offset;
-        List<InputStream> opened = new CopyOnWriteArrayList<>();
-        try {
-          String etag = calls.call("upload part " + partNumber + " of", key, () -> s3.uploadPart(
-              b -> b.bucket(config.bucket()).key(key).uploadId(uploadId).partNumber(partNumber).contentLength(size),
-              RequestBody.fromContentProvider(() -> open(dir, name, partOffset, size, check, opened), size,
-                  "application/octet-stream")).eTag());
-          parts.add(CompletedPart.builder().partNumber(partNumber).eTag(etag).build());
-        } finally {
-          closeAll(opened);
-        }
-      }
-      S3Exception gone = calls.call("complete multipart upload of", key, () -> {
-        try {
-          s3.completeMultipartUpload(b -> b.bucket(config.bucket()).key(key).uploadId(uploadId)
-              .multipartUpload(m -> m.parts(parts)));
-          return null;
-        } catch (S3Exception e) {
-          if (e.statusCode() == 404 && !StoreCalls.noSuchBucket(e)) {
-            return e; // looked into below, once this attempt gave its connection back
-          }
-          throw e;
-        }
-      });
-      // A retried completion whose first answer was lost finds the upload gone and the object there.
-      if (gone != null && !head(key).map(o -> o.size() == length).orElse(false)) {
-        throw new NrtClusterException(ErrorCode.INTERNAL, "bucket " + config.bucket() + " rejected complete multipart"
-            + " upload of " + key + ": HTTP 404 " + StoreCalls.errorCode(gone), gone);
-      }
-      completed = true;
-    } finally {
-      if (!completed) {
-        abort(key, uploadId);
-      }
-    }
-  }
-
-  /** Best effort: never completed, the upload is never visible; the store drops it by its own lifecycle. */
-  private void abort(String key, String uploadId) {
-    try {
-      client.acquire(Deadline.NONE);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt(); // the SDK would refuse to send it anyway
-      log.debug("multipart upload of {} not aborted: interrupted", key);
-      return;
-    }
-    try {
-      metrics.requested();
-      s3.abortMultipartUpload(b -> b.bucket(config.bucket()).key(key).uploadId(uploadId));
-    } catch (SdkException | IllegalStateException e) {
-      log.debug("could not abort multipart upload of {}: {}", key, e.toString());
-    } finally {
-      client.release();
-    }
-  }
-
-  private static InputStream open(Directory dir, String name, long offset, long length, UploadCheck check,
-      List<InputStream> opened) {
-    try {
-      IndexInput in = dir.openInput(name, IOContext.DEFAULT);
-      InputStream stream;
-      try {
-        stream = new IndexInputStream(in, offset, length, check);
-      } catch (IOException | RuntimeException e) {
-        in.close();
-        throw e;
-      }
-      opened.add(stream);
-      return stream;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static void closeAll(List<InputStream> streams) throws IOException {
-    for (InputStream s : streams) {
-      s.close();
-    }
   }
 
   /** A small object's bytes, or empty if there is no such object. */

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
@@ -168,6 +169,28 @@ final class StoreCalls {
         ie.initCause(failure);
         throw ie;
       }
+    }
+  }
+
+  /**
+   * Sends one request once, without retry or deadline, and only logs its failure: for a cleanup
+   * whose loss leaves nothing visible (a multipart upload's abort). It still waits for a connection.
+   */
+  void once(String what, String key, Runnable request) {
+    try {
+      client.acquire(Deadline.NONE);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the SDK would refuse to send it anyway
+      log.debug("{} {} not sent: interrupted", what, key);
+      return;
+    }
+    try {
+      metrics.requested();
+      request.run();
+    } catch (SdkException | IllegalStateException e) {
+      log.debug("could not {} {}: {}", what, key, e.toString());
+    } finally {
+      client.release();
     }
   }
 
