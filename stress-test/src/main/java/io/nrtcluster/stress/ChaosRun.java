@@ -126,13 +126,14 @@ public final class ChaosRun {
     problems.addAll(safetyResult.examples());
     Observer.StatusFigures status = observer.statusFigures();
     problems.addAll(status.examples());
-    List<Long> converge = faults.convergeMillis();
+    Recovery recovery = faults.recovery();
+    List<Long> converge = recovery.convergeMillis();
     ChaosReport.Safety safety = new ChaosReport.Safety(published == null ? -1 : published.all().size(),
         safetyResult.acksJudged(), safetyResult.unattributedAcks(), safetyResult.ackedUnpublished(),
         safetyResult.epochOverlaps(), answers.mismatchedVersions(), safetyResult.searchesJudged(),
         safetyResult.searchesBackInTime(), safetyResult.contents().judged(), safetyResult.contents().unjudged(),
         safetyResult.contents().differ(), safetyResult.contents().unpublishedCommits(), status.answers(), status.overBound(), status.maxMillis(), status.boundMillis(),
-        converge.size() + faults.notConverged(), faults.notConverged(),
+        converge.size() + recovery.notConverged(), recovery.notConverged(),
         new ChaosReport.Millis(Percentiles.of(converge, 50), Percentiles.max(converge)));
     for (ChaosReport.DiskFlip d : faults.diskFlips()) {
       if (!d.ok()) {
@@ -165,8 +166,8 @@ public final class ChaosRun {
     boolean storeClean = rebuilds.stream().allMatch(r -> r.catchUpMillis() >= 0)
         && outages.stream().allMatch(o -> o.convergedWhileDownMillis() >= 0 && o.backupsResumedAfterMillis() >= 0)
         && (store == null || store.problems().isEmpty());
-    if (faults.notConverged() > 0) {
-      problems.add(faults.notConverged() + " healed network or disk faults after which the nodes did not converge in time");
+    if (recovery.notConverged() > 0) {
+      problems.add(recovery.notConverged() + " healed network or disk faults after which the nodes did not converge in time");
     }
     int checkIndexFailures = 0;
     int unreferenced = 0;
@@ -210,7 +211,7 @@ public final class ChaosRun {
         (int) parentKills.stream().filter(ChaosReport.ParentKill::duringCopy).count(),
         faults.copyParentKill().notApplicable(),
         parentKills.stream().mapToLong(k -> Math.max(0, k.childPeerFallbacks())).sum(), plan.faults().size(),
-        faults.skipped(), faults.recoveryTimeouts());
+        faults.skipped(), recovery.timeouts());
     ChaosReport.Replication replication = replication(path, outcome);
     boolean valid = outcome.lost().isEmpty() && outcome.unexpected().isEmpty() && answers.mismatches() == 0
         && checkIndexFailures == 0 && unreferenced == 0 && outcome.converged() && safety.clean() && flips.clean()

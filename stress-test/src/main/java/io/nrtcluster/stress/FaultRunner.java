@@ -37,15 +37,13 @@ final class FaultRunner {
   private final WritePath path;
   private final Timeline timeline;
   private final SplittableRandom random;
+  private final Recovery recovery;
   private final AtomicInteger executed = new AtomicInteger();
   private final AtomicInteger skipped = new AtomicInteger();
-  private final AtomicInteger recoveryTimeouts = new AtomicInteger();
   private final AtomicInteger killsDuringCopy = new AtomicInteger();
   private final AtomicInteger killsDuringPreCopy = new AtomicInteger();
   private final AtomicInteger promotionsRefused = new AtomicInteger();
-  private final List<Long> convergeMillis = new CopyOnWriteArrayList<>();
   private final List<ChaosReport.NetworkFault> networkOutcomes = new CopyOnWriteArrayList<>();
-  private final AtomicInteger notConverged = new AtomicInteger();
   private final List<ChaosReport.DiskFault> diskOutcomes = new CopyOnWriteArrayList<>();
   private final List<ChaosReport.DiskFlip> diskFlips = new CopyOnWriteArrayList<>();
   private final List<ChaosReport.Rebuild> rebuilds = new CopyOnWriteArrayList<>();
@@ -59,6 +57,7 @@ final class FaultRunner {
     this.cluster = cluster;
     this.path = path;
     this.timeline = timeline;
+    this.recovery = new Recovery(config.recoveryTimeout(), cluster.processes(), path);
     this.diskFlip = new DiskFlipFault(new DiskFlipFault.Nodes() {
       @Override
       public NodeProcess primary() throws IOException {
@@ -106,7 +105,7 @@ final class FaultRunner {
       } catch (IOException e) {
         LOG.warn("fault {} could not be completed: {}", f, e.toString());
       }
-      awaitRecovery();
+      recovery.awaitWrites();
     }
   }
 
@@ -207,7 +206,7 @@ final class FaultRunner {
         } finally {
           setWireFaults(0, 0, 0);
         }
-        if (converge() < 0) {
+        if (recovery.converge() < 0) {
           LOG.warn("the cluster did not converge within {} after connection drops ended", config.recoveryTimeout());
         }
       }
@@ -252,7 +251,7 @@ final class FaultRunner {
       cluster.links().healAll();
       timeline.healed(band);
     }
-    long took = converge();
+    long took = recovery.converge();
     WritePath.Target after = path.target();
     if (took >= 0) {
       networkOutcomes.add(new ChaosReport.NetworkFault(f.kind(), at, f.holdMillis(), primary.id(), before == null ? -1 : before.gen(),
@@ -286,7 +285,7 @@ final class FaultRunner {
       cluster.disks().free(n.id());
       timeline.healed(band);
     }
-    long took = converge();
+    long took = recovery.converge();
     diskOutcomes.add(new ChaosReport.DiskFault(at, f.holdMillis(), n.id(), f.variant(), taken, took));
     if (took < 0) {
       LOG.warn("the cluster did not converge within {} after freeing N{}'s disk", config.recoveryTimeout(), n.id());
@@ -316,7 +315,7 @@ final class FaultRunner {
     restartAfter(r, f.holdMillis());
     AgentApi.Ready ready = r.ready();
     String outcome = ready == null || ready.bootstrap() == null ? "UNKNOWN" : ready.bootstrap();
-    long took = converge();
+    long took = recovery.converge();
     AgentApi.Status status = r.statusIfUp();
     rebuilds.add(new ChaosReport.Rebuild(at, r.id(), outcome, ready == null ? -1 : ready.bootstrapVersion(), took,
         status == null ? -1 : status.bytesCopied()));
@@ -364,7 +363,7 @@ final class FaultRunner {
     long convergedDown;
     try {
       Thread.sleep(f.holdMillis());
-      convergedDown = converge();
+      convergedDown = recovery.converge();
     } finally {
       try {
         store.restart();
@@ -415,6 +414,11 @@ final class FaultRunner {
     return List.copyOf(storeOutages);
   }
 
+  /** How the cluster recovered from each fault. */
+  Recovery recovery() {
+    return recovery;
+  }
+
   /** The copy parent kills: each one's outcome, and those not applicable. */
   CopyParentKill copyParentKill() {
     return copyParentKill;
@@ -425,50 +429,13 @@ final class FaultRunner {
     return List.copyOf(diskFlips);
   }
 
-  /**
-   * After a fault is undone: once the write path is clean again, a refresh's version must reach
-   * every live node within the recovery timeout. Returns how long that took, or -1 (counted).
-   */
-  private long converge() throws InterruptedException {
-    long healedAt = System.nanoTime();
-    long deadline = healedAt + config.recoveryTimeout().toNanos();
-    long version = -1;
-    while (version < 0 && System.nanoTime() < deadline) {
-      if (path.awaitClean(1_000)) {
-        version = path.refresh();
-      }
-    }
-    try {
-      if (version < 0) {
-        throw new IOException("no refresh succeeded after healing");
-      }
-      cluster.processes().awaitAllAt(version, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
-      long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - healedAt);
-      convergeMillis.add(took);
-      return took;
-    } catch (IOException e) {
-      notConverged.incrementAndGet();
-      LOG.warn("not converged: {}", e.getMessage());
-      return -1;
-    }
-  }
-
   /** What each disk-full fault did. */
   List<ChaosReport.DiskFault> diskOutcomes() {
     return List.copyOf(diskOutcomes);
   }
 
-  /** How long each healed network fault took to converge (every live node at a version refreshed after healing). */
-  List<Long> convergeMillis() {
-    return List.copyOf(convergeMillis);
-  }
-
   List<ChaosReport.NetworkFault> networkOutcomes() {
     return List.copyOf(networkOutcomes);
-  }
-
-  int notConverged() {
-    return notConverged.get();
   }
 
   private void setWireFaults(double flip, long throttle) {
@@ -554,24 +521,12 @@ final class FaultRunner {
   }
 
 
-  /** Every node up and the write path clean again, or a recovery timeout counted. */
-  private void awaitRecovery() throws InterruptedException {
-    if (!path.awaitClean(config.recoveryTimeout().toMillis())) {
-      recoveryTimeouts.incrementAndGet();
-      LOG.warn("the cluster did not accept writes again within {}", config.recoveryTimeout());
-    }
-  }
-
   int executed() {
     return executed.get();
   }
 
   int skipped() {
     return skipped.get();
-  }
-
-  int recoveryTimeouts() {
-    return recoveryTimeouts.get();
   }
 
   int killsDuringCopy() {
