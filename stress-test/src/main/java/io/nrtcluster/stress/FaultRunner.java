@@ -47,10 +47,10 @@ final class FaultRunner {
   private final List<ChaosReport.DiskFault> diskOutcomes = new CopyOnWriteArrayList<>();
   private final List<ChaosReport.DiskFlip> diskFlips = new CopyOnWriteArrayList<>();
   private final List<ChaosReport.Rebuild> rebuilds = new CopyOnWriteArrayList<>();
-  private final List<ChaosReport.StoreOutage> storeOutages = new CopyOnWriteArrayList<>();
 
   private final DiskFlipFault diskFlip;
   private final CopyParentKill copyParentKill;
+  private final StoreRestart storeRestart;
 
   FaultRunner(ChaosConfig config, ChaosCluster cluster, WritePath path, Timeline timeline) {
     this.config = config;
@@ -76,6 +76,7 @@ final class FaultRunner {
     }, timeline, config.recoveryTimeout(), diskFlips);
     this.copyParentKill = new CopyParentKill(cluster.processes(), config.recoveryTimeout(), timeline,
         throttle -> setWireFaults(0, throttle), this::restartAfter);
+    this.storeRestart = new StoreRestart(cluster, timeline, recovery, config.recoveryTimeout());
     this.random = new SplittableRandom(config.seed() ^ 0x5DEECE66DL);
   }
 
@@ -194,7 +195,7 @@ final class FaultRunner {
       case COPY_PARENT_KILL -> {
         return copyParentKill.inject(f);
       }
-      case STORE_RESTART -> storeRestart(f);
+      case STORE_RESTART -> storeRestart.inject(f);
       case COPY_DROP -> {
         // Slow the wire too, so copies last long enough to be cut in the middle.
         long drop = (256L * 1024) << (f.pick() % 5);
@@ -342,68 +343,6 @@ final class FaultRunner {
     return files;
   }
 
-  /**
-   * Stops the object store for the plan's hold, checks while it is still down that indexing and
-   * replication go on (a refresh reaches every live node), starts it again, and waits (bounded by the
-   * recovery timeout) for a backup newer than the newest one the store held when it came back.
-   */
-  private void storeRestart(Planned f) throws IOException, InterruptedException {
-    ChaosStore store = cluster.store();
-    long at = timeline.now();
-    int band;
-    try {
-      store.stop();
-    } catch (IOException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new IOException("stopping the object store: " + e, e);
-    } finally {
-      band = timeline.lasting(f.kind(), "store", "object store down for " + f.holdMillis() + " ms");
-    }
-    long convergedDown;
-    try {
-      Thread.sleep(f.holdMillis());
-      convergedDown = recovery.converge();
-    } finally {
-      try {
-        store.restart();
-      } catch (IOException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new IOException("restarting the object store: " + e, e);
-      } finally {
-        timeline.healed(band);
-      }
-    }
-    long down = timeline.now() - at;
-    long back = System.nanoTime();
-    long deadline = back + config.recoveryTimeout().toNanos();
-    boolean known = false;
-    long baseline = -1;
-    long resumed = -1;
-    long newest = -1;
-    while (System.nanoTime() < deadline) {
-      try {
-        newest = store.newestVersion();
-        if (!known) {
-          known = true;
-          baseline = newest; // no backup can have been written while it was down
-        } else if (newest > baseline) {
-          resumed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - back);
-          break;
-        }
-      } catch (IOException e) {
-        LOG.debug("object store not answering yet: {}", e.toString());
-      }
-      Thread.sleep(200);
-    }
-    storeOutages.add(new ChaosReport.StoreOutage(at, down, convergedDown, baseline, newest, resumed));
-    if (resumed < 0) {
-      LOG.warn("no backup newer than version {} within {} after the object store came back", baseline,
-          config.recoveryTimeout());
-    }
-  }
-
   /** What each replica rebuild did. */
   List<ChaosReport.Rebuild> rebuilds() {
     return List.copyOf(rebuilds);
@@ -411,7 +350,7 @@ final class FaultRunner {
 
   /** What each object store outage did. */
   List<ChaosReport.StoreOutage> storeOutages() {
-    return List.copyOf(storeOutages);
+    return storeRestart.outages();
   }
 
   /** How the cluster recovered from each fault. */
