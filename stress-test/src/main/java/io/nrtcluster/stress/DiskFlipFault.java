@@ -32,21 +32,12 @@ final class DiskFlipFault {
   /** Beyond a scrub interval: the pass's own reading time and the node's reaction (a step-down, a restart's check). */
   static final long REACTION_MILLIS = 20_000;
 
-  /** What the fault needs of the runner. */
-  interface Nodes {
-    NodeProcess primary() throws IOException;
-
-    NodeProcess replica(int pick) throws IOException;
-
-    void restartAfter(NodeProcess n, long millis) throws IOException, InterruptedException;
-  }
-
-  private final Nodes nodes;
+  private final FaultNodes nodes;
   private final Timeline timeline;
   private final Duration recoveryTimeout;
   private final List<ChaosReport.DiskFlip> flips;
 
-  DiskFlipFault(Nodes nodes, Timeline timeline, Duration recoveryTimeout, List<ChaosReport.DiskFlip> flips) {
+  DiskFlipFault(FaultNodes nodes, Timeline timeline, Duration recoveryTimeout, List<ChaosReport.DiskFlip> flips) {
     this.nodes = nodes;
     this.timeline = timeline;
     this.recoveryTimeout = recoveryTimeout;

@@ -58,7 +58,7 @@ final class FaultRunner {
     this.path = path;
     this.timeline = timeline;
     this.recovery = new Recovery(config.recoveryTimeout(), cluster.processes(), path);
-    this.diskFlip = new DiskFlipFault(new DiskFlipFault.Nodes() {
+    FaultNodes nodes = new FaultNodes() {
       @Override
       public NodeProcess primary() throws IOException {
         return requirePrimary();
@@ -73,7 +73,8 @@ final class FaultRunner {
       public void restartAfter(NodeProcess n, long millis) throws IOException, InterruptedException {
         FaultRunner.this.restartAfter(n, millis);
       }
-    }, timeline, config.recoveryTimeout(), diskFlips);
+    };
+    this.diskFlip = new DiskFlipFault(nodes, timeline, config.recoveryTimeout(), diskFlips);
     this.copyParentKill = new CopyParentKill(cluster.processes(), config.recoveryTimeout(), timeline,
         throttle -> setWireFaults(0, throttle), this::restartAfter);
     this.storeRestart = new StoreRestart(cluster, timeline, recovery, config.recoveryTimeout());
