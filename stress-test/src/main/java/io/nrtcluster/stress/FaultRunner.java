@@ -1,14 +1,10 @@
 package io.nrtcluster.stress;
 
 import io.nrtcluster.common.NrtClusterException;
-import io.nrtcluster.objectstore.ManifestId;
 import io.nrtcluster.stress.FaultPlan.Planned;
 import io.nrtcluster.stress.agent.AgentApi;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -17,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,11 +41,11 @@ final class FaultRunner {
   private final List<ChaosReport.NetworkFault> networkOutcomes = new CopyOnWriteArrayList<>();
   private final List<ChaosReport.DiskFault> diskOutcomes = new CopyOnWriteArrayList<>();
   private final List<ChaosReport.DiskFlip> diskFlips = new CopyOnWriteArrayList<>();
-  private final List<ChaosReport.Rebuild> rebuilds = new CopyOnWriteArrayList<>();
 
   private final DiskFlipFault diskFlip;
   private final CopyParentKill copyParentKill;
   private final StoreRestart storeRestart;
+  private final ReplicaRebuild replicaRebuild;
 
   FaultRunner(ChaosConfig config, ChaosCluster cluster, WritePath path, Timeline timeline) {
     this.config = config;
@@ -78,6 +73,7 @@ final class FaultRunner {
     this.copyParentKill = new CopyParentKill(cluster.processes(), config.recoveryTimeout(), timeline,
         throttle -> setWireFaults(0, throttle), this::restartAfter);
     this.storeRestart = new StoreRestart(cluster, timeline, recovery, config.recoveryTimeout());
+    this.replicaRebuild = new ReplicaRebuild(cluster, nodes, timeline, recovery, config.recoveryTimeout());
     this.random = new SplittableRandom(config.seed() ^ 0x5DEECE66DL);
   }
 
@@ -192,7 +188,7 @@ final class FaultRunner {
           PARTITION_ONE_WAY, SLOW_LINK -> network(f);
       case DISK_FULL -> diskFull(f);
       case DISK_BIT_FLIP -> diskFlip.inject(f);
-      case REPLICA_REBUILD -> replicaRebuild(f);
+      case REPLICA_REBUILD -> replicaRebuild.inject(f);
       case COPY_PARENT_KILL -> {
         return copyParentKill.inject(f);
       }
@@ -294,59 +290,9 @@ final class FaultRunner {
     }
   }
 
-  /**
-   * Kills a replica, wipes its index's directory (its contents: with tmpfs storage it is a mount
-   * point), and starts it again after the plan's delay: it bootstraps from the newest backup and
-   * catches up from the primary. Records how its bootstrap ended (from its ready file), how long it
-   * took to search a version refreshed after its restart, and the bytes it then copied from the primary.
-   */
-  private void replicaRebuild(Planned f) throws IOException, InterruptedException {
-    ChaosStore store = cluster.store();
-    // A rebuild is meant to find a backup: the first one may still be on its way early in a run.
-    long deadline = System.nanoTime() + config.recoveryTimeout().toNanos();
-    while (store.newest().isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(200);
-    }
-    NodeProcess r = pickReplica(f.pick(), false);
-    r.kill();
-    long at = timeline.now();
-    long wiped = wipeContents(r.dir().resolve(ChaosCluster.INDEX));
-    long newest = store.newest().map(ManifestId::version).orElse(-1L);
-    timeline.fault(f.kind(), "N" + r.id(), "SIGKILL, index directory wiped (" + wiped + " files), restart after "
-        + f.holdMillis() + " ms; newest backup " + (newest < 0 ? "none" : "at version " + newest));
-    restartAfter(r, f.holdMillis());
-    AgentApi.Ready ready = r.ready();
-    String outcome = ready == null || ready.bootstrap() == null ? "UNKNOWN" : ready.bootstrap();
-    long took = recovery.converge();
-    AgentApi.Status status = r.statusIfUp();
-    rebuilds.add(new ChaosReport.Rebuild(at, r.id(), outcome, ready == null ? -1 : ready.bootstrapVersion(), took,
-        status == null ? -1 : status.bytesCopied()));
-    LOG.info("N{} rebuilt: bootstrap {} (backup version {}), caught up in {} ms, {} bytes copied from the primary",
-        r.id(), outcome, ready == null ? -1 : ready.bootstrapVersion(), took, status == null ? -1 : status.bytesCopied());
-  }
-
-  /** Deletes everything under {@code dir}, keeping {@code dir}; returns the files deleted. */
-  private static long wipeContents(Path dir) throws IOException {
-    if (!Files.isDirectory(dir)) {
-      return 0;
-    }
-    long files = 0;
-    List<Path> all;
-    try (Stream<Path> walk = Files.walk(dir)) {
-      all = walk.filter(p -> !p.equals(dir)).sorted(Comparator.reverseOrder()).toList();
-    }
-    for (Path p : all) {
-      if (!Files.isDirectory(p)) {
-        files++;
-      }
-      Files.deleteIfExists(p);
-    }
-    return files;
-  }
-
   /** What each replica rebuild did. */
   List<ChaosReport.Rebuild> rebuilds() {
-    return List.copyOf(rebuilds);
+    return replicaRebuild.rebuilds();
   }
 
   /** What each object store outage did. */
