@@ -9,15 +9,12 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,13 +45,10 @@ public final class NetLab implements AutoCloseable {
   static final String IFACE = "eth0";
   private static final int FIRST_HOST_OCTET = 10;
   private static final int MAX_HOSTS = 240;
-  /** Cut rules come before the local-address lookup, which the lab moves from 0 to this preference. */
-  private static final String CUT_RULE_PREF = "100";
-  private static final String LOCAL_RULE_PREF = "1000";
+  /** Where the lab moves the local-address lookup from preference 0, behind the cut rules. */
+  static final String LOCAL_RULE_PREF = "1000";
   private static final long MIN_RATE = 8_000;
   private static final long MAX_RATE = 100_000_000_000L;
-  /** How long a packet may wait in a slowed link's queue before tbf drops it. */
-  private static final String SLOW_LATENCY = "100ms";
   private static final Path LOCK_FILE = Path.of(Files.isDirectory(Path.of("/run/lock")) ? "/run/lock" : "/tmp",
       "nrtc-netlab.lock");
   private static final Set<Character> LETTERS_IN_USE = new HashSet<>();
@@ -72,10 +66,9 @@ public final class NetLab implements AutoCloseable {
   private final Teardown teardown;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final CountDownLatch closeDone = new CountDownLatch(1);
-  private final ReentrantLock faults = new ReentrantLock();
+  /** The cuts and slowed links in place; it serializes their changes. */
+  private final LinkFaults faults;
   private final Thread shutdownHook;
-  private volatile Set<Cut> cuts = Set.of();
-  private volatile Map<Host, Long> slowed = Map.of();
 
   private NetLab(String purpose, String ip, LabNames names, int subnet, List<String> hostNames) {
     this.purpose = purpose;
@@ -96,6 +89,7 @@ public final class NetLab implements AutoCloseable {
     this.byName = Map.copyOf(byName);
     this.veths = Map.copyOf(veths);
     this.teardown = new Teardown(ip);
+    this.faults = new LinkFaults(ip, this.veths, this::requireOpen);
     this.shutdownHook = new Thread(this::closeQuietly, "netlab-cleanup-" + names.bridge());
   }
 
@@ -301,20 +295,7 @@ public final class NetLab implements AutoCloseable {
     if (from.equals(to)) {
       throw new IllegalArgumentException("a host cannot be cut from itself: " + from);
     }
-    faults.lock();
-    try {
-      requireOpen();
-      if (cuts.contains(c)) {
-        return;
-      }
-      apply(c, true);
-      Set<Cut> next = new LinkedHashSet<>(cuts);
-      next.add(c);
-      cuts = Set.copyOf(next);
-      LOG.info("netlab: cut {} -> {} ({})", c.from(), c.to(), mode);
-    } finally {
-      faults.unlock();
-    }
+    faults.cut(c);
   }
 
   /** Cuts both ways between {@code a} and {@code b}, silently. */
@@ -347,52 +328,17 @@ public final class NetLab implements AutoCloseable {
 
   /** Removes the cuts from {@code from} to {@code to}, of any mode. */
   public void uncut(Host from, Host to) throws NetLabException {
-    removeCuts(c -> c.from().equals(own(from)) && c.to().equals(own(to)));
+    faults.removeCuts(c -> c.from().equals(own(from)) && c.to().equals(own(to)));
   }
 
   /** Removes every cut this lab made (slowed links stay slow: see {@link #unslow}). */
   public void heal() throws NetLabException {
-    removeCuts(c -> true);
-  }
-
-  private void removeCuts(Predicate<Cut> which) throws NetLabException {
-    faults.lock();
-    try {
-      requireOpen();
-      NetLabException first = null;
-      Set<Cut> left = new LinkedHashSet<>(cuts);
-      for (Cut c : cuts) {
-        if (which.test(c)) {
-          try {
-            apply(c, false);
-            left.remove(c);
-            LOG.info("netlab: healed {} -> {} ({})", c.from(), c.to(), c.mode());
-          } catch (NetLabException e) {
-            first = first == null ? e : first;
-          }
-        }
-      }
-      cuts = Set.copyOf(left);
-      if (first != null) {
-        throw first;
-      }
-    } finally {
-      faults.unlock();
-    }
-  }
-
-  private void apply(Cut c, boolean add) throws NetLabException {
-    String verb = add ? "add" : "del";
-    switch (c.mode()) {
-      case DROP -> Cmd.check(ip, "-n", c.to().namespace(), "rule", verb, "pref", CUT_RULE_PREF,
-          "from", c.from().address() + "/32", "iif", IFACE, "blackhole");
-      case REJECT -> Cmd.check(ip, "-n", c.from().namespace(), "route", verb, "prohibit", c.to().address() + "/32");
-    }
+    faults.removeCuts(c -> true);
   }
 
   /** The cuts in place now (a snapshot). */
   public Set<Cut> cuts() {
-    return cuts;
+    return faults.cuts();
   }
 
   /**
@@ -404,52 +350,17 @@ public final class NetLab implements AutoCloseable {
       throw new IllegalArgumentException("rateBitsPerSecond must be in [" + MIN_RATE + ", " + MAX_RATE + "]: "
           + rateBitsPerSecond);
     }
-    Host host = own(h);
-    String tc = Sys.find("tc").map(Path::toString)
-        .orElseThrow(() -> new NetLabException("netlab: the `tc` tool (iproute2) is not installed"));
-    // A bucket of 10 ms of traffic, at least a few full-size frames so tbf never stalls on one.
-    String burst = Long.toString(Math.max(rateBitsPerSecond / 8 / 100, 8192));
-    String rate = rateBitsPerSecond + "bit";
-    faults.lock();
-    try {
-      requireOpen();
-      Cmd.check(tc, "-n", host.namespace(), "qdisc", "replace", "dev", IFACE, "root", "tbf", "rate", rate,
-          "burst", burst, "latency", SLOW_LATENCY);
-      Cmd.check(tc, "qdisc", "replace", "dev", veths.get(host), "root", "tbf", "rate", rate, "burst", burst,
-          "latency", SLOW_LATENCY);
-      Map<Host, Long> next = new LinkedHashMap<>(slowed);
-      next.put(host, rateBitsPerSecond);
-      slowed = Map.copyOf(next);
-      LOG.info("netlab: slowed {} to {} bit/s", host, rateBitsPerSecond);
-    } finally {
-      faults.unlock();
-    }
+    faults.slow(own(h), rateBitsPerSecond);
   }
 
   /** Gives {@code h}'s link its full speed back; does nothing if it was not slowed. */
   public void unslow(Host h) throws NetLabException {
-    Host host = own(h);
-    faults.lock();
-    try {
-      requireOpen();
-      if (!slowed.containsKey(host)) {
-        return;
-      }
-      String tc = Sys.find("tc").map(Path::toString).orElse("tc");
-      Cmd.check(tc, "-n", host.namespace(), "qdisc", "del", "dev", IFACE, "root");
-      Cmd.check(tc, "qdisc", "del", "dev", veths.get(host), "root");
-      Map<Host, Long> next = new LinkedHashMap<>(slowed);
-      next.remove(host);
-      slowed = Map.copyOf(next);
-      LOG.info("netlab: unslowed {}", host);
-    } finally {
-      faults.unlock();
-    }
+    faults.unslow(own(h));
   }
 
   /** The slowed hosts and their rates in bit/s (a snapshot). */
   public Map<Host, Long> slowed() {
-    return slowed;
+    return faults.slowed();
   }
 
   private Host own(Host h) {
