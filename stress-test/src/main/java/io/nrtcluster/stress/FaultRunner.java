@@ -20,6 +20,11 @@ import org.slf4j.LoggerFactory;
  * Executes the {@link FaultPlan} one fault at a time: waits for the fault's time (and for the cluster
  * to have recovered from the previous one), injects it, holds it, undoes it (restarts what it killed,
  * resumes what it paused, switches wire faults off), and records it on the {@link Timeline}.
+ *
+ * <p>It picks the nodes every fault hits ({@link FaultNodes}); the kinds with more to do and record
+ * than a kill or a pause keep their own classes ({@link DiskFlipFault}, {@link CopyParentKill},
+ * {@link ReplicaRebuild}, {@link StoreRestart}), and how the cluster recovers after each fault is
+ * {@link Recovery}'s to judge.
  */
 final class FaultRunner {
   private static final Logger LOG = LoggerFactory.getLogger(FaultRunner.class);
