@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ClusterAdmin#status} shows the set and why a replica left, a graceful promotion of a replica out of
  * the set is refused before anything changes, and a forced promotion's plan says the target is out
  * of the set (the forced promotion itself still goes ahead); the primary's meters count the set and
- * the departure.
+ * the departure; the primary a graceful promotion replaced stays electable.
  */
 @Timeout(180)
 class InSyncPromotionTest {
@@ -103,6 +104,61 @@ class InSyncPromotionTest {
         assertThat(forced.primaryNodeId()).isEqualTo(3);
         await().atMost(ClusterHarness.TIMEOUT).until(() -> c.node(2).role() == Role.PRIMARY);
       }
+    }
+  }
+
+  /**
+   * A graceful promotion's target dies right after it took over, before the old primary, now its
+   * replica, could report an install: the old primary handed off with everything it acknowledged
+   * committed (the same run of its index goes on) and searched by the target, so the target's first
+   * in-sync record names it, and it is elected again. RebalancingTest's host death right after a
+   * rebalancing hand-off to it left that index without a primary for minutes: the record named only
+   * the dead target.
+   */
+  @Test
+  void theOldPrimaryOfAGracefulPromotionIsElectedWhenItsTargetDiesAtOnce() throws Exception {
+    long seed = FailoverTest.seed();
+    System.out.println("InSyncPromotionTest seed " + seed);
+    try (ClusterHarness c = new ClusterHarness(dir, seed, 2)) {
+      for (int i = 0; i < 2; i++) {
+        // No failover on suspicion: the old primary's cut link below must not depose its target.
+        c.configure(i, b -> b.suspicionDelay(Duration.ZERO));
+        c.transport(i, ClusterHarness.transport().toBuilder()
+            .faults(FaultInjection.builder().switchable(true).seed(seed).build()).build());
+      }
+      c.startWithFirstAsPrimary();
+      String cluster = c.hostConfig(0).cluster();
+      ClusterNode old = c.node(0);
+      for (int id = 0; id < 10; id++) {
+        old.addDocument(c.doc(id));
+      }
+      c.awaitAllAt(old.refresh());
+      await("node 2 in sync").atMost(ClusterHarness.TIMEOUT).until(() -> {
+        InSyncRecord r = old.inSyncSet();
+        return r != null && r.members().keySet().equals(Set.of(2));
+      });
+      // Once it stepped down (before it follows the target), the old primary's frames wait: it never
+      // reports an install to the target, so it cannot join the target's set on its own.
+      AtomicBoolean cut = new AtomicBoolean();
+      old.addRoleListener((node, role, gen) -> {
+        if (role == Role.REPLICA && cut.compareAndSet(false, true)) {
+          c.host(0).transport().updateLinkDelay(FaultInjection.MAX_LINK_DELAY_MILLIS);
+        }
+      });
+
+      try (ClusterAdmin admin = ClusterAdmin.connect(c.zooKeeper(), Duration.ofSeconds(10))) {
+        assertThat(admin.promote(cluster, ClusterHarness.INDEX, 2, ClusterHarness.TIMEOUT).primaryNodeId()).isEqualTo(2);
+      }
+      ClusterNode target = c.node(1);
+      InSyncRecord first = await("node 2's first in-sync record").atMost(ClusterHarness.TIMEOUT)
+          .until(target::inSyncSet, r -> r != null && r.primary() == 2);
+      assertThat(cut).as("the old primary stepped down").isTrue();
+      c.kill(1);
+      c.host(0).transport().updateLinkDelay(0);
+
+      await("seed " + seed + ": node 1 leads again; node 2's first in-sync record: "
+          + first.describe(System.currentTimeMillis())).atMost(Duration.ofSeconds(20)).until(old::isWritablePrimary);
+      c.assertAllSearchable(old, List.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
     }
   }
 }
