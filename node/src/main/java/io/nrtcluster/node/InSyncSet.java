@@ -30,8 +30,8 @@ import java.util.function.LongSupplier;
  * <p>Guarantees, while this node leads epoch {@code E} with primary {@code P}:
  * <ul>
  *   <li>No replicated acknowledgement before {@code P} wrote its first record of {@code E} (the old
- *       record's replicas, minus itself): the election never elects a node that lacks what it
- *       acknowledged.
+ *       record's replicas, and its primary while that is a live member in the run the record names,
+ *       minus itself): the election never elects a node that lacks what it acknowledged.
  *   <li>{@link #await} returns for version {@code v} only when every replica of the set as stored
  *       in ZooKeeper, and every replica being added, reported (in the incarnation the set names) that
  *       it installed {@code v} or newer, and at least {@code minInSyncReplicas} did. A replica that
@@ -382,7 +382,13 @@ final class InSyncSet {
     return -1;
   }
 
-  /** The first record of this epoch: the last record's replicas, minus this node. */
+  /**
+   * The first record of this epoch: the last record's replicas, minus this node, and the last
+   * record's primary while it is a live member in the run that record names. That primary holds every
+   * version it acknowledged: it still runs as that primary, or it closed with all it published
+   * committed and goes on as that run (a graceful hand-off commits before it resigns). Left out, a
+   * hand-off's target that dies at once would leave its index no electable node.
+   */
   private void first(Leading l) {
     InSyncRecord.Stored old;
     try {
@@ -394,15 +400,24 @@ final class InSyncSet {
     }
     int self = l.election.config().nodeId();
     InSyncRecord start = InSyncRecord.start(l.epoch, self, l.primary.incarnation());
-    if (old.record() != null) {
-      for (Map.Entry<Integer, Long> m : old.record().members().entrySet()) {
+    InSyncRecord last = old.record();
+    if (last != null) {
+      for (Map.Entry<Integer, Long> m : last.members().entrySet()) {
         if (m.getKey() != self) {
           start = start.with(m.getKey(), m.getValue());
         }
       }
+      if (last.primary() != self && liveIn(l.election, last.primary(), last.primaryIncarnation())) {
+        start = start.with(last.primary(), last.primaryIncarnation());
+      }
     }
     mustCopyFromPrimary = Set.copyOf(start.members().keySet());
     store(l, old, start, List.of());
+  }
+
+  /** Whether {@code nodeId} is a live member in run {@code incarnation}, as the election's cache last saw it. */
+  private static boolean liveIn(IndexElection election, int nodeId, long incarnation) {
+    return election.cachedMembers().stream().anyMatch(m -> m.nodeId() == nodeId && m.incarnation() == incarnation);
   }
 
   private void store(Leading l, InSyncRecord.Stored base, InSyncRecord next, List<Integer> joined) {
