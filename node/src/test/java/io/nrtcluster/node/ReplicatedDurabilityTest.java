@@ -251,6 +251,31 @@ class ReplicatedDurabilityTest {
     }
   }
 
+  /**
+   * Only a replicated acknowledgement removes a lagging replica: while the application asks for LOCAL
+   * acknowledgements only, a replica that lags well past the in-sync timeout stays in the set, so the
+   * elections are not narrowed. (RebalancingTest's writer acknowledges LOCAL only, yet replicas left
+   * its sets for lag, and an index whose set then named only its dying primary elected nobody.)
+   */
+  @Test
+  void aLaggingReplicaStaysInTheSetWhileOnlyLocalAcknowledgementsAreAsked() throws Exception {
+    long seed = FailoverTest.seed();
+    System.out.println("ReplicatedDurabilityTest seed " + seed);
+    try (ClusterHarness c = cluster(dir, seed, 3)) {
+      ClusterNode p = startInSync(c);
+
+      // Node 3's frames wait 5 s: it reports no install of the next versions for five in-sync timeouts.
+      c.host(2).transport().updateLinkDelay(5_000);
+      add(p, c, 100, 5);
+      p.refresh();
+      add(p, c, 200, 5);
+      p.refresh(Durability.LOCAL);
+      await("seed " + seed + ": node 3 stays in the set").during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4))
+          .until(() -> p.inSyncSet().members().keySet().equals(Set.of(2, 3)));
+      c.host(2).transport().updateLinkDelay(0);
+    }
+  }
+
   @Test
   void tooFewInSyncReplicasIsATypedRefusalAndNothingIsAcknowledged() throws Exception {
     long seed = FailoverTest.seed();
