@@ -81,9 +81,10 @@ final class InSyncSet {
     /**
      * The newest version a replicated acknowledgement waited for past its timeout: replicas lacking
      * it (for the timeout) leave. Nothing else removes a lagging replica, so an application that
-     * acknowledges only LOCAL never shrinks the set (and so never narrows its elections).
+     * acknowledges only LOCAL never shrinks the set (and so never narrows its elections): until then
+     * it is {@link Long#MIN_VALUE}, which no replica lacks.
      */
-    long removeBelow = Long.MIN_VALUE;
+    long removeLacking = Long.MIN_VALUE;
 
     Leading(Primary primary, IndexElection election, long epoch) {
       this.primary = primary;
@@ -240,7 +241,7 @@ final class InSyncSet {
           } else if (now >= deadline && !removalAsked) {
             // The lagging replicas leave the set (the next change does it) before anything is acknowledged.
             removalAsked = true;
-            l.removeBelow = Math.max(l.removeBelow, version + 1);
+            l.removeLacking = Math.max(l.removeLacking, version);
             scheduleChange();
           }
         }
@@ -322,7 +323,7 @@ final class InSyncSet {
       }
       long has = i == null ? -1 : i.version();
       long since = lagStart(l, has);
-      if (has < l.removeBelow - 1 && since != Long.MIN_VALUE && now - since >= timeoutNanos) {
+      if (has < l.removeLacking && since != Long.MIN_VALUE && now - since >= timeoutNanos) {
         next = next.without(m.getKey(), new InSyncRecord.Departure(OutOfSyncReason.LAGGED, firstLacked(l, has), wallNow));
       }
     }
@@ -333,7 +334,7 @@ final class InSyncSet {
         return true;
       }
       long since = lagStart(l, i.version());
-      return i.version() < l.removeBelow - 1 && since != Long.MIN_VALUE && now - since >= timeoutNanos;
+      return i.version() < l.removeLacking && since != Long.MIN_VALUE && now - since >= timeoutNanos;
     });
     for (Map.Entry<Integer, Install> e : l.installs.entrySet()) {
       int id = e.getKey();
