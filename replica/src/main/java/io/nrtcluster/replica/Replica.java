@@ -3,7 +3,6 @@ package io.nrtcluster.replica;
 import io.nrtcluster.common.Checks;
 import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.GenerationStore;
-import io.nrtcluster.common.IllegalTransitionException;
 import io.nrtcluster.common.Incarnations;
 import io.nrtcluster.common.IndexUnavailableException;
 import io.nrtcluster.common.NodeClosedException;
@@ -114,17 +113,9 @@ public final class Replica implements Closeable {
   /** When each recent version was first announced (for {@link CopyPhases}). */
   private final ConcurrentSkipListMap<Long, Long> announcedAt = new ConcurrentSkipListMap<>();
   private final LagTracker lag = new LagTracker();
-  /**
-   * Guards the transitions of {@link #state} together with {@link #node} (held only for those
-   * assignments, never across I/O) and is notified on each.
-   */
-  private final Object lifecycle = new Object();
-  private volatile ReplicatingReplicaNode node;
+  private final ReplicaLifecycle lifecycle;
   /** Serves while a resync's reopened index has no copied point yet. */
   private final FallbackSearcher fallback = new FallbackSearcher(this::releaseSearcher);
-  private volatile State state = State.STARTING;
-  /** The primary generation a resync reopens at. */
-  private volatile long resyncGen = -1;
   /** Serves this replica's installed files to peers that copy from it (registered while it runs). */
   private final PeerFileServer peerServer;
   private volatile boolean servingPeers;
@@ -136,10 +127,8 @@ public final class Replica implements Closeable {
     this.ownsTransport = ownsTransport;
     Files.createDirectories(config.indexPath());
     GenerationStore store = GenerationStore.open(config.statePath());
-    this.log = new NodeLog(LoggerFactory.getLogger(Replica.class), "R" + config.nodeId(), () -> {
-      ReplicatingReplicaNode n = node;
-      return n == null ? store.highestPrimaryGen() : n.lastPrimaryGen();
-    });
+    this.lifecycle = new ReplicaLifecycle(LoggerFactory.getLogger(Replica.class), "R" + config.nodeId(), store);
+    this.log = lifecycle.log();
     this.ctx = new ReplicaContext(config, log, new ReplicaStats(observer), store);
     String name = log.name() + "/" + config.index();
     this.link = new PrimaryLink(transport, ctx, new LinkListener(), executors.serial(ExecutorSource.Pool.TICK, "nrt-link-" + name));
@@ -150,7 +139,7 @@ public final class Replica implements Closeable {
         executors.serial(ExecutorSource.Pool.WORK, "nrt-scrub-" + name));
     this.readRepairs = new ReadRepairs(executors.serial(ExecutorSource.Pool.WORK, "nrt-readrepair-" + name), f -> repair(f, false));
     this.badFiles = new BadFileTracker(ctx, this::onHoldChanged);
-    this.peerServer = new PeerFileServer(config.nodeId(), () -> node);
+    this.peerServer = new PeerFileServer(config.nodeId(), lifecycle::node);
     this.catchUp = new CatchUpLoop(log, this::catchUpStep, config.reconnectMin(), config.reconnectMax(),
         this::holdOff, executors.serial(ExecutorSource.Pool.WORK, "nrt-catchup-" + name));
   }
@@ -220,20 +209,19 @@ public final class Replica implements Closeable {
     // A clean close left a commit holding everything its run searched: this opening goes on as that run.
     long resumed = ctx.store().takeCleanClose();
     long incarnation = resumed != 0 ? resumed : Incarnations.next();
+    ReplicatingReplicaNode n;
     if (c != null) {
       try {
-        node = openNode(c.peerPrimaryGen(), incarnation);
+        n = openNode(c.peerPrimaryGen(), incarnation);
       } catch (IOException | RuntimeException e) {
         log.warn("initial sync with primary generation {} failed; starting from local index: {}", c.peerPrimaryGen(), e.toString());
-        node = openNode(commitGeneration(), incarnation);
+        n = openNode(commitGeneration(), incarnation);
       }
     } else {
       log.info("primary {} unreachable; serving the last commit and retrying in the background", config.primary());
-      node = openNode(commitGen, incarnation);
+      n = openNode(commitGen, incarnation);
     }
-    synchronized (lifecycle) {
-      moveTo(State.RUNNING);
-    }
+    lifecycle.started(n);
     servePeers();
     catchUp.start();
     scrubber.start();
@@ -316,17 +304,15 @@ public final class Replica implements Closeable {
   }
 
   private CatchUpLoop.Outcome catchUpStep(long gen, long version) {
-    if (state == State.RESYNCING) {
-      // A newer primary may have come meanwhile: reopen at the newest generation announced.
-      resyncGen = Math.max(resyncGen, gen);
-    }
-    if (state == State.RESYNCING && !reopen()) {
+    // A newer primary may have come meanwhile: reopen at the newest generation announced.
+    lifecycle.resyncAtLeast(gen);
+    if (lifecycle.state() == State.RESYNCING && !reopen()) {
       // A failed reopen is retried with backoff: the replica never stops following.
       return CatchUpLoop.Outcome.RETRY;
     }
-    ReplicatingReplicaNode n = node;
-    if (state != State.RUNNING || n == null) {
-      return state == State.CLOSED ? CatchUpLoop.Outcome.CAUGHT_UP : CatchUpLoop.Outcome.RETRY;
+    ReplicatingReplicaNode n = lifecycle.node();
+    if (lifecycle.state() != State.RUNNING || n == null) {
+      return lifecycle.state() == State.CLOSED ? CatchUpLoop.Outcome.CAUGHT_UP : CatchUpLoop.Outcome.RETRY;
     }
     try {
       if (gen < ctx.store().highestPrimaryGen()) {
@@ -426,7 +412,7 @@ public final class Replica implements Closeable {
       log.warn("replica observer failed", e);
     }
     if (!phaseListeners.isEmpty() && job instanceof StreamingCopyJob) {
-      ReplicatingReplicaNode n = node;
+      ReplicatingReplicaNode n = lifecycle.node();
       Long heard = announcedAt.get(version);
       CopyPhases phases = new CopyPhases(version, heard == null ? -1 : heard, n == null ? -1 : n.copyStateAtNanos(version),
           n == null ? -1 : n.filesAtNanos(), n == null ? -1 : n.switchedAtNanos(), System.nanoTime());
@@ -453,16 +439,11 @@ public final class Replica implements Closeable {
    * fails is retried by the catch-up loop. Runs on the catch-up executor.
    */
   private void resync(long primaryGen) {
-    ReplicatingReplicaNode old;
-    synchronized (lifecycle) {
-      if (state != State.RUNNING) {
-        return;
-      }
-      moveTo(State.RESYNCING);
-      old = node;
-      node = null;
-      resyncGen = primaryGen;
+    ReplicaLifecycle.Taken taken = lifecycle.resync(primaryGen);
+    if (taken == null) {
+      return;
     }
+    ReplicatingReplicaNode old = taken.node();
     // A fallback still held means no copy was installed since the last resync: what the old node
     // searches is an emptied or older local index, not a better point.
     if (!fallback.isHeld()) {
@@ -495,7 +476,7 @@ public final class Replica implements Closeable {
   }
 
   private boolean reopenLocked() {
-    long gen = resyncGen;
+    long gen = lifecycle.resyncGen();
     ReplicatingReplicaNode fresh;
     try {
       fresh = openNode(gen);
@@ -515,15 +496,7 @@ public final class Replica implements Closeable {
         return false;
       }
     }
-    boolean installed;
-    synchronized (lifecycle) {
-      installed = state == State.RESYNCING;
-      if (installed) {
-        node = fresh;
-        moveTo(State.RUNNING);
-      }
-    }
-    if (!installed) {
+    if (!lifecycle.reopened(fresh)) {
       IOUtils.closeWhileHandlingException(fresh);
       return false;
     }
@@ -537,22 +510,6 @@ public final class Replica implements Closeable {
     }
     link.announce();
     return true;
-  }
-
-  /** Moves {@link #state} to {@code to}; the caller holds {@link #lifecycle}. */
-  private void moveTo(State to) {
-    State from = state;
-    try {
-      State.TRANSITIONS.check(from, to);
-    } catch (IllegalTransitionException e) {
-      log.error("{}", e.getMessage());
-      throw new IllegalStateException(e.getMessage(), e);
-    }
-    state = to;
-    lifecycle.notifyAll();
-    if (from != State.STARTING || to != State.RUNNING) {
-      log.info("replica {} -> {}", from, to);
-    }
   }
 
   private final class LinkListener implements PrimaryLink.Listener {
@@ -581,7 +538,7 @@ public final class Replica implements Closeable {
       }
       if (s.version() <= searchingVersion() && s.primaryGen() == primaryGen()) {
         pushed.release();
-        ReplicatingReplicaNode n = node;
+        ReplicatingReplicaNode n = lifecycle.node();
         if (n != null) {
           // Nothing to copy, but it may say the local commit's point is published.
           n.announced(s.primaryGen(), s.version());
@@ -595,22 +552,22 @@ public final class Replica implements Closeable {
 
     @Override
     public void onPreCopy(Connection c, Message.PreCopyMerge m) throws Exception {
-      ReplicatingReplicaNode n = node;
-      if (state != State.RUNNING || n == null || !n.isStarted()) {
+      ReplicatingReplicaNode n = lifecycle.node();
+      if (lifecycle.state() != State.RUNNING || n == null || !n.isStarted()) {
         c.reply(new Message.PreCopyDone(m.requestId(), false));
         return;
       }
       Map<String, FileMetaData> files = FileMetaValidator.fromWire(m.files());
       AtomicBoolean finished = new AtomicBoolean();
       CopyJob job = n.preCopyMerge(m.preCopyId(), m.primaryGen(), files, finished);
-      PreCopyReporter.start(link.scheduler(), c, m.requestId(), job, finished, () -> state == State.CLOSED, ctx.stats(),
-          config.preCopyProgressInterval());
+      PreCopyReporter.start(link.scheduler(), c, m.requestId(), job, finished, () -> lifecycle.state() == State.CLOSED,
+          ctx.stats(), config.preCopyProgressInterval());
     }
 
     @Override
     public void onConnected(Connection c) {
       link.announce();
-      ReplicatingReplicaNode n = node;
+      ReplicatingReplicaNode n = lifecycle.node();
       if (n != null && n.searchesUnpublishedCommit()) {
         // No point is announced by an idle primary: the catch-up asks it whether the local commit's
         // point is published (a version no primary announces, so it starts no copy).
@@ -626,7 +583,7 @@ public final class Replica implements Closeable {
 
     @Override
     public void onAnnounced(Connection c) {
-      ReplicatingReplicaNode n = node;
+      ReplicatingReplicaNode n = lifecycle.node();
       if (n == null || !n.isStarted() || integrity.awaitingRepair() || n.installedPrimaryGen() < 0) {
         // Only a point copied from a primary is reported: a local commit may hold unpublished writes.
         return;
@@ -647,11 +604,11 @@ public final class Replica implements Closeable {
   public IndexSearcher acquireSearcher() throws IOException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SEARCHER_WAIT_MILLIS);
     while (true) {
-      State st = state;
+      State st = lifecycle.state();
       if (st == State.CLOSED) {
         throw new NodeClosedException("replica " + log.name() + " is closed");
       }
-      ReplicatingReplicaNode n = node;
+      ReplicatingReplicaNode n = lifecycle.node();
       if (st == State.RUNNING && n != null && n.isStarted() && !integrity.awaitingRepair()) {
         IndexSearcher last = n.installedPrimaryGen() < 0 ? fallback.acquire() : null;
         if (last != null) {
@@ -678,15 +635,11 @@ public final class Replica implements Closeable {
                 + " once the primary published that point or it copied a newer one" : "")
             + "); retry");
       }
-      synchronized (lifecycle) {
-        if (state == st && node == n) {
-          try {
-            lifecycle.wait(Math.min(left, 100));
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IndexUnavailableException("interrupted waiting for a searcher of replica " + log.name());
-          }
-        }
+      try {
+        lifecycle.awaitChange(st, n, Math.min(left, 100));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IndexUnavailableException("interrupted waiting for a searcher of replica " + log.name());
       }
     }
   }
@@ -709,13 +662,13 @@ public final class Replica implements Closeable {
    * reports to the primary carry it.
    */
   public long incarnation() {
-    ReplicatingReplicaNode n = node;
+    ReplicatingReplicaNode n = lifecycle.node();
     return n == null ? 0 : n.incarnation();
   }
 
   /** The version searched now (the primary's version of the same point-in-time). */
   public long searchingVersion() {
-    ReplicatingReplicaNode n = node;
+    ReplicatingReplicaNode n = lifecycle.node();
     if (n == null || !n.isStarted() || integrity.awaitingRepair()) {
       return -1;
     }
@@ -738,10 +691,10 @@ public final class Replica implements Closeable {
    *     searched point-in-time cannot be read): never confused with "none recorded"
    */
   public String replayPosition() throws IOException {
-    ReplicatingReplicaNode n = node;
+    ReplicatingReplicaNode n = lifecycle.node();
     if (n == null || !n.isStarted()) {
-      throw state == State.CLOSED ? new NodeClosedException("replica " + log.name() + " is closed")
-          : new IndexUnavailableException("replica " + log.name() + " is " + state + "; retry");
+      throw lifecycle.state() == State.CLOSED ? new NodeClosedException("replica " + log.name() + " is closed")
+          : new IndexUnavailableException("replica " + log.name() + " is " + lifecycle.state() + "; retry");
     }
     try {
       return n.replayPosition(n.getCurrentSearchingVersion());
@@ -780,7 +733,7 @@ public final class Replica implements Closeable {
 
   /** Primary generation of the point-in-time searched now. */
   public long primaryGen() {
-    ReplicatingReplicaNode n = node;
+    ReplicatingReplicaNode n = lifecycle.node();
     return n == null ? -1 : n.lastPrimaryGen();
   }
 
@@ -790,7 +743,7 @@ public final class Replica implements Closeable {
    * copy from a new primary moves {@link #primaryGen()} when it starts, this only once it is searched.
    */
   public long installedPrimaryGen() {
-    ReplicatingReplicaNode n = node;
+    ReplicatingReplicaNode n = lifecycle.node();
     return n == null ? -1 : n.installedPrimaryGen();
   }
 
@@ -829,13 +782,13 @@ public final class Replica implements Closeable {
 
   /** True while an NRT point is being copied. */
   public boolean isCopying() {
-    ReplicatingReplicaNode n = node;
+    ReplicatingReplicaNode n = lifecycle.node();
     return n != null && n.isCopying();
   }
 
   /** Where this replica is in its lifecycle (a snapshot). */
   public State state() {
-    return state;
+    return lifecycle.state();
   }
 
   /**
@@ -863,20 +816,13 @@ public final class Replica implements Closeable {
     } catch (IOException e) {
       log.warn("could not update the record of verified files: {}", e.toString());
     }
-    ReplicatingReplicaNode old = null;
-    synchronized (lifecycle) {
-      if (state == State.RUNNING) {
-        moveTo(State.RESYNCING);
-        old = node;
-        node = null;
-        resyncGen = Math.max(resyncGen, old.lastPrimaryGen());
-      } else if (state != State.RESYNCING) {
-        return;
-      }
+    ReplicaLifecycle.Taken taken = lifecycle.repair();
+    if (taken == null) {
+      return;
     }
     fallback.release();
-    if (old != null) {
-      IOUtils.closeWhileHandlingException(old);
+    if (taken.node() != null) {
+      IOUtils.closeWhileHandlingException(taken.node());
     }
     reopen();
     catchUp.wakeUp();
@@ -885,8 +831,8 @@ public final class Replica implements Closeable {
   private final class ScrubTarget implements Scrubber.Target {
     @Override
     public Collection<String> searchedFiles() {
-      ReplicatingReplicaNode n = node;
-      if (state != State.RUNNING || n == null || !n.isStarted()) {
+      ReplicatingReplicaNode n = lifecycle.node();
+      if (lifecycle.state() != State.RUNNING || n == null || !n.isStarted()) {
         return List.of();
       }
       try {
@@ -951,9 +897,9 @@ public final class Replica implements Closeable {
 
   /** Durably commits the point-in-time searched now, independently of the primary. */
   public void commit() throws IOException {
-    ReplicatingReplicaNode n = node;
-    if (state != State.RUNNING || n == null) {
-      throw new NodeClosedException("replica " + log.name() + " is " + state);
+    ReplicatingReplicaNode n = lifecycle.node();
+    if (lifecycle.state() != State.RUNNING || n == null) {
+      throw new NodeClosedException("replica " + log.name() + " is " + lifecycle.state());
     }
     n.commit();
   }
@@ -977,24 +923,21 @@ public final class Replica implements Closeable {
 
   /** {@code clean}: the next process may trust the record of verified files (a halt must look like a crash). */
   private void close(boolean commitFirst, boolean clean) throws IOException {
-    if (state == State.CLOSED) {
+    if (lifecycle.state() == State.CLOSED) {
       return;
     }
-    if (commitFirst && state == State.RUNNING) {
+    if (commitFirst && lifecycle.state() == State.RUNNING) {
       try {
         commit();
       } catch (IOException | RuntimeException e) {
         log.warn("commit on close failed; a restart copies more", e);
       }
     }
-    ReplicatingReplicaNode n;
-    synchronized (lifecycle) {
-      if (state == State.CLOSED) {
-        return;
-      }
-      moveTo(State.CLOSED);
-      n = node;
+    ReplicaLifecycle.Taken taken = lifecycle.close();
+    if (taken == null) {
+      return;
     }
+    ReplicatingReplicaNode n = taken.node();
     // The catch-up thread and the scrub reopen the index: once they are gone, no node can be
     // opened behind our back.
     if (servingPeers) {
