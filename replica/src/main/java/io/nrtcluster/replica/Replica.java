@@ -24,7 +24,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -90,9 +89,6 @@ public final class Replica implements Closeable {
         .build();
   }
 
-  /** How long a search waits for a searcher while the replica reopens its index. */
-  private static final long SEARCHER_WAIT_MILLIS = 10_000;
-
   private final ReplicaConfig config;
   private final ReplicaContext ctx;
   private final NodeLog log;
@@ -114,8 +110,9 @@ public final class Replica implements Closeable {
   private final ConcurrentSkipListMap<Long, Long> announcedAt = new ConcurrentSkipListMap<>();
   private final LagTracker lag = new LagTracker();
   private final ReplicaLifecycle lifecycle;
-  /** Serves while a resync's reopened index has no copied point yet. */
-  private final FallbackSearcher fallback = new FallbackSearcher(this::releaseSearcher);
+  private final Searchers searchers;
+  /** Serves while a resync's reopened index has no copied point yet (the one of {@link #searchers}). */
+  private final FallbackSearcher fallback;
   /** Serves this replica's installed files to peers that copy from it (registered while it runs). */
   private final PeerFileServer peerServer;
   private volatile boolean servingPeers;
@@ -135,6 +132,8 @@ public final class Replica implements Closeable {
     this.runner = new CopyJobRunner(log, executors.parallel(ExecutorSource.Pool.COPY, "nrt-copy-" + name), link.scheduler());
     runner.preCopyBytesPerSecond(config.preCopyBytesPerSecond());
     this.integrity = new FileIntegrity(config, log, ctx.stats());
+    this.searchers = new Searchers(log, lifecycle, integrity);
+    this.fallback = searchers.fallback();
     this.scrubber = new Scrubber(config.scrub(), config.indexPath(), log, ctx.stats(), new ScrubTarget(),
         executors.serial(ExecutorSource.Pool.WORK, "nrt-scrub-" + name));
     this.readRepairs = new ReadRepairs(executors.serial(ExecutorSource.Pool.WORK, "nrt-readrepair-" + name), f -> repair(f, false));
@@ -602,46 +601,7 @@ public final class Replica implements Closeable {
    * {@link IndexUnavailableException}; a closed replica raises {@link NodeClosedException}.
    */
   public IndexSearcher acquireSearcher() throws IOException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SEARCHER_WAIT_MILLIS);
-    while (true) {
-      State st = lifecycle.state();
-      if (st == State.CLOSED) {
-        throw new NodeClosedException("replica " + log.name() + " is closed");
-      }
-      ReplicatingReplicaNode n = lifecycle.node();
-      if (st == State.RUNNING && n != null && n.isStarted() && !integrity.awaitingRepair()) {
-        IndexSearcher last = n.installedPrimaryGen() < 0 ? fallback.acquire() : null;
-        if (last != null) {
-          return last;
-        }
-        if (!n.searchesUnpublishedCommit()) {
-          try {
-            return n.getSearcherManager().acquire();
-          } catch (AlreadyClosedException e) {
-            // A resync or close swapped the node: look again.
-            continue;
-          }
-        }
-      }
-      IndexSearcher f = fallback.acquire();
-      if (f != null) {
-        return f;
-      }
-      long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-      if (left <= 0) {
-        throw new IndexUnavailableException("replica " + log.name() + " has had no searcher for " + SEARCHER_WAIT_MILLIS
-            + " ms (" + st + (integrity.awaitingRepair() ? ", copying its index again after corrupt files " + integrity.corruptFiles() : "")
-            + (n != null && n.searchesUnpublishedCommit() ? ", its local commit holds writes no refresh published: it serves"
-                + " once the primary published that point or it copied a newer one" : "")
-            + "); retry");
-      }
-      try {
-        lifecycle.awaitChange(st, n, Math.min(left, 100));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IndexUnavailableException("interrupted waiting for a searcher of replica " + log.name());
-      }
-    }
+    return searchers.acquire();
   }
 
   /**
@@ -649,11 +609,7 @@ public final class Replica implements Closeable {
    * once.
    */
   public void releaseSearcher(IndexSearcher searcher) {
-    try {
-      searcher.getIndexReader().decRef();
-    } catch (IOException e) {
-      log.warn("releasing a searcher failed", e);
-    }
+    searchers.release(searcher);
   }
 
   /**
@@ -668,18 +624,7 @@ public final class Replica implements Closeable {
 
   /** The version searched now (the primary's version of the same point-in-time). */
   public long searchingVersion() {
-    ReplicatingReplicaNode n = lifecycle.node();
-    if (n == null || !n.isStarted() || integrity.awaitingRepair()) {
-      return -1;
-    }
-    if (n.installedPrimaryGen() < 0 && fallback.isHeld()) {
-      return fallback.version();
-    }
-    try {
-      return n.getCurrentSearchingVersion();
-    } catch (IOException | AlreadyClosedException e) {
-      return -1;
-    }
+    return searchers.searchingVersion();
   }
 
   /**
