@@ -22,8 +22,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -103,12 +101,8 @@ public final class Replica implements Closeable {
   /** Held by whoever reopens the index (the catch-up thread, or the scrub after a corrupt file). */
   private final ReentrantLock reopening = new ReentrantLock();
   private final BadFileTracker badFiles;
-  private final List<LongConsumer> versionListeners = new CopyOnWriteArrayList<>();
   private final CopyEvents copyEvents = new CopyEvents();
-  private final List<Consumer<CopyPhases>> phaseListeners = new CopyOnWriteArrayList<>();
-  /** When each recent version was first announced (for {@link CopyPhases}). */
-  private final ConcurrentSkipListMap<Long, Long> announcedAt = new ConcurrentSkipListMap<>();
-  private final LagTracker lag = new LagTracker();
+  private final SearchedVersions versions;
   private final ReplicaLifecycle lifecycle;
   private final Searchers searchers;
   /** Serves while a resync's reopened index has no copied point yet (the one of {@link #searchers}). */
@@ -127,6 +121,7 @@ public final class Replica implements Closeable {
     this.lifecycle = new ReplicaLifecycle(LoggerFactory.getLogger(Replica.class), "R" + config.nodeId(), store);
     this.log = lifecycle.log();
     this.ctx = new ReplicaContext(config, log, new ReplicaStats(observer), store);
+    this.versions = new SearchedVersions(log, ctx.stats(), lifecycle);
     String name = log.name() + "/" + config.index();
     this.link = new PrimaryLink(transport, ctx, new LinkListener(), executors.serial(ExecutorSource.Pool.TICK, "nrt-link-" + name));
     this.runner = new CopyJobRunner(log, executors.parallel(ExecutorSource.Pool.COPY, "nrt-copy-" + name), link.scheduler());
@@ -380,7 +375,7 @@ public final class Replica implements Closeable {
       // told only then, in onNrtCopyDone.
       if (!integrity.awaitingRepair()) {
         told = job.getCopyState().version();
-        tellListeners(job);
+        versions.searched(job);
       }
     }
 
@@ -397,38 +392,9 @@ public final class Replica implements Closeable {
       link.pushed().dropUpTo(job.getCopyState().primaryGen(), version);
       integrity.installed(job.getCopyState());
       if (told != version) {
-        tellListeners(job);
+        versions.searched(job);
       }
       catchUp.copySucceeded();
-    }
-  }
-
-  private void tellListeners(CopyJob job) {
-    long version = job.getCopyState().version();
-    try {
-      ctx.stats().observer().versionSearched(version, lag.searched(version));
-    } catch (RuntimeException e) {
-      log.warn("replica observer failed", e);
-    }
-    if (!phaseListeners.isEmpty() && job instanceof StreamingCopyJob) {
-      ReplicatingReplicaNode n = lifecycle.node();
-      Long heard = announcedAt.get(version);
-      CopyPhases phases = new CopyPhases(version, heard == null ? -1 : heard, n == null ? -1 : n.copyStateAtNanos(version),
-          n == null ? -1 : n.filesAtNanos(), n == null ? -1 : n.switchedAtNanos(), System.nanoTime());
-      for (Consumer<CopyPhases> l : phaseListeners) {
-        try {
-          l.accept(phases);
-        } catch (RuntimeException e) {
-          log.warn("copy phase listener failed", e);
-        }
-      }
-    }
-    for (LongConsumer l : versionListeners) {
-      try {
-        l.accept(version);
-      } catch (RuntimeException e) {
-        log.warn("version listener failed", e);
-      }
     }
   }
 
@@ -519,11 +485,7 @@ public final class Replica implements Closeable {
         throw new StalePrimaryGenerationException("NRT point " + version + " is from generation " + primaryGen
             + " but generation " + ctx.store().highestPrimaryGen() + " was already seen");
       }
-      announcedAt.putIfAbsent(version, System.nanoTime());
-      while (announcedAt.size() > 128) {
-        announcedAt.pollFirstEntry();
-      }
-      lag.announced(version, searchingVersion());
+      versions.announced(version, searchingVersion());
       catchUp.announce(primaryGen, version);
     }
 
@@ -655,7 +617,7 @@ public final class Replica implements Closeable {
 
   /** The newest version a primary announced to this replica, or -1 if none did yet. */
   public long newestAnnouncedVersion() {
-    return lag.newestAnnounced();
+    return versions.newestAnnounced();
   }
 
   /**
@@ -664,7 +626,7 @@ public final class Replica implements Closeable {
    * {@link #primaryGen()} and the members' reports for that case.
    */
   public long versionsBehind() {
-    return lag.versionsBehind(searchingVersion());
+    return versions.versionsBehind(searchingVersion());
   }
 
   /**
@@ -673,7 +635,7 @@ public final class Replica implements Closeable {
    * primary's announcement on.
    */
   public long nanosBehind() {
-    return lag.nanosBehind(searchingVersion());
+    return versions.nanosBehind(searchingVersion());
   }
 
   /** Primary generation of the point-in-time searched now. */
@@ -815,7 +777,7 @@ public final class Replica implements Closeable {
 
   /** Called with each new version this replica starts searching (on a copy thread: be quick). */
   public void addVersionListener(LongConsumer listener) {
-    versionListeners.add(listener);
+    versions.addVersionListener(listener);
   }
 
   /**
@@ -823,7 +785,7 @@ public final class Replica implements Closeable {
    * quick. For benchmarks that break the replica's lag into its steps.
    */
   public void addCopyPhasesListener(Consumer<CopyPhases> listener) {
-    phaseListeners.add(listener);
+    versions.addCopyPhasesListener(listener);
   }
 
   /**
