@@ -23,20 +23,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
-import org.apache.lucene.index.IndexNotFoundException;
-import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.replicator.nrt.CopyJob;
 import org.apache.lucene.replicator.nrt.FileMetaData;
-import org.apache.lucene.replicator.nrt.Node;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.SearcherFactory;
 import org.apache.lucene.store.AlreadyClosedException;
-import org.apache.lucene.store.Directory;
-import org.apache.lucene.store.FSDirectory;
-import org.apache.lucene.util.IOUtils;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -98,13 +90,12 @@ public final class Replica implements Closeable {
   private final FileIntegrity integrity;
   private final Scrubber scrubber;
   private final ReadRepairs readRepairs;
-  /** Held by whoever reopens the index (the catch-up thread, or the scrub after a corrupt file). */
-  private final ReentrantLock reopening = new ReentrantLock();
   private final BadFileTracker badFiles;
   private final CopyEvents copyEvents = new CopyEvents();
   private final SearchedVersions versions;
   private final ReplicaLifecycle lifecycle;
   private final Searchers searchers;
+  private final NodeOpener opener;
   /** Serves while a resync's reopened index has no copied point yet (the one of {@link #searchers}). */
   private final FallbackSearcher fallback;
   /** Serves this replica's installed files to peers that copy from it (registered while it runs). */
@@ -134,6 +125,7 @@ public final class Replica implements Closeable {
     this.readRepairs = new ReadRepairs(executors.serial(ExecutorSource.Pool.WORK, "nrt-readrepair-" + name), f -> repair(f, false));
     this.badFiles = new BadFileTracker(ctx, this::onHoldChanged);
     this.peerServer = new PeerFileServer(config.nodeId(), lifecycle::node);
+    this.opener = new NodeOpener(ctx, lifecycle, integrity, fallback, link, runner, copyEvents, badFiles);
     this.catchUp = new CatchUpLoop(log, this::catchUpStep, config.reconnectMin(), config.reconnectMax(),
         this::holdOff, executors.serial(ExecutorSource.Pool.WORK, "nrt-catchup-" + name));
   }
@@ -195,27 +187,7 @@ public final class Replica implements Closeable {
   }
 
   private void start() throws IOException {
-    // Before anything reads the commit: a corrupt segments file would fail that read.
-    integrity.verifyBeforeOpen();
-    Connection c = link.connectOnce();
-    long commitGen = commitGeneration();
-    ctx.store().observeGeneration(Math.max(commitGen, -1));
-    // A clean close left a commit holding everything its run searched: this opening goes on as that run.
-    long resumed = ctx.store().takeCleanClose();
-    long incarnation = resumed != 0 ? resumed : Incarnations.next();
-    ReplicatingReplicaNode n;
-    if (c != null) {
-      try {
-        n = openNode(c.peerPrimaryGen(), incarnation);
-      } catch (IOException | RuntimeException e) {
-        log.warn("initial sync with primary generation {} failed; starting from local index: {}", c.peerPrimaryGen(), e.toString());
-        n = openNode(commitGeneration(), incarnation);
-      }
-    } else {
-      log.info("primary {} unreachable; serving the last commit and retrying in the background", config.primary());
-      n = openNode(commitGen, incarnation);
-    }
-    lifecycle.started(n);
+    opener.bootstrap();
     servePeers();
     catchUp.start();
     scrubber.start();
@@ -263,44 +235,10 @@ public final class Replica implements Closeable {
     return peerServer.filesServed();
   }
 
-  private long commitGeneration() throws IOException {
-    try (Directory dir = FSDirectory.open(config.indexPath())) {
-      String gen = SegmentInfos.readLatestCommit(dir).getUserData().get(Node.PRIMARY_GEN_KEY);
-      return gen == null ? -1 : Long.parseLong(gen);
-    } catch (IndexNotFoundException e) {
-      return -1;
-    }
-  }
-
-  private ReplicatingReplicaNode openNode(long primaryGen) throws IOException {
-    return openNode(primaryGen, Incarnations.next());
-  }
-
-  private ReplicatingReplicaNode openNode(long primaryGen, long incarnation) throws IOException {
-    config.storageFaults().beforeIndexOpen(config.indexPath().toString());
-    integrity.verifyBeforeOpen();
-    Directory dir = FaultInjectingDirectory.wrap(FSDirectory.open(config.indexPath()), config.storageFaults());
-    ReplicatingReplicaNode n;
-    try {
-      n = new ReplicatingReplicaNode(config.nodeId(), dir, new SearcherFactory(), ctx, link,
-          runner, copyEvents, badFiles, incarnation);
-    } catch (IOException | RuntimeException e) {
-      IOUtils.closeWhileHandlingException(dir);
-      throw e;
-    }
-    try {
-      n.startAt(primaryGen);
-      return n;
-    } catch (IOException | RuntimeException e) {
-      IOUtils.closeWhileHandlingException(n);
-      throw e;
-    }
-  }
-
   private CatchUpLoop.Outcome catchUpStep(long gen, long version) {
     // A newer primary may have come meanwhile: reopen at the newest generation announced.
     lifecycle.resyncAtLeast(gen);
-    if (lifecycle.state() == State.RESYNCING && !reopen()) {
+    if (lifecycle.state() == State.RESYNCING && !opener.reopen()) {
       // A failed reopen is retried with backoff: the replica never stops following.
       return CatchUpLoop.Outcome.RETRY;
     }
@@ -334,7 +272,7 @@ public final class Replica implements Closeable {
       return job != null ? CatchUpLoop.Outcome.IN_FLIGHT : CatchUpLoop.Outcome.RETRY;
     } catch (ResyncRequiredException e) {
       log.warn("{}", e.getMessage());
-      resync(e.primaryGen);
+      opener.resync(e.primaryGen);
       return CatchUpLoop.Outcome.RETRY;
     } catch (StalePrimaryGenerationException e) {
       log.warn("{}", e.getMessage());
@@ -396,85 +334,6 @@ public final class Replica implements Closeable {
       }
       catchUp.copySucceeded();
     }
-  }
-
-  /**
-   * Drops the local commit and copies the new primary's point-in-time from scratch (only files that
-   * differ cross the wire). The last searcher keeps serving until the new one is open; a reopen that
-   * fails is retried by the catch-up loop. Runs on the catch-up executor.
-   */
-  private void resync(long primaryGen) {
-    ReplicaLifecycle.Taken taken = lifecycle.resync(primaryGen);
-    if (taken == null) {
-      return;
-    }
-    ReplicatingReplicaNode old = taken.node();
-    // A fallback still held means no copy was installed since the last resync: what the old node
-    // searches is an emptied or older local index, not a better point.
-    if (!fallback.isHeld()) {
-      try {
-        fallback.hold(old.getSearcherManager().acquire());
-      } catch (IOException | RuntimeException e) {
-        log.warn("cannot keep the last searcher across the resync: {}", e.toString());
-      }
-    }
-    ctx.stats().resynced();
-    IOUtils.closeWhileHandlingException(old);
-    reopen();
-  }
-
-  /**
-   * Opens the local index again after a resync dropped it; true once the replica runs again. When
-   * the replica was closed meanwhile, the fresh node is closed here, so nothing stays open holding
-   * the index's write lock.
-   */
-  private boolean reopen() {
-    if (!reopening.tryLock()) {
-      // The scrub is reopening after a corrupt file: the catch-up retries once it is done.
-      return false;
-    }
-    try {
-      return reopenLocked();
-    } finally {
-      reopening.unlock();
-    }
-  }
-
-  private boolean reopenLocked() {
-    long gen = lifecycle.resyncGen();
-    ReplicatingReplicaNode fresh;
-    try {
-      fresh = openNode(gen);
-    } catch (IOException | RuntimeException e) {
-      try {
-        // Lucene drops the starting commit before it syncs: with none left, "what is left locally"
-        // is an empty index, worse than the last searcher, which keeps serving until a retry works.
-        long local = commitGeneration();
-        if (local < 0) {
-          log.warn("resync with generation {} failed and no local commit is left; retrying: {}", gen, e.toString());
-          return false;
-        }
-        log.warn("resync with generation {} failed; starting from what is left locally: {}", gen, e.toString());
-        fresh = openNode(local);
-      } catch (IOException | RuntimeException e2) {
-        log.error("cannot reopen the local index; retrying: {}", e2.toString());
-        return false;
-      }
-    }
-    if (!lifecycle.reopened(fresh)) {
-      IOUtils.closeWhileHandlingException(fresh);
-      return false;
-    }
-    if (fresh.installedPrimaryGen() >= 0) {
-      fallback.release();
-    } else if (fallback.isHeld()) {
-      // Opened without a copy (an emptied directory, or an older local commit): the last good
-      // searcher serves until the first point copied from a primary is installed.
-      log.info("reopened without a copy from a primary; version {} serves until a copied point is installed",
-          fallback.version());
-    }
-    link.announce();
-    return true;
   }
 
   private final class LinkListener implements PrimaryLink.Listener {
@@ -575,7 +434,7 @@ public final class Replica implements Closeable {
   }
 
   /**
-   * The run of the index this replica has open ({@link io.nrtcluster.common.Incarnations}): a new
+   * The run of the index this replica has open ({@link Incarnations}): a new
    * value whenever it opens its index from disk (start, resync), 0 while none is open. Its install
    * reports to the primary carry it.
    */
@@ -712,29 +571,6 @@ public final class Replica implements Closeable {
     readRepairs.submit(fileName);
   }
 
-  /**
-   * Quarantines corrupt {@code fileName} found by the scrub or after a read: stops serving the searcher
-   * that reads it at once (no earlier searcher stands in: it may read the same bytes), reopens the index
-   * from what is verified, and lets the catch-up copy the rest from the primary. Runs on their executors.
-   */
-  private void repair(String fileName, boolean byScrub) {
-    try {
-      integrity.found(fileName, byScrub);
-    } catch (IOException e) {
-      log.warn("could not update the record of verified files: {}", e.toString());
-    }
-    ReplicaLifecycle.Taken taken = lifecycle.repair();
-    if (taken == null) {
-      return;
-    }
-    fallback.release();
-    if (taken.node() != null) {
-      IOUtils.closeWhileHandlingException(taken.node());
-    }
-    reopen();
-    catchUp.wakeUp();
-  }
-
   private final class ScrubTarget implements Scrubber.Target {
     @Override
     public Collection<String> searchedFiles() {
@@ -752,6 +588,13 @@ public final class Replica implements Closeable {
     @Override
     public void corrupt(String fileName, String reason) {
       repair(fileName, true);
+    }
+  }
+
+  /** A corrupt file was found: once the node reading it is dropped, the catch-up copies it again. */
+  private void repair(String fileName, boolean byScrub) {
+    if (opener.repair(fileName, byScrub)) {
+      catchUp.wakeUp();
     }
   }
 
