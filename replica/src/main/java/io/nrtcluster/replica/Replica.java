@@ -11,7 +11,6 @@ import io.nrtcluster.common.Stable;
 import io.nrtcluster.common.StalePrimaryGenerationException;
 import io.nrtcluster.common.TransitionTable;
 import io.nrtcluster.transport.Connection;
-import io.nrtcluster.transport.Message;
 import io.nrtcluster.transport.NodeAddress;
 import io.nrtcluster.transport.Transport;
 import java.io.Closeable;
@@ -20,13 +19,10 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.apache.lucene.replicator.nrt.CopyJob;
-import org.apache.lucene.replicator.nrt.FileMetaData;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.store.AlreadyClosedException;
 import org.slf4j.LoggerFactory;
@@ -84,6 +80,7 @@ public final class Replica implements Closeable {
   private final NodeLog log;
   private final Transport transport;
   private final boolean ownsTransport;
+  private final LinkEvents linkEvents;
   private final PrimaryLink link;
   private final CopyJobRunner runner;
   private final CatchUpLoop catchUp;
@@ -114,12 +111,13 @@ public final class Replica implements Closeable {
     this.ctx = new ReplicaContext(config, log, new ReplicaStats(observer), store);
     this.versions = new SearchedVersions(log, ctx.stats(), lifecycle);
     String name = log.name() + "/" + config.index();
-    this.link = new PrimaryLink(transport, ctx, new LinkListener(), executors.serial(ExecutorSource.Pool.TICK, "nrt-link-" + name));
-    this.runner = new CopyJobRunner(log, executors.parallel(ExecutorSource.Pool.COPY, "nrt-copy-" + name), link.scheduler());
-    runner.preCopyBytesPerSecond(config.preCopyBytesPerSecond());
     this.integrity = new FileIntegrity(config, log, ctx.stats());
     this.searchers = new Searchers(log, lifecycle, integrity);
     this.fallback = searchers.fallback();
+    this.linkEvents = new LinkEvents(ctx, lifecycle, integrity, searchers, versions);
+    this.link = new PrimaryLink(transport, ctx, linkEvents, executors.serial(ExecutorSource.Pool.TICK, "nrt-link-" + name));
+    this.runner = new CopyJobRunner(log, executors.parallel(ExecutorSource.Pool.COPY, "nrt-copy-" + name), link.scheduler());
+    runner.preCopyBytesPerSecond(config.preCopyBytesPerSecond());
     this.scrubber = new Scrubber(config.scrub(), config.indexPath(), log, ctx.stats(), new ScrubTarget(),
         executors.serial(ExecutorSource.Pool.WORK, "nrt-scrub-" + name));
     this.readRepairs = new ReadRepairs(executors.serial(ExecutorSource.Pool.WORK, "nrt-readrepair-" + name), f -> repair(f, false));
@@ -128,6 +126,7 @@ public final class Replica implements Closeable {
     this.opener = new NodeOpener(ctx, lifecycle, integrity, fallback, link, runner, copyEvents, badFiles);
     this.catchUp = new CatchUpLoop(log, this::catchUpStep, config.reconnectMin(), config.reconnectMax(),
         this::holdOff, executors.serial(ExecutorSource.Pool.WORK, "nrt-catchup-" + name));
+    linkEvents.attach(link, catchUp);
   }
 
   /** Opens a replica with its own transport. */
@@ -336,85 +335,6 @@ public final class Replica implements Closeable {
     }
   }
 
-  private final class LinkListener implements PrimaryLink.Listener {
-    @Override
-    public void onNrtPoint(long primaryGen, long version) throws Exception {
-      if (primaryGen < ctx.store().highestPrimaryGen()) {
-        ctx.stats().staleGenerationRefused();
-        throw new StalePrimaryGenerationException("NRT point " + version + " is from generation " + primaryGen
-            + " but generation " + ctx.store().highestPrimaryGen() + " was already seen");
-      }
-      versions.announced(version, searchingVersion());
-      catchUp.announce(primaryGen, version);
-    }
-
-    @Override
-    public void onNrtPointCopyState(Connection c, Message.CopyStateReply s) throws Exception {
-      PushedCopyStates.Pushed pushed = new PushedCopyStates.Pushed(c, s);
-      if (s.primaryGen() < ctx.store().highestPrimaryGen()) {
-        pushed.release();
-        onNrtPoint(s.primaryGen(), s.version());
-        return;
-      }
-      if (s.version() <= searchingVersion() && s.primaryGen() == primaryGen()) {
-        pushed.release();
-        ReplicatingReplicaNode n = lifecycle.node();
-        if (n != null) {
-          // Nothing to copy, but it may say the local commit's point is published.
-          n.announced(s.primaryGen(), s.version());
-        }
-        return;
-      }
-      // Offered before it is announced, so the catch-up that the announcement wakes finds it.
-      link.pushed().offer(pushed);
-      onNrtPoint(s.primaryGen(), s.version());
-    }
-
-    @Override
-    public void onPreCopy(Connection c, Message.PreCopyMerge m) throws Exception {
-      ReplicatingReplicaNode n = lifecycle.node();
-      if (lifecycle.state() != State.RUNNING || n == null || !n.isStarted()) {
-        c.reply(new Message.PreCopyDone(m.requestId(), false));
-        return;
-      }
-      Map<String, FileMetaData> files = FileMetaValidator.fromWire(m.files());
-      AtomicBoolean finished = new AtomicBoolean();
-      CopyJob job = n.preCopyMerge(m.preCopyId(), m.primaryGen(), files, finished);
-      PreCopyReporter.start(link.scheduler(), c, m.requestId(), job, finished, () -> lifecycle.state() == State.CLOSED,
-          ctx.stats(), config.preCopyProgressInterval());
-    }
-
-    @Override
-    public void onConnected(Connection c) {
-      link.announce();
-      ReplicatingReplicaNode n = lifecycle.node();
-      if (n != null && n.searchesUnpublishedCommit()) {
-        // No point is announced by an idle primary: the catch-up asks it whether the local commit's
-        // point is published (a version no primary announces, so it starts no copy).
-        catchUp.announce(c.peerPrimaryGen(), -1);
-      }
-      catchUp.wakeUp();
-    }
-
-    @Override
-    public long searchingVersion() {
-      return Replica.this.searchingVersion();
-    }
-
-    @Override
-    public void onAnnounced(Connection c) {
-      ReplicatingReplicaNode n = lifecycle.node();
-      if (n == null || !n.isStarted() || integrity.awaitingRepair() || n.installedPrimaryGen() < 0) {
-        // Only a point copied from a primary is reported: a local commit may hold unpublished writes.
-        return;
-      }
-      try {
-        link.reportInstalled(n.installedPrimaryGen(), n.getCurrentSearchingVersion(), n.incarnation());
-      } catch (IOException | AlreadyClosedException e) {
-        log.debug("not reporting the searched version: {}", e.toString());
-      }
-    }
-  }
 
   /**
    * Searcher of the current version. Release it with {@link #releaseSearcher}. While a resync
@@ -637,7 +557,7 @@ public final class Replica implements Closeable {
    */
   public void onNrtPoint(long primaryGen, long version) throws IOException {
     try {
-      new LinkListener().onNrtPoint(primaryGen, version);
+      linkEvents.onNrtPoint(primaryGen, version);
     } catch (IOException | RuntimeException e) {
       throw e;
     } catch (Exception e) {
