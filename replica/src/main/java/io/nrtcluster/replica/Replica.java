@@ -8,9 +8,7 @@ import io.nrtcluster.common.IndexUnavailableException;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.Stable;
-import io.nrtcluster.common.StalePrimaryGenerationException;
 import io.nrtcluster.common.TransitionTable;
-import io.nrtcluster.transport.Connection;
 import io.nrtcluster.transport.NodeAddress;
 import io.nrtcluster.transport.Transport;
 import java.io.Closeable;
@@ -124,8 +122,9 @@ public final class Replica implements Closeable {
     this.badFiles = new BadFileTracker(ctx, this::onHoldChanged);
     this.peerServer = new PeerFileServer(config.nodeId(), lifecycle::node);
     this.opener = new NodeOpener(ctx, lifecycle, integrity, fallback, link, runner, copyEvents, badFiles);
-    this.catchUp = new CatchUpLoop(log, this::catchUpStep, config.reconnectMin(), config.reconnectMax(),
-        this::holdOff, executors.serial(ExecutorSource.Pool.WORK, "nrt-catchup-" + name));
+    CatchUpStep step = new CatchUpStep(ctx, lifecycle, opener, link, badFiles);
+    this.catchUp = new CatchUpLoop(log, step, config.reconnectMin(), config.reconnectMax(), step::holdOff,
+        executors.serial(ExecutorSource.Pool.WORK, "nrt-catchup-" + name));
     linkEvents.attach(link, catchUp);
   }
 
@@ -232,65 +231,6 @@ public final class Replica implements Closeable {
   /** Files this replica streamed to peers that copy from it. */
   public long filesServedToPeers() {
     return peerServer.filesServed();
-  }
-
-  private CatchUpLoop.Outcome catchUpStep(long gen, long version) {
-    // A newer primary may have come meanwhile: reopen at the newest generation announced.
-    lifecycle.resyncAtLeast(gen);
-    if (lifecycle.state() == State.RESYNCING && !opener.reopen()) {
-      // A failed reopen is retried with backoff: the replica never stops following.
-      return CatchUpLoop.Outcome.RETRY;
-    }
-    ReplicatingReplicaNode n = lifecycle.node();
-    if (lifecycle.state() != State.RUNNING || n == null) {
-      return lifecycle.state() == State.CLOSED ? CatchUpLoop.Outcome.CAUGHT_UP : CatchUpLoop.Outcome.RETRY;
-    }
-    try {
-      if (gen < ctx.store().highestPrimaryGen()) {
-        return CatchUpLoop.Outcome.CAUGHT_UP;
-      }
-      n.announced(gen, version);
-      n.confirmLocalCommit();
-      if (gen == n.lastPrimaryGen() && version <= n.getCurrentSearchingVersion()) {
-        return CatchUpLoop.Outcome.CAUGHT_UP;
-      }
-      if (gen == n.lastPrimaryGen() && n.copyingVersion() >= version) {
-        return CatchUpLoop.Outcome.IN_FLIGHT;
-      }
-      long copying = n.copyingNanos();
-      if (gen == n.lastPrimaryGen() && copying >= 0 && copying < config.supersedeAfter().toNanos()) {
-        // A copy under way finishes first and the newest point is copied next: superseding it would
-        // throw away requests already on the wire, and over a long link a copy superseded at every
-        // refresh never installs anything.
-        return CatchUpLoop.Outcome.IN_FLIGHT;
-      }
-      if (link.current() == null) {
-        return CatchUpLoop.Outcome.RETRY;
-      }
-      CopyJob job = n.newNRTPoint(gen, version);
-      return job != null ? CatchUpLoop.Outcome.IN_FLIGHT : CatchUpLoop.Outcome.RETRY;
-    } catch (ResyncRequiredException e) {
-      log.warn("{}", e.getMessage());
-      opener.resync(e.primaryGen);
-      return CatchUpLoop.Outcome.RETRY;
-    } catch (StalePrimaryGenerationException e) {
-      log.warn("{}", e.getMessage());
-      return CatchUpLoop.Outcome.CAUGHT_UP;
-    } catch (AlreadyClosedException e) {
-      return CatchUpLoop.Outcome.RETRY;
-    } catch (IOException | RuntimeException e) {
-      log.warn("copying NRT point {} failed; will retry: {}", version, e.toString());
-      return CatchUpLoop.Outcome.RETRY;
-    }
-  }
-
-  /**
-   * How long catching up must wait for a file reported to the primary we are connected to now. A
-   * new primary (another generation) is never held off by reports to the old one.
-   */
-  private Duration holdOff() {
-    Connection c = link.current();
-    return c == null ? Duration.ZERO : badFiles.holdOff(c.peerPrimaryGen());
   }
 
   /** A reported file's hold-off changed (a verdict came): the catch-up loop looks at it again. */
