@@ -2,12 +2,15 @@ package io.nrtcluster.replica;
 
 import io.nrtcluster.common.FileNotServableException;
 import io.nrtcluster.common.NodeClosedException;
+import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.PeerFileNames;
 import io.nrtcluster.common.ProtocolException;
 import io.nrtcluster.transport.Connection;
 import io.nrtcluster.transport.Endpoint;
 import io.nrtcluster.transport.Message;
 import io.nrtcluster.transport.PeerRole;
+import io.nrtcluster.transport.Transport;
+import io.nrtcluster.transport.TransportServer;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.apache.lucene.replicator.nrt.FileMetaData;
@@ -22,16 +25,47 @@ import org.apache.lucene.replicator.nrt.FileMetaData;
  * verified); a file whose bytes rotted on disk under an intact footer is served, and the asking
  * peer, which verifies every byte against the primary's checksum, discards it and fetches it from
  * the primary.
+ *
+ * <p>It serves while registered on the shared transport's server ({@link #register}), from the
+ * replica's start to its close.
  */
 final class PeerFileServer implements Endpoint {
   private final int nodeId;
   private final Supplier<ReplicatingReplicaNode> node;
   private final AtomicLong filesServed = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
+  /** The server this is registered on, or null. */
+  private volatile TransportServer registeredOn;
 
   PeerFileServer(int nodeId, Supplier<ReplicatingReplicaNode> node) {
     this.nodeId = nodeId;
     this.node = node;
+  }
+
+  /**
+   * Lets peers that the primary points at this replica copy its installed files, on the shared
+   * transport's server when there is one (a standalone replica has none: it never serves peers,
+   * and a primary never names a node without a published address as a copy source).
+   */
+  void register(Transport transport, String index, NodeLog log) {
+    TransportServer server = transport.server();
+    if (server == null) {
+      return;
+    }
+    try {
+      server.register(index, this);
+      registeredOn = server;
+    } catch (IllegalStateException e) {
+      log.warn("not serving copies to peers: {}", e.getMessage());
+    }
+  }
+
+  /** Stops serving peers (nothing to do unless {@link #register} did register). */
+  void unregister(String index) {
+    TransportServer server = registeredOn;
+    if (server != null) {
+      server.unregister(index, this);
+    }
   }
 
   @Override

@@ -95,7 +95,6 @@ public final class Replica implements Closeable {
   private final FallbackSearcher fallback;
   /** Serves this replica's installed files to peers that copy from it (registered while it runs). */
   private final PeerFileServer peerServer;
-  private volatile boolean servingPeers;
 
   private Replica(ReplicaConfig config, Transport transport, boolean ownsTransport, ReplicaObserver observer,
       ExecutorSource executors) throws IOException {
@@ -186,31 +185,13 @@ public final class Replica implements Closeable {
 
   private void start() throws IOException {
     opener.bootstrap();
-    servePeers();
+    peerServer.register(transport, config.index(), log);
     catchUp.start();
     scrubber.start();
     link.maintain();
     link.announce();
     catchUp.wakeUp();
     log.info("replica of {}/{} started at version {}", config.cluster(), config.index(), searchingVersion());
-  }
-
-  /**
-   * Lets peers that the primary points at this replica copy its installed files, on the shared
-   * transport's server when there is one (a standalone replica has none: it never serves peers,
-   * and a primary never names a node without a published address as a copy source).
-   */
-  private void servePeers() {
-    var server = transport.server();
-    if (server == null) {
-      return;
-    }
-    try {
-      server.register(config.index(), peerServer);
-      servingPeers = true;
-    } catch (IllegalStateException e) {
-      log.warn("not serving copies to peers: {}", e.getMessage());
-    }
   }
 
   /** Id of the replica this one copies file bytes from (the copy tree's parent), or -1 for the primary. */
@@ -274,7 +255,6 @@ public final class Replica implements Closeable {
       catchUp.copySucceeded();
     }
   }
-
 
   /**
    * Searcher of the current version. Release it with {@link #releaseSearcher}. While a resync
@@ -550,9 +530,7 @@ public final class Replica implements Closeable {
     ReplicatingReplicaNode n = taken.node();
     // The catch-up thread and the scrub reopen the index: once they are gone, no node can be
     // opened behind our back.
-    if (servingPeers) {
-      transport.server().unregister(config.index(), peerServer);
-    }
+    peerServer.unregister(config.index());
     scrubber.close(config.closeTimeout().toMillis());
     readRepairs.close(config.closeTimeout().toMillis());
     catchUp.close(config.closeTimeout().toMillis());
