@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
-import org.apache.lucene.replicator.nrt.CopyJob;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.store.AlreadyClosedException;
 import org.slf4j.LoggerFactory;
@@ -86,7 +85,7 @@ public final class Replica implements Closeable {
   private final Scrubber scrubber;
   private final ReadRepairs readRepairs;
   private final BadFileTracker badFiles;
-  private final CopyEvents copyEvents = new CopyEvents();
+  private final CopyOutcomes copyOutcomes;
   private final SearchedVersions versions;
   private final ReplicaLifecycle lifecycle;
   private final Searchers searchers;
@@ -115,16 +114,18 @@ public final class Replica implements Closeable {
     this.link = new PrimaryLink(transport, ctx, linkEvents, executors.serial(ExecutorSource.Pool.TICK, "nrt-link-" + name));
     this.runner = new CopyJobRunner(log, executors.parallel(ExecutorSource.Pool.COPY, "nrt-copy-" + name), link.scheduler());
     runner.preCopyBytesPerSecond(config.preCopyBytesPerSecond());
+    this.copyOutcomes = new CopyOutcomes(integrity, versions, fallback, link.pushed());
     this.scrubber = new Scrubber(config.scrub(), config.indexPath(), log, ctx.stats(), new ScrubTarget(),
         executors.serial(ExecutorSource.Pool.WORK, "nrt-scrub-" + name));
     this.readRepairs = new ReadRepairs(executors.serial(ExecutorSource.Pool.WORK, "nrt-readrepair-" + name), f -> repair(f, false));
     this.badFiles = new BadFileTracker(ctx, this::onHoldChanged);
     this.peerServer = new PeerFileServer(config.nodeId(), lifecycle::node);
-    this.opener = new NodeOpener(ctx, lifecycle, integrity, fallback, link, runner, copyEvents, badFiles);
+    this.opener = new NodeOpener(ctx, lifecycle, integrity, fallback, link, runner, copyOutcomes, badFiles);
     CatchUpStep step = new CatchUpStep(ctx, lifecycle, opener, link, badFiles);
     this.catchUp = new CatchUpLoop(log, step, config.reconnectMin(), config.reconnectMax(), step::holdOff,
         executors.serial(ExecutorSource.Pool.WORK, "nrt-catchup-" + name));
     linkEvents.attach(link, catchUp);
+    copyOutcomes.attach(catchUp);
   }
 
   /** Opens a replica with its own transport. */
@@ -217,43 +218,6 @@ public final class Replica implements Closeable {
   /** A reported file's hold-off changed (a verdict came): the catch-up loop looks at it again. */
   private void onHoldChanged() {
     catchUp.wakeUp();
-  }
-
-  /** What the node tells this replica about its NRT copies; both run on the copy's finishing thread, in order. */
-  private final class CopyEvents implements ReplicatingReplicaNode.CopyListener {
-    /** The version whose listeners were told at its searcher switch (read and written on the finishing thread). */
-    private long told = -1;
-
-    @Override
-    public void onSearcherSwitched(CopyJob job) {
-      // Searches see the version from the searcher switch on, so listeners hear of it before the node
-      // records the version and reports the install, and before the record of verified files is
-      // rewritten (file writes and a directory listing: milliseconds on a busy disk). A replica
-      // repairing corrupt files serves no searcher until that record says they are replaced: it is
-      // told only then, in onNrtCopyDone.
-      if (!integrity.awaitingRepair()) {
-        told = job.getCopyState().version();
-        versions.searched(job);
-      }
-    }
-
-    @Override
-    public void onNrtCopyDone(CopyJob job, boolean installed) {
-      if (!installed) {
-        if (!((StreamingCopyJob) job).superseded()) {
-          catchUp.retryLater();
-        }
-        return;
-      }
-      long version = job.getCopyState().version();
-      fallback.release();
-      link.pushed().dropUpTo(job.getCopyState().primaryGen(), version);
-      integrity.installed(job.getCopyState());
-      if (told != version) {
-        versions.searched(job);
-      }
-      catchUp.copySucceeded();
-    }
   }
 
   /**
