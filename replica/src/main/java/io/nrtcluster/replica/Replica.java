@@ -15,7 +15,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -115,9 +114,6 @@ public final class Replica implements Closeable {
     this.runner = new CopyJobRunner(log, executors.parallel(ExecutorSource.Pool.COPY, "nrt-copy-" + name), link.scheduler());
     runner.preCopyBytesPerSecond(config.preCopyBytesPerSecond());
     this.copyOutcomes = new CopyOutcomes(integrity, versions, fallback, link.pushed());
-    this.scrubber = new Scrubber(config.scrub(), config.indexPath(), log, ctx.stats(), new ScrubTarget(),
-        executors.serial(ExecutorSource.Pool.WORK, "nrt-scrub-" + name));
-    this.readRepairs = new ReadRepairs(executors.serial(ExecutorSource.Pool.WORK, "nrt-readrepair-" + name), f -> repair(f, false));
     this.badFiles = new BadFileTracker(ctx, this::onHoldChanged);
     this.peerServer = new PeerFileServer(config.nodeId(), lifecycle::node);
     this.opener = new NodeOpener(ctx, lifecycle, integrity, fallback, link, runner, copyOutcomes, badFiles);
@@ -126,6 +122,11 @@ public final class Replica implements Closeable {
         executors.serial(ExecutorSource.Pool.WORK, "nrt-catchup-" + name));
     linkEvents.attach(link, catchUp);
     copyOutcomes.attach(catchUp);
+    RepairTarget repairs = new RepairTarget(lifecycle, opener, catchUp);
+    this.scrubber = new Scrubber(config.scrub(), config.indexPath(), log, ctx.stats(), repairs,
+        executors.serial(ExecutorSource.Pool.WORK, "nrt-scrub-" + name));
+    this.readRepairs = new ReadRepairs(executors.serial(ExecutorSource.Pool.WORK, "nrt-readrepair-" + name),
+        f -> repairs.repair(f, false));
   }
 
   /** Opens a replica with its own transport. */
@@ -373,33 +374,6 @@ public final class Replica implements Closeable {
   /** A read failed, then {@code fileName} its checksum: repaired as after the scrub, on the replica's own executor. */
   public void corruptFileRead(String fileName) {
     readRepairs.submit(fileName);
-  }
-
-  private final class ScrubTarget implements Scrubber.Target {
-    @Override
-    public Collection<String> searchedFiles() {
-      ReplicatingReplicaNode n = lifecycle.node();
-      if (lifecycle.state() != State.RUNNING || n == null || !n.isStarted()) {
-        return List.of();
-      }
-      try {
-        return n.searchedFileNames();
-      } catch (IOException | AlreadyClosedException e) {
-        return List.of();
-      }
-    }
-
-    @Override
-    public void corrupt(String fileName, String reason) {
-      repair(fileName, true);
-    }
-  }
-
-  /** A corrupt file was found: once the node reading it is dropped, the catch-up copies it again. */
-  private void repair(String fileName, boolean byScrub) {
-    if (opener.repair(fileName, byScrub)) {
-      catchUp.wakeUp();
-    }
   }
 
   /** This node's id. */
