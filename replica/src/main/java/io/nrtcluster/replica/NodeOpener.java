@@ -16,7 +16,8 @@ import org.apache.lucene.util.IOUtils;
 /**
  * Opens a replica's local index as the node it runs: at start (the bootstrap: synced with the
  * primary when it answers, else the last commit as it is), and again after a resync or a corrupt
- * file made the replica drop it.
+ * file made the replica drop it; closes the last one when the replica closes, recording for the
+ * next bootstrap whether it may go on as this run.
  *
  * <p>Guarantees: every opening verifies the local files first ({@link FileIntegrity}); one
  * reopening runs at a time, and a node opened for a replica that closed meanwhile is closed here,
@@ -78,6 +79,28 @@ final class NodeOpener {
       n = openNode(commitGen, incarnation);
     }
     lifecycle.started(n);
+  }
+
+  /**
+   * Closes {@code n}, the node a closing replica ran last (null: none), once nothing copies any
+   * more; when its last commit holds what this run searched, records a clean close, so the next
+   * bootstrap goes on as this run. {@code clean}: the next process may trust the record of verified
+   * files too (a halt must look like a crash).
+   */
+  void closeLast(ReplicatingReplicaNode n, boolean clean) throws IOException {
+    // Nothing copies any more: whether the last commit holds what this run searches (this close's
+    // commit, or one made just before it, as a promotion does).
+    boolean holdsAll = n != null && n.isStarted()
+        && (n.searchesUnpublishedCommit() || n.getCurrentSearchingVersion() == ctx.store().committedVersion());
+    if (n != null) {
+      n.close();
+    }
+    if (clean) {
+      integrity.stoppedCleanly();
+    }
+    if (holdsAll) {
+      ctx.store().recordCleanClose(n.incarnation());
+    }
   }
 
   /**

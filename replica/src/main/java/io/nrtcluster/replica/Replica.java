@@ -83,8 +83,6 @@ public final class Replica implements Closeable {
   private final FileIntegrity integrity;
   private final Scrubber scrubber;
   private final ReadRepairs readRepairs;
-  private final BadFileTracker badFiles;
-  private final CopyOutcomes copyOutcomes;
   private final SearchedVersions versions;
   private final ReplicaLifecycle lifecycle;
   private final Searchers searchers;
@@ -113,8 +111,8 @@ public final class Replica implements Closeable {
     this.link = new PrimaryLink(transport, ctx, linkEvents, executors.serial(ExecutorSource.Pool.TICK, "nrt-link-" + name));
     this.runner = new CopyJobRunner(log, executors.parallel(ExecutorSource.Pool.COPY, "nrt-copy-" + name), link.scheduler());
     runner.preCopyBytesPerSecond(config.preCopyBytesPerSecond());
-    this.copyOutcomes = new CopyOutcomes(integrity, versions, fallback, link.pushed());
-    this.badFiles = new BadFileTracker(ctx, this::onHoldChanged);
+    CopyOutcomes copyOutcomes = new CopyOutcomes(integrity, versions, fallback, link.pushed());
+    BadFileTracker badFiles = new BadFileTracker(ctx, this::onHoldChanged);
     this.peerServer = new PeerFileServer(config.nodeId(), lifecycle::node);
     this.opener = new NodeOpener(ctx, lifecycle, integrity, fallback, link, runner, copyOutcomes, badFiles);
     CatchUpStep step = new CatchUpStep(ctx, lifecycle, opener, link, badFiles);
@@ -465,7 +463,6 @@ public final class Replica implements Closeable {
     if (taken == null) {
       return;
     }
-    ReplicatingReplicaNode n = taken.node();
     // The catch-up thread and the scrub reopen the index: once they are gone, no node can be
     // opened behind our back.
     peerServer.unregister(config.index());
@@ -475,19 +472,7 @@ public final class Replica implements Closeable {
     link.close();
     runner.close(config.closeTimeout().toMillis());
     try {
-      // Nothing copies any more: whether the last commit holds what this run searches (this close's
-      // commit, or one made just before it, as a promotion does).
-      boolean holdsAll = n != null && n.isStarted()
-          && (n.searchesUnpublishedCommit() || n.getCurrentSearchingVersion() == ctx.store().committedVersion());
-      if (n != null) {
-        n.close();
-      }
-      if (clean) {
-        integrity.stoppedCleanly();
-      }
-      if (holdsAll) {
-        ctx.store().recordCleanClose(n.incarnation());
-      }
+      opener.closeLast(taken.node(), clean);
     } finally {
       fallback.release();
       if (ownsTransport) {
