@@ -7,12 +7,9 @@ import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.StorageException;
 import io.nrtcluster.transport.Connection;
-import io.nrtcluster.transport.FaultStats;
 import io.nrtcluster.transport.Message;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -21,7 +18,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.zip.CRC32;
 import org.apache.lucene.replicator.nrt.CopyJob;
 import org.apache.lucene.replicator.nrt.CopyOneFile;
 import org.apache.lucene.replicator.nrt.CopyState;
@@ -64,52 +60,16 @@ import org.apache.lucene.util.IOUtils;
  * copy as corrupt: the bytes are verified exactly as the primary's would be.
  */
 final class StreamingCopyJob extends CopyJob {
-  private record Pending(String name, FileMetaData meta, VerifyingFileInput input) {}
-
-  /** Most files requested ahead at once, however small: each is a stream the primary serves. */
-  private static final int MAX_QUEUED = 64;
-
-  /** An iterator that shows its next element before taking it. */
-  private static final class PeekingIterator<T> {
-    private final Iterator<T> it;
-    private T next;
-
-    PeekingIterator(Iterator<T> it) {
-      this.it = it;
-    }
-
-    boolean hasNext() {
-      return next != null || it.hasNext();
-    }
-
-    T peek() {
-      if (next == null) {
-        next = it.next();
-      }
-      return next;
-    }
-
-    T next() {
-      T t = peek();
-      next = null;
-      return t;
-    }
-  }
-
   private final ReplicatingReplicaNode node;
-  /** The connection to fetch on: the one the copy-state came on, or the one the copy resumed on. */
-  private volatile Connection connection;
   private final CopyState copyState;
-  private final Message.SourceKind sourceKind;
-  private final long sourceId;
+  /** The streams the files arrive on, and where they come from. */
+  private final CopyStreams streams;
   private final NodeLog log;
   private final ReplicaStats stats;
   private final int maxFileRetries;
   private final BadFileTracker badFiles;
-  private final int prefetch;
   private final long resumeWindowNanos;
-  private final Duration peerStallTimeout;
-  /** Set while the copy waits for the link to come back after {@code connection} dropped. */
+  /** Set while the copy waits for the link to come back after the connection it fetched on dropped. */
   private volatile Connection lostConnection;
   private long lostAtNanos;
   /** The copy resumed at least once: a later "unknown copy-state" means the lease had ended. */
@@ -118,16 +78,8 @@ final class StreamingCopyJob extends CopyJob {
   private volatile boolean recheckNeeded;
   /** That reread, done between slices outside the monitor ({@link #betweenSlices}); applied by {@link #visit}. */
   private volatile TempFileRecheck.Result recheck;
-  private final ArrayDeque<Pending> queued = new ArrayDeque<>();
   private final Map<String, Integer> retries = new HashMap<>();
-  private PeekingIterator<Map.Entry<String, FileMetaData>> remaining;
-  private VerifyingFileInput currentInput;
   private StreamingCopyJob transferringFrom;
-  private boolean released;
-  /** Files whose stream open now (current or queued) comes from the parent replica, not the primary. */
-  private final Set<String> fromPeer = new HashSet<>();
-  /** Files the parent failed to serve in this copy: fetched from the primary only. */
-  private final Set<String> primaryOnly = new HashSet<>();
   /** Set when a newer NRT point's job took this one over: it ends "failed" without anything wrong. */
   private volatile boolean superseded;
 
@@ -137,16 +89,12 @@ final class StreamingCopyJob extends CopyJob {
     super(reason, files, node, highPriority, onceDone);
     this.badFiles = badFiles;
     this.node = node;
-    this.connection = connection;
     this.copyState = copyState;
-    this.sourceKind = sourceKind;
-    this.sourceId = sourceId;
+    this.streams = new CopyStreams(node.link(), ctx, connection, sourceKind, sourceId);
     this.log = ctx.log();
     this.stats = ctx.stats();
     this.maxFileRetries = ctx.config().maxFileRetries();
-    this.prefetch = ctx.config().prefetchFiles();
     this.resumeWindowNanos = ctx.config().copyResumeWindow().toNanos();
-    this.peerStallTimeout = ctx.config().peerStallTimeout();
   }
 
   /** A job copying the files of a copy-state the primary holds for us under {@code copyStateId}. */
@@ -167,50 +115,13 @@ final class StreamingCopyJob extends CopyJob {
 
   @Override
   public synchronized void start() throws IOException {
-    if (remaining != null) {
+    if (streams.started()) {
       throw new IllegalStateException("already started");
     }
-    remaining = new PeekingIterator<>(toCopy.iterator());
     for (Map.Entry<String, FileMetaData> e : toCopy) {
       totBytes += e.getValue().length();
     }
-    fill();
-  }
-
-  /**
-   * Keeps up to {@code prefetch} files requested ahead of the one being written, and beyond that
-   * every further file that fits whole in what {@code prefetch} full windows could hold: the small
-   * files of an NRT point are all requested at once, so over a long link a point costs one round
-   * trip, not one per {@code prefetch} files, and what may wait in memory stays bounded as before.
-   */
-  private void fill() {
-    long budget = (long) prefetch * connection.windowBytes();
-    long queuedBytes = 0;
-    for (Pending p : queued) {
-      queuedBytes += Math.min(p.meta().length(), connection.windowBytes());
-    }
-    while (remaining.hasNext()) {
-      Map.Entry<String, FileMetaData> e = remaining.peek();
-      long bytes = Math.min(e.getValue().length(), connection.windowBytes());
-      if (queued.size() >= prefetch && (queuedBytes + bytes > budget || queued.size() >= MAX_QUEUED)) {
-        break;
-      }
-      remaining.next();
-      queuedBytes += bytes;
-      queued.add(new Pending(e.getKey(), e.getValue(), open(e.getKey(), e.getValue(), 0, new CRC32())));
-    }
-  }
-
-  private VerifyingFileInput open(String name, FileMetaData meta, long offset, CRC32 crc) {
-    Connection peer = offset == 0 && !primaryOnly.contains(name) ? node.link().peers().connection() : null;
-    if (peer != null) {
-      fromPeer.add(name);
-      return new VerifyingFileInput(peer.fetchFile(Message.SourceKind.PEER, meta.checksum(), name, 0, peerStallTimeout),
-          name, meta, 0, crc, new FileFlips(node.link().faults()), stats);
-    }
-    fromPeer.remove(name);
-    return new VerifyingFileInput(connection.fetchFile(sourceKind, sourceId, name, offset), name, meta, offset, crc,
-        new FileFlips(node.link().faults()), stats);
+    streams.start(toCopy);
   }
 
   /**
@@ -220,17 +131,15 @@ final class StreamingCopyJob extends CopyJob {
   private void fallBackToPrimary(NrtClusterException why) {
     String name = current.name;
     FileMetaData meta = current.metaData;
-    if (why instanceof ChecksumMismatchException && currentInput != null) {
-      currentInput.flips().resolve(FaultStats.FlipOutcome.DETECTED);
+    if (why instanceof ChecksumMismatchException) {
+      streams.checksumFailed();
     }
     stats.discarded(current.getBytesCopied());
     stats.peerFallback();
     discardCurrent();
-    fromPeer.remove(name);
-    primaryOnly.add(name);
     log.info("file {} from copy source R{} failed ({}); fetching it from the primary", name,
         node.link().peers().parentId(), why.getMessage());
-    queued.addFirst(new Pending(name, meta, open(name, meta, 0, new CRC32())));
+    streams.requestFromPrimary(name, meta);
   }
 
   /** Copies one slice; returns true when there is nothing left to do (done or cancelled). */
@@ -250,35 +159,31 @@ final class StreamingCopyJob extends CopyJob {
       applyRecheck(rc, false);
     }
     if (current == null) {
-      Pending next = queued.poll();
-      fill();
+      CopyStreams.Pending next = streams.next();
       if (next == null) {
         return true;
       }
-      currentInput = next.input();
-      current = new TempFileCopy(currentInput, node, next.name(), next.meta());
+      current = new TempFileCopy(next.input(), node, next.name(), next.meta());
     }
-    noteFilesInFlight();
+    stats.filesInFlight(streams.inFlight());
     try {
       if (current.visit()) {
         copiedFiles.put(current.name, current.tmpName);
         totBytesCopied += current.getBytesCopied();
         stats.fileCopied();
-        if (fromPeer.remove(current.name)) {
+        if (streams.copiedFromPeer(current.name)) {
           stats.fileFromPeer(current.getBytesCopied());
         }
-        badFiles.fileCopied(connection, current.name, current.metaData);
-        long escaped = currentInput.flips().resolve(FaultStats.FlipOutcome.UNDETECTED);
+        badFiles.fileCopied(streams.connection(), current.name, current.metaData);
+        long escaped = streams.writtenWhole();
         if (escaped > 0) {
           log.error("file {} passed its checksum with {} flipped bits read into it: corrupt bytes were accepted",
               current.name, escaped);
         }
-        currentInput.close();
-        currentInput = null;
         current = null;
       }
     } catch (ChecksumMismatchException e) {
-      if (current != null && fromPeer.contains(current.name)) {
+      if (current != null && streams.fromPeer(current.name)) {
         fallBackToPrimary(e);
       } else {
         refetchCurrent(e);
@@ -288,14 +193,14 @@ final class StreamingCopyJob extends CopyJob {
       stats.storageFailed();
       throw e;
     } catch (NrtClusterException e) {
-      if (current != null && fromPeer.contains(current.name)) {
+      if (current != null && streams.fromPeer(current.name)) {
         fallBackToPrimary(e);
         return false;
       }
       if (!linkLost(e)) {
         if (resumed && e.code() == ErrorCode.UNKNOWN_COPY_STATE) {
           stats.resumeRefused();
-          log.info("the primary no longer holds copy-state {} (its lease ended): the copy starts over", sourceId);
+          log.info("the primary no longer holds copy-state {} (its lease ended): the copy starts over", streams.sourceId());
         }
         throw e;
       }
@@ -304,40 +209,19 @@ final class StreamingCopyJob extends CopyJob {
   }
 
   /**
-   * Counts the files of this copy the primary is sending now: the one being written and those
-   * requested ahead whose answer arrived (bytes on the way or here, unread), for {@link
-   * ReplicaStats#maxFilesInFlight}. A few volatile reads per slice.
-   */
-  private void noteFilesInFlight() {
-    int n = currentInput != null && currentInput.answered() ? 1 : 0;
-    for (Pending p : queued) {
-      if (p.input().answered()) {
-        n++;
-      }
-    }
-    stats.filesInFlight(n);
-  }
-
-  /**
    * The connection dropped under a copy that can resume: its streams are closed (the inputs keep
    * their checksum state) and the copy waits for the link. False when it cannot resume.
    */
   private boolean linkLost(NrtClusterException e) {
-    Connection c = connection;
-    if (!(e instanceof ConnectionException) || sourceKind != Message.SourceKind.COPY_STATE || resumeWindowNanos == 0
-        || c.isOpen()) {
+    Connection c = streams.connection();
+    if (!(e instanceof ConnectionException) || !streams.forCopyState() || resumeWindowNanos == 0 || c.isOpen()) {
       return false;
     }
     lostAtNanos = System.nanoTime();
     recheck = null;
     recheckNeeded = true;
     lostConnection = c;
-    if (currentInput != null) {
-      currentInput.close();
-    }
-    for (Pending p : queued) {
-      p.input().close();
-    }
+    streams.dropped();
     log.info("connection to the primary dropped at byte {} of {} ({}); resuming on the next connection within {} ms",
         current == null ? 0 : current.getBytesCopied(), current == null ? "-" : current.name, this,
         resumeWindowNanos / 1_000_000);
@@ -380,9 +264,10 @@ final class StreamingCopyJob extends CopyJob {
     if (exc != null) {
       return null;
     }
-    boolean partial = current != null && currentInput != null;
-    return new TempFileRecheck.Request(partial ? current.tmpName : null, partial ? currentInput.position() : 0,
-        partial ? currentInput.bodyEnd() : 0, Map.copyOf(copiedFiles));
+    VerifyingFileInput writing = streams.writing();
+    boolean partial = current != null && writing != null;
+    return new TempFileRecheck.Request(partial ? current.tmpName : null, partial ? writing.position() : 0,
+        partial ? writing.bodyEnd() : 0, Map.copyOf(copiedFiles));
   }
 
   /** The reread of the job's state as it is now, or null when there is none yet (or it is outdated). */
@@ -420,7 +305,7 @@ final class StreamingCopyJob extends CopyJob {
     if (rc == null) {
       return false;
     }
-    connection = next;
+    streams.moveTo(next);
     lostConnection = null;
     resumed = true;
     long kept = applyRecheck(rc, true);
@@ -434,13 +319,13 @@ final class StreamingCopyJob extends CopyJob {
    * Goes on from what the disk holds: a finished temp file that changed is deleted and fetched again,
    * a partly copied file that changed is fetched again from byte 0, else continues from its offset
    * with the checksum state of its bytes on disk. With {@code newConnection}, every stream is opened
-   * again on {@link #connection}. Returns the bytes kept.
+   * again on the connection the copy moved to. Returns the bytes kept.
    */
   private long applyRecheck(TempFileRecheck.Result rc, boolean newConnection) {
     recheck = null;
     recheckNeeded = false;
     long kept = 0;
-    List<Pending> again = new ArrayList<>();
+    List<Map.Entry<String, FileMetaData>> again = new ArrayList<>();
     for (Map.Entry<String, String> e : rc.request().finished().entrySet()) {
       FileMetaData meta = files.get(e.getKey());
       if (!rc.changedFinished().contains(e.getKey())) {
@@ -453,19 +338,10 @@ final class StreamingCopyJob extends CopyJob {
       copiedFiles.remove(e.getKey());
       totBytesCopied -= meta.length();
       IOUtils.deleteFilesIgnoringExceptions(node.getDirectory(), e.getValue());
-      again.add(new Pending(e.getKey(), meta, open(e.getKey(), meta, 0, new CRC32())));
+      again.add(Map.entry(e.getKey(), meta));
     }
-    if (newConnection) {
-      // The queued files' streams died with the old connection.
-      List<Pending> old = List.copyOf(queued);
-      queued.clear();
-      for (Pending p : old) {
-        queued.add(new Pending(p.name(), p.meta(), open(p.name(), p.meta(), 0, new CRC32())));
-      }
-    }
-    for (Pending p : again) {
-      queued.addFirst(p);
-    }
+    // With a new connection, the queued files' streams died with the old one.
+    streams.requestAgain(again, newConnection);
     if (current != null) {
       kept += continueCurrent(rc.partial(), newConnection);
     }
@@ -475,7 +351,7 @@ final class StreamingCopyJob extends CopyJob {
   /** The partly copied file after a reread of its bytes on disk ({@code disk}); returns the bytes kept. */
   private long continueCurrent(TempFileRecheck.Prefix disk, boolean newConnection) {
     TempFileCopy copy = (TempFileCopy) current;
-    VerifyingFileInput before = currentInput;
+    VerifyingFileInput before = streams.writing();
     long offset = before.position();
     if (disk == null || disk.crc().getValue() != before.crc().getValue() || disk.trailer() != before.trailer()) {
       log.warn("partly copied file {} ({}) changed on disk while the connection was down ({} bytes reread); fetching it "
@@ -485,14 +361,11 @@ final class StreamingCopyJob extends CopyJob {
       String name = copy.name;
       FileMetaData meta = copy.metaData;
       discardCurrent();
-      queued.addFirst(new Pending(name, meta, open(name, meta, 0, new CRC32())));
+      streams.requestFirst(name, meta);
       return 0;
     }
     // The checksum state of the bytes on disk, not the one kept in memory, verifies the file from here on.
-    currentInput = newConnection
-        ? before.continueOn(connection.fetchFile(sourceKind, sourceId, copy.name, offset), disk.crc(), disk.trailer())
-        : before.withChecksumState(disk.crc(), disk.trailer());
-    current = new TempFileCopy(copy, currentInput);
+    current = new TempFileCopy(copy, streams.continueWriting(copy.name, disk, newConnection));
     return offset;
   }
 
@@ -501,12 +374,10 @@ final class StreamingCopyJob extends CopyJob {
     FileMetaData meta = current.metaData;
     int attempt = retries.merge(name, 1, Integer::sum);
     stats.checksumMismatch();
-    if (currentInput != null) {
-      currentInput.flips().resolve(FaultStats.FlipOutcome.DETECTED);
-    }
+    streams.checksumFailed();
     stats.discarded(current.getBytesCopied());
     discardCurrent();
-    if (badFiles.checksumFailed(connection, name, meta)) {
+    if (badFiles.checksumFailed(streams.connection(), name, meta)) {
       // Reported to the primary (or held off after a report): fetching it again now cannot help.
       log.warn("{}; giving up this copy after {} attempts, the file is reported to the primary", cause.getMessage(), attempt);
       throw cause;
@@ -516,15 +387,11 @@ final class StreamingCopyJob extends CopyJob {
       throw cause;
     }
     log.warn("{}; fetching it again (attempt {} of {})", cause.getMessage(), attempt + 1, maxFileRetries + 1);
-    queued.addFirst(new Pending(name, meta, open(name, meta, 0, new CRC32())));
+    streams.requestFirst(name, meta);
   }
 
   private void discardCurrent() {
-    if (currentInput != null) {
-      currentInput.flips().resolve(FaultStats.FlipOutcome.DISCARDED);
-      currentInput.close();
-      currentInput = null;
-    }
+    streams.discardWriting();
     if (current != null) {
       String tmp = current.tmpName;
       IOUtils.closeWhileHandlingException(current);
@@ -537,10 +404,7 @@ final class StreamingCopyJob extends CopyJob {
   protected CopyOneFile newCopyOneFile(CopyOneFile prev) {
     // Continue the file the superseded job was writing, from the byte it reached, with its checksum.
     StreamingCopyJob from = transferringFrom;
-    currentInput = from.currentInput.continueOn(connection.fetchFile(sourceKind, sourceId, prev.name, prev.getBytesCopied()));
-    from.currentInput.close();
-    from.currentInput = null;
-    return new TempFileCopy((TempFileCopy) prev, currentInput);
+    return new TempFileCopy((TempFileCopy) prev, streams.takeOver(from.streams, prev.name, prev.getBytesCopied()));
   }
 
   @Override
@@ -566,8 +430,8 @@ final class StreamingCopyJob extends CopyJob {
     } finally {
       transferringFrom = null;
       synchronized (prev) {
-        prev.closeStreams();
-        prev.releaseCopyState();
+        prev.streams.close();
+        prev.streams.releaseCopyState();
       }
     }
   }
@@ -584,42 +448,8 @@ final class StreamingCopyJob extends CopyJob {
     try {
       super.cancel(reason, exc);
     } finally {
-      closeStreams();
-      releaseCopyState();
-    }
-  }
-
-  /** Closes every stream; the partly copied file (deleted by the caller unless carried over) takes its flips with it. */
-  private void closeStreams() {
-    if (currentInput != null) {
-      currentInput.flips().resolve(FaultStats.FlipOutcome.DISCARDED);
-      currentInput.close();
-      currentInput = null;
-    }
-    for (Pending p : queued) {
-      p.input().close();
-    }
-    queued.clear();
-  }
-
-  /** Tells the primary we no longer need its copy-state; once, and never blocking. */
-  private void releaseCopyState() {
-    if (released || sourceKind != Message.SourceKind.COPY_STATE) {
-      return;
-    }
-    released = true;
-    Connection c = connection;
-    Connection now = node.link().current();
-    if (!c.isOpen() && now != null && now.peerNodeId() == c.peerNodeId() && now.peerPrimaryGen() == c.peerPrimaryGen()) {
-      // Dropped: the primary keeps the copy-state under a lease, which this ends early.
-      c = now;
-    }
-    if (c.isOpen()) {
-      c.request(id -> new Message.ReleaseCopyState(id, sourceId))
-          .exceptionally(t -> {
-            log.debug("release of copy-state {} failed (the primary releases it on disconnect): {}", sourceId, t.toString());
-            return null;
-          });
+      streams.close();
+      streams.releaseCopyState();
     }
   }
 
@@ -648,7 +478,7 @@ final class StreamingCopyJob extends CopyJob {
       }
       it.remove();
     }
-    releaseCopyState();
+    streams.releaseCopyState();
   }
 
   private void verifyTemp(String name, String tmpName) throws IOException {
