@@ -1,8 +1,6 @@
 package io.nrtcluster.replica;
 
 import io.nrtcluster.common.ChecksumMismatchException;
-import io.nrtcluster.common.ConnectionException;
-import io.nrtcluster.common.ErrorCode;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.StorageException;
@@ -10,12 +8,10 @@ import io.nrtcluster.transport.Connection;
 import io.nrtcluster.transport.Message;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.lucene.replicator.nrt.CopyJob;
@@ -36,15 +32,8 @@ import org.apache.lucene.util.IOUtils;
  * copy-state is released exactly once, whatever the outcome.
  *
  * <p>A copy of an NRT point whose connection drops waits up to {@code copyResumeWindow} for the
- * link to come back to the same primary, then goes on where it stopped: the partly copied file from
- * its byte offset, queued files requested again, finished temp files kept; the primary kept the
- * copy-state under a lease meanwhile. What was written before the drop is read back from disk
- * first ({@link TempFileRecheck}): the partly copied file's checksum state is recomputed from its
- * bytes on disk (a file changed meanwhile is fetched again from byte 0) and every finished temp file
- * is checked in full, so a resumed file is verified exactly as one copied in one go. When the link
- * stays down, comes back to another primary, or the primary no longer holds the copy-state
- * ({@code UNKNOWN_COPY_STATE}: its lease ended), the copy fails as any other and the next one
- * starts afresh.
+ * link to come back to the same primary, then goes on where it stopped, what it wrote before the
+ * drop verified again first ({@link CopyResume}).
  *
  * <p>Wire bit flips (the transport's fault point) read into a file are reported once the file's
  * fate is known ({@link FileFlips}): detected when it fails its checksum, discarded when its temp
@@ -53,11 +42,12 @@ import org.apache.lucene.util.IOUtils;
  * pending until then.
  *
  * <p>When the primary named a parent replica ({@link PeerSource}) and it is connected, each file is
- * first fetched whole from the parent, which serves it only if it holds it with the checksum the
- * primary advertised. Whatever goes wrong with a file from the parent (not held, a checksum that
- * fails, the connection lost, nothing sent for {@code peerStallTimeout}) discards it and fetches it
- * from the primary instead, without counting against the file's retries or reporting the primary's
- * copy as corrupt: the bytes are verified exactly as the primary's would be.
+ * first fetched whole from the parent ({@link CopyStreams}), which serves it only if it holds it
+ * with the checksum the primary advertised. Whatever goes wrong with a file from the parent (not
+ * held, a checksum that fails, the connection lost, nothing sent for {@code peerStallTimeout})
+ * discards it and fetches it from the primary instead, without counting against the file's retries
+ * or reporting the primary's copy as corrupt: the bytes are verified exactly as the primary's would
+ * be.
  */
 final class StreamingCopyJob extends CopyJob {
   private final ReplicatingReplicaNode node;
@@ -68,16 +58,8 @@ final class StreamingCopyJob extends CopyJob {
   private final ReplicaStats stats;
   private final int maxFileRetries;
   private final BadFileTracker badFiles;
-  private final long resumeWindowNanos;
-  /** Set while the copy waits for the link to come back after the connection it fetched on dropped. */
-  private volatile Connection lostConnection;
-  private long lostAtNanos;
-  /** The copy resumed at least once: a later "unknown copy-state" means the lease had ended. */
-  private boolean resumed;
-  /** What was written before a drop must be reread from disk before the copy goes on. */
-  private volatile boolean recheckNeeded;
-  /** That reread, done between slices outside the monitor ({@link #betweenSlices}); applied by {@link #visit}. */
-  private volatile TempFileRecheck.Result recheck;
+  /** How the copy outlives a dropped connection. */
+  private final CopyResume resume;
   private final Map<String, Integer> retries = new HashMap<>();
   private StreamingCopyJob transferringFrom;
   /** Set when a newer NRT point's job took this one over: it ends "failed" without anything wrong. */
@@ -94,7 +76,7 @@ final class StreamingCopyJob extends CopyJob {
     this.log = ctx.log();
     this.stats = ctx.stats();
     this.maxFileRetries = ctx.config().maxFileRetries();
-    this.resumeWindowNanos = ctx.config().copyResumeWindow().toNanos();
+    this.resume = new CopyResume(this, node, streams, files, ctx);
   }
 
   /** A job copying the files of a copy-state the primary holds for us under {@code copyStateId}. */
@@ -147,16 +129,8 @@ final class StreamingCopyJob extends CopyJob {
     if (exc != null) {
       return true;
     }
-    if (lostConnection != null && !resume()) {
+    if (!resume.goOn()) {
       return false;
-    }
-    if (recheckNeeded && lostConnection == null) {
-      // A newer point's copy took over this partly copied file from a copy that had lost its link.
-      TempFileRecheck.Result rc = readyRecheck();
-      if (rc == null) {
-        return false;
-      }
-      applyRecheck(rc, false);
     }
     if (current == null) {
       CopyStreams.Pending next = streams.next();
@@ -197,11 +171,7 @@ final class StreamingCopyJob extends CopyJob {
         fallBackToPrimary(e);
         return false;
       }
-      if (!linkLost(e)) {
-        if (resumed && e.code() == ErrorCode.UNKNOWN_COPY_STATE) {
-          stats.resumeRefused();
-          log.info("the primary no longer holds copy-state {} (its lease ended): the copy starts over", streams.sourceId());
-        }
+      if (!resume.lost(e)) {
         throw e;
       }
     }
@@ -209,58 +179,23 @@ final class StreamingCopyJob extends CopyJob {
   }
 
   /**
-   * The connection dropped under a copy that can resume: its streams are closed (the inputs keep
-   * their checksum state) and the copy waits for the link. False when it cannot resume.
-   */
-  private boolean linkLost(NrtClusterException e) {
-    Connection c = streams.connection();
-    if (!(e instanceof ConnectionException) || !streams.forCopyState() || resumeWindowNanos == 0 || c.isOpen()) {
-      return false;
-    }
-    lostAtNanos = System.nanoTime();
-    recheck = null;
-    recheckNeeded = true;
-    lostConnection = c;
-    streams.dropped();
-    log.info("connection to the primary dropped at byte {} of {} ({}); resuming on the next connection within {} ms",
-        current == null ? 0 : current.getBytesCopied(), current == null ? "-" : current.name, this,
-        resumeWindowNanos / 1_000_000);
-    return true;
-  }
-
-  /**
    * True while the copy's connection is down and the link has no other one yet: nothing to do
-   * until it has (a slice would only find the window not over yet, or end the copy once it is).
+   * until it has.
    */
   boolean awaitingLink() {
-    Connection lost = lostConnection;
-    if (lost == null) {
-      return false;
-    }
-    Connection next = node.link().current();
-    return next == null || next == lost;
+    return resume.awaitingLink();
   }
 
   /**
    * Runs between two slices, outside the monitor: a copy that lost its connection waits up to {@code
-   * millis} for the link to come back, and what it wrote before the drop is reread from disk here,
-   * where a large file takes no monitor anyone else needs.
+   * millis} for the link to come back, and rereads what it wrote before the drop.
    */
   void betweenSlices(long millis) throws InterruptedException {
-    Connection lost = lostConnection;
-    if (lost != null && node.link().awaitOther(lost, millis) == null) {
-      return;
-    }
-    if (!recheckNeeded || recheck != null) {
-      return;
-    }
-    TempFileRecheck.Request request = recheckRequest();
-    if (request != null) {
-      recheck = TempFileRecheck.run(request, node.indexFolder(), node.getDirectory(), files);
-    }
+    resume.betweenSlices(millis);
   }
 
-  private synchronized TempFileRecheck.Request recheckRequest() {
+  /** What a reread of the job's files on disk covers now, or null once the job failed. */
+  synchronized TempFileRecheck.Request recheckRequest() {
     if (exc != null) {
       return null;
     }
@@ -270,103 +205,20 @@ final class StreamingCopyJob extends CopyJob {
         partial ? writing.bodyEnd() : 0, Map.copyOf(copiedFiles));
   }
 
-  /** The reread of the job's state as it is now, or null when there is none yet (or it is outdated). */
-  private TempFileRecheck.Result readyRecheck() {
-    TempFileRecheck.Result rc = recheck;
-    if (rc == null) {
-      return null;
-    }
-    TempFileRecheck.Request now = recheckRequest();
-    if (!rc.request().equals(now)) {
-      recheck = null;
-      return null;
-    }
-    return rc;
+  /** The partly copied file, or null; under the monitor. */
+  TempFileCopy writingFile() {
+    return (TempFileCopy) current;
   }
 
-  /** Resumes on the link's new connection; false while there is none yet or the disk is being reread. */
-  private boolean resume() throws IOException {
-    Connection lost = lostConnection;
-    Connection next = node.link().current();
-    if (next == null || next == lost) {
-      if (System.nanoTime() - lostAtNanos > resumeWindowNanos) {
-        stats.resumeRefused();
-        throw new ConnectionException("the connection to the primary stayed down for more than "
-            + resumeWindowNanos / 1_000_000 + " ms; the copy starts over");
-      }
-      return false;
-    }
-    if (next.peerNodeId() != lost.peerNodeId() || next.peerPrimaryGen() != lost.peerPrimaryGen()) {
-      stats.resumeRefused();
-      throw new ConnectionException("reconnected to P" + next.peerNodeId() + " generation " + next.peerPrimaryGen()
-          + ", not P" + lost.peerNodeId() + " generation " + lost.peerPrimaryGen() + ": the copy starts over");
-    }
-    TempFileRecheck.Result rc = readyRecheck();
-    if (rc == null) {
-      return false;
-    }
-    streams.moveTo(next);
-    lostConnection = null;
-    resumed = true;
-    long kept = applyRecheck(rc, true);
-    stats.resumedAfterDrop(kept);
-    log.info("resumed {} on the new connection after {} ms, keeping {} bytes already copied", this,
-        (System.nanoTime() - lostAtNanos) / 1_000_000, kept);
-    return true;
+  /** The partly copied file goes on as {@code copy} (after a drop); under the monitor. */
+  void writingFile(TempFileCopy copy) {
+    current = copy;
   }
 
-  /**
-   * Goes on from what the disk holds: a finished temp file that changed is deleted and fetched again,
-   * a partly copied file that changed is fetched again from byte 0, else continues from its offset
-   * with the checksum state of its bytes on disk. With {@code newConnection}, every stream is opened
-   * again on the connection the copy moved to. Returns the bytes kept.
-   */
-  private long applyRecheck(TempFileRecheck.Result rc, boolean newConnection) {
-    recheck = null;
-    recheckNeeded = false;
-    long kept = 0;
-    List<Map.Entry<String, FileMetaData>> again = new ArrayList<>();
-    for (Map.Entry<String, String> e : rc.request().finished().entrySet()) {
-      FileMetaData meta = files.get(e.getKey());
-      if (!rc.changedFinished().contains(e.getKey())) {
-        kept += meta.length();
-        continue;
-      }
-      log.warn("temp file {} of {} changed on disk while the connection was down; fetching it again", e.getValue(), e.getKey());
-      stats.checksumMismatch();
-      stats.discarded(meta.length());
-      copiedFiles.remove(e.getKey());
-      totBytesCopied -= meta.length();
-      IOUtils.deleteFilesIgnoringExceptions(node.getDirectory(), e.getValue());
-      again.add(Map.entry(e.getKey(), meta));
-    }
-    // With a new connection, the queued files' streams died with the old one.
-    streams.requestAgain(again, newConnection);
-    if (current != null) {
-      kept += continueCurrent(rc.partial(), newConnection);
-    }
-    return kept;
-  }
-
-  /** The partly copied file after a reread of its bytes on disk ({@code disk}); returns the bytes kept. */
-  private long continueCurrent(TempFileRecheck.Prefix disk, boolean newConnection) {
-    TempFileCopy copy = (TempFileCopy) current;
-    VerifyingFileInput before = streams.writing();
-    long offset = before.position();
-    if (disk == null || disk.crc().getValue() != before.crc().getValue() || disk.trailer() != before.trailer()) {
-      log.warn("partly copied file {} ({}) changed on disk while the connection was down ({} bytes reread); fetching it "
-          + "again from byte 0", copy.name, copy.tmpName, offset);
-      stats.checksumMismatch();
-      stats.discarded(offset);
-      String name = copy.name;
-      FileMetaData meta = copy.metaData;
-      discardCurrent();
-      streams.requestFirst(name, meta);
-      return 0;
-    }
-    // The checksum state of the bytes on disk, not the one kept in memory, verifies the file from here on.
-    current = new TempFileCopy(copy, streams.continueWriting(copy.name, disk, newConnection));
-    return offset;
+  /** The finished temp file of {@code name} ({@code length} bytes) was thrown away; under the monitor. */
+  void forgetCopied(String name, long length) {
+    copiedFiles.remove(name);
+    totBytesCopied -= length;
   }
 
   private void refetchCurrent(ChecksumMismatchException cause) throws IOException {
@@ -390,7 +242,8 @@ final class StreamingCopyJob extends CopyJob {
     streams.requestFirst(name, meta);
   }
 
-  private void discardCurrent() {
+  /** Gives up the partly copied file: its stream is closed and its temp file deleted; under the monitor. */
+  void discardCurrent() {
     streams.discardWriting();
     if (current != null) {
       String tmp = current.tmpName;
@@ -417,9 +270,9 @@ final class StreamingCopyJob extends CopyJob {
     transferringFrom = prev;
     try {
       super.transferAndCancel(prevJob);
-      if (prev.lostConnection != null && (current != null || !copiedFiles.isEmpty())) {
+      if (prev.resume.waiting() && (current != null || !copiedFiles.isEmpty())) {
         // What it carried over was written before a drop: reread it (outside the monitors) before going on.
-        recheckNeeded = true;
+        resume.carriedOverFromDrop();
       }
       // Nothing is copied by this job yet: whatever it holds now was carried over.
       long carried = current == null ? 0 : current.getBytesCopied();
