@@ -8,32 +8,21 @@ import io.nrtcluster.common.Slf4jPrintStream;
 import io.nrtcluster.common.StalePrimaryGenerationException;
 import io.nrtcluster.common.StorageException;
 import io.nrtcluster.transport.Connection;
-import io.nrtcluster.transport.Message;
 import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.CorruptIndexException;
-import org.apache.lucene.index.IndexNotFoundException;
-import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.index.StandardDirectoryReader;
 import org.apache.lucene.replicator.nrt.CopyJob;
-import org.apache.lucene.replicator.nrt.CopyState;
 import org.apache.lucene.replicator.nrt.FileMetaData;
 import org.apache.lucene.replicator.nrt.NodeCommunicationException;
 import org.apache.lucene.replicator.nrt.ReplicaNode;
@@ -73,17 +62,15 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   private final CopyListener listener;
   private final BadFileTracker badFiles;
   private final Object commitOrder = new Object();
-  /** When the copy-state of a recent version was in hand (for {@link CopyPhases}). */
-  private final ConcurrentSkipListMap<Long, Long> copyStateAt = new ConcurrentSkipListMap<>();
+  /** The copy-states copies start from, and what each reported. */
+  private final CopyStates copyStates;
   /** When the files of the copy being installed had all arrived; only its installer reads it. */
   private volatile long filesAtNanos;
   /** When the searcher of the copy installed last switched to it. */
   private volatile long switchedAtNanos;
-  /** Replay positions of recently copied versions, as the primary reported them. */
-  private final ConcurrentSkipListMap<Long, String> positions = new ConcurrentSkipListMap<>();
   private long nextPreCopyId = -1;
   /** The copy-state {@link #newNRTPoint} fetched for Lucene's {@code newCopyJob}; under the monitor. */
-  private FetchedCopyState prefetched;
+  private CopyStates.Fetched prefetched;
   /** Mirror of Lucene's {@code lastPrimaryGen} for readers that must not take the monitor. */
   private volatile long generation = -1;
   /**
@@ -121,6 +108,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     this.listener = listener;
     this.badFiles = badFiles;
     this.incarnation = incarnation;
+    this.copyStates = new CopyStates(this, id, ctx);
     setVerboseFiles(false);
   }
 
@@ -165,9 +153,9 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     if (c == null || c.peerPrimaryGen() != gen) {
       return;
     }
-    FetchedCopyState f;
+    CopyStates.Fetched f;
     try {
-      f = fetchCopyState(c, gen);
+      f = copyStates.fetch(c, gen);
     } catch (NodeCommunicationException e) {
       log.debug("asking for the primary's current point failed: {}", e.toString());
       return;
@@ -199,8 +187,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
 
   /** When the copy-state of {@code version} was in hand, or -1. */
   long copyStateAtNanos(long version) {
-    Long t = copyStateAt.get(version);
-    return t == null ? -1 : t;
+    return copyStates.arrivedAtNanos(version);
   }
 
   /** When the files of the copy that finished last had all arrived and been verified. */
@@ -302,7 +289,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
    */
   @Override
   public CopyJob newNRTPoint(long newPrimaryGen, long version) throws IOException {
-    requireCurrentGeneration(newPrimaryGen, "NRT point version " + version);
+    requireCurrentGeneration(ctx, newPrimaryGen, "NRT point version " + version);
     if (mgr != null && newPrimaryGen == generation && version <= getCurrentSearchingVersion()) {
       return null;
     }
@@ -310,16 +297,16 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     if (c == null) {
       return null;
     }
-    FetchedCopyState fetched;
+    CopyStates.Fetched fetched;
     try {
       PushedCopyStates.Pushed pushed = link.pushed().take(c, newPrimaryGen, version);
       // The point brought its copy-state: no need to ask (a round trip over the link saved).
-      fetched = pushed != null ? accept(c, pushed.state(), newPrimaryGen) : fetchCopyState(c, newPrimaryGen);
+      fetched = pushed != null ? copyStates.accept(c, pushed.state(), newPrimaryGen) : copyStates.fetch(c, newPrimaryGen);
     } catch (NodeCommunicationException e) {
       log.debug("asking for the copy-state of version {} failed: {}", version, e.toString());
       return null;
     }
-    FetchedCopyState unused;
+    CopyStates.Fetched unused;
     CopyJob job;
     synchronized (this) {
       prefetched = fetched;
@@ -338,7 +325,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   /** Starts pre-copying a merged segment for pre-copy {@code preCopyId} of primary generation {@code gen}. */
   synchronized CopyJob preCopyMerge(long preCopyId, long gen, Map<String, FileMetaData> files, AtomicBoolean finished)
       throws IOException {
-    requireCurrentGeneration(gen, "merge pre-copy " + preCopyId);
+    requireCurrentGeneration(ctx, gen, "merge pre-copy " + preCopyId);
     nextPreCopyId = preCopyId;
     try {
       return launchPreCopyMerge(finished, gen, files);
@@ -347,7 +334,11 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     }
   }
 
-  private void requireCurrentGeneration(long gen, String what) throws IOException {
+  /**
+   * The rule this node makes a hard check: nothing from primary generation {@code gen} older than
+   * the highest seen is followed (raises {@link StalePrimaryGenerationException}).
+   */
+  static void requireCurrentGeneration(ReplicaContext ctx, long gen, String what) throws IOException {
     if (!ctx.store().observeGeneration(gen)) {
       ctx.stats().staleGenerationRefused();
       throw new StalePrimaryGenerationException(what + " is from primary generation " + gen
@@ -366,11 +357,11 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     if (files != null) {
       return StreamingCopyJob.forMerge(reason, this, files, onceDone, c, nextPreCopyId, ctx, badFiles);
     }
-    FetchedCopyState fetched = prefetched;
+    CopyStates.Fetched fetched = prefetched;
     prefetched = null;
     if (fetched == null) {
       // Lucene's start-up sync (no reader needs the monitor yet): ask now.
-      fetched = fetchCopyState(c, -1);
+      fetched = copyStates.fetch(c, -1);
     }
     try {
       return StreamingCopyJob.forNrtPoint(reason, this, highPriority, onceDone, fetched.connection(), fetched.state(),
@@ -380,104 +371,6 @@ final class ReplicatingReplicaNode extends ReplicaNode {
       throw e;
     }
   }
-
-  /** A copy-state the primary handed out (and holds for us until released). */
-  private record FetchedCopyState(Connection connection, CopyState state, long copyStateId) {
-    void release() {
-      connection.request(id -> new Message.ReleaseCopyState(id, copyStateId)).exceptionally(t -> null);
-    }
-  }
-
-  /**
-   * Asks the primary for its current copy-state and checks it (generation, conflicts with our last
-   * commit); the caller holds no monitor readers need. {@code expectedGen} is the generation the
-   * announcement named, or -1 for any.
-   */
-  private FetchedCopyState fetchCopyState(Connection c, long expectedGen) throws IOException {
-    Message.CopyStateReply reply;
-    try {
-      reply = (Message.CopyStateReply) c.request(id -> new Message.GetCopyState(id, id()))
-          .get(ctx.config().transport().requestTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new NodeCommunicationException("interrupted asking for the copy-state", e);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new NodeCommunicationException("asking the primary for its copy-state failed", e.getCause() == null ? e : e.getCause());
-    }
-    return accept(c, reply, expectedGen);
-  }
-
-  /**
-   * Checks a copy-state the primary holds for us (asked for, or pushed with its NRT point):
-   * generation, conflicts with our last commit; releases it when it fails.
-   */
-  private FetchedCopyState accept(Connection c, Message.CopyStateReply reply, long expectedGen) throws IOException {
-    FetchedCopyState fetched;
-    try {
-      fetched = new FetchedCopyState(c, new CopyState(FileMetaValidator.fromWire(reply.files()), reply.version(),
-          reply.gen(), reply.infosBytes(), reply.completedMergeFiles(), reply.primaryGen(), null), reply.copyStateId());
-    } catch (IOException | RuntimeException e) {
-      new PushedCopyStates.Pushed(c, reply).release();
-      throw e;
-    }
-    try {
-      CopyState state = fetched.state();
-      if (reply.replayPosition() != null) {
-        positions.put(reply.version(), reply.replayPosition());
-        while (positions.size() > 128) {
-          positions.pollFirstEntry();
-        }
-      }
-      copyStateAt.putIfAbsent(state.version(), System.nanoTime());
-      while (copyStateAt.size() > 128) {
-        copyStateAt.pollFirstEntry();
-      }
-      requireCurrentGeneration(state.primaryGen(), "copy-state version " + state.version());
-      if (expectedGen >= 0 && state.primaryGen() != expectedGen) {
-        throw new NodeCommunicationException("the primary changed while asking for its copy-state",
-            new StalePrimaryGenerationException("expected generation " + expectedGen + ", got " + state.primaryGen()));
-      }
-      if (mgr != null) {
-        checkNoConflictWithLastCommit(state);
-      }
-      return fetched;
-    } catch (IOException | RuntimeException e) {
-      fetched.release();
-      throw e;
-    }
-  }
-
-  /**
-   * A new primary must not make us overwrite a file of our last commit with different contents:
-   * that commit would then point at the wrong bytes. Lucene avoids it on start-up by syncing before
-   * opening; a running replica detects it here and resynchronizes.
-   */
-  private void checkNoConflictWithLastCommit(CopyState state) throws IOException {
-    // Only a file we have under the same name with other contents can hurt; usually there is none.
-    Set<String> differing = new HashSet<>();
-    for (Map.Entry<String, FileMetaData> e : state.files().entrySet()) {
-      FileMetaData local = readLocalFileMetaData(e.getKey());
-      FileMetaData remote = e.getValue();
-      if (local != null && (!Arrays.equals(local.header(), remote.header()) || !Arrays.equals(local.footer(), remote.footer()))) {
-        differing.add(e.getKey());
-      }
-    }
-    if (differing.isEmpty()) {
-      return;
-    }
-    Collection<String> commitFiles;
-    try {
-      commitFiles = SegmentInfos.readLatestCommit(dir).files(true);
-    } catch (IndexNotFoundException e) {
-      return;
-    }
-    differing.retainAll(commitFiles);
-    if (!differing.isEmpty()) {
-      throw new ResyncRequiredException(state.primaryGen(), "primary generation " + state.primaryGen()
-          + " has different contents for files of our last commit: " + differing);
-    }
-  }
-
 
   /**
    * Lucene's replica commit, which replaces the user data with generation and version; the
@@ -571,7 +464,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
    * user data (a primary's commit carries it). Null when unknown.
    */
   String replayPosition(long version) throws IOException {
-    String p = positions.get(version);
+    String p = copyStates.reportedPosition(version);
     if (p == null && version == ctx.store().committedVersion()) {
       p = ctx.store().committedPosition();
     }
@@ -680,9 +573,5 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     } else {
       log.lucene(message);
     }
-  }
-
-  private int id() {
-    return id;
   }
 }
