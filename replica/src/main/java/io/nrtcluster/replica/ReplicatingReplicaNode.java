@@ -15,9 +15,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.CorruptIndexException;
@@ -85,9 +83,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   private final AtomicReference<CopyJob> nrtCopy = new AtomicReference<>();
   /** When {@link #nrtCopy} was launched (written before it, so a reader of the job sees its start). */
   private volatile long nrtCopyStartNanos;
-  /** Temp outputs created and not yet taken by their copy (only between the two, so a handful). */
-  private final Map<String, LocalFileOutput> tempOutputs = new ConcurrentHashMap<>();
-  private final AtomicLong tempCounter = new AtomicLong();
+  private final TempOutputs tempOutputs;
   /**
    * This opening of the index from disk ({@link io.nrtcluster.common.Incarnations}): a resync reopens
    * from the last commit with a new node and a new incarnation, so the primary never counts what this
@@ -109,6 +105,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     this.badFiles = badFiles;
     this.incarnation = incarnation;
     this.copyStates = new CopyStates(this, id, ctx);
+    this.tempOutputs = new TempOutputs(ctx.config().storageFaults());
     setVerboseFiles(false);
   }
 
@@ -429,16 +426,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
    */
   @Override
   public IndexOutput createTempOutput(String prefix, String suffix, IOContext ioContext) throws IOException {
-    ChannelFileOutput out;
-    try {
-      out = ChannelFileOutput.createTemp(((FSDirectory) FilterDirectory.unwrap(dir)).getDirectory(), prefix, suffix,
-          tempCounter, ctx.config().storageFaults());
-    } catch (IOException e) {
-      throw new StorageException("creating a temp file for " + prefix + " failed: " + e, e);
-    }
-    LocalFileOutput local = new LocalFileOutput(out, prefix);
-    tempOutputs.put(local.getName(), local);
-    return local;
+    return tempOutputs.create(indexFolder(), prefix, suffix);
   }
 
   /**
@@ -446,11 +434,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
    * CopyOneFile} asks for it and keeps it private, and our copy writes to it directly.
    */
   LocalFileOutput takeTempOutput(String tmpName) {
-    LocalFileOutput out = tempOutputs.remove(tmpName);
-    if (out == null) {
-      throw new IllegalStateException("no temp output " + tmpName + " was created");
-    }
-    return out;
+    return tempOutputs.take(tmpName);
   }
 
   private Object commitLock() {
