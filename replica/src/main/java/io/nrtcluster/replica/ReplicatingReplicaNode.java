@@ -25,7 +25,6 @@ import org.apache.lucene.replicator.nrt.FileMetaData;
 import org.apache.lucene.replicator.nrt.NodeCommunicationException;
 import org.apache.lucene.replicator.nrt.ReplicaNode;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.ReferenceManager;
 import org.apache.lucene.search.SearcherFactory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
@@ -229,29 +228,6 @@ final class ReplicatingReplicaNode extends ReplicaNode {
       }
     }
     super.close();
-  }
-
-  /** Stands in for the searcher manager of a node that never started: holds nothing, closes as a no-op. */
-  private static final class NeverStartedSearcherManager extends ReferenceManager<IndexSearcher> {
-    @Override
-    protected void decRef(IndexSearcher reference) throws IOException {
-      reference.getIndexReader().decRef();
-    }
-
-    @Override
-    protected IndexSearcher refreshIfNeeded(IndexSearcher referenceToRefresh) {
-      return null;
-    }
-
-    @Override
-    protected boolean tryIncRef(IndexSearcher reference) {
-      return false;
-    }
-
-    @Override
-    protected int getRefCount(IndexSearcher reference) {
-      return 0;
-    }
   }
 
   /** True while an NRT point is being copied; never waits for the node's monitor. */
