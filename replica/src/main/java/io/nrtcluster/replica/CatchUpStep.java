@@ -57,10 +57,10 @@ final class CatchUpStep implements CatchUpLoop.Step {
       if (gen == n.lastPrimaryGen() && version <= n.getCurrentSearchingVersion()) {
         return CatchUpLoop.Outcome.CAUGHT_UP;
       }
-      if (gen == n.lastPrimaryGen() && n.copyingVersion() >= version) {
+      if (gen == n.lastPrimaryGen() && n.timeline().copyingVersion() >= version) {
         return CatchUpLoop.Outcome.IN_FLIGHT;
       }
-      long copying = n.copyingNanos();
+      long copying = n.timeline().copyingNanos();
       if (gen == n.lastPrimaryGen() && copying >= 0 && copying < ctx.config().supersedeAfter().toNanos()) {
         // A copy under way finishes first and the newest point is copied next: superseding it would
         // throw away requests already on the wire, and over a long link a copy superseded at every

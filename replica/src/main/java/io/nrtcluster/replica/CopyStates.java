@@ -21,8 +21,8 @@ import org.apache.lucene.replicator.nrt.NodeCommunicationException;
 
 /**
  * The copy-states a replica node copies from: asked of the primary, or pushed with an NRT point,
- * and checked before a copy uses one; and what each reported (when it was in hand, for {@link
- * CopyPhases}, and the application's replay position), kept for the 128 newest versions.
+ * and checked before a copy uses one; and the application's replay position each reported, kept
+ * for the 128 newest versions (when each was in hand goes to the {@link NrtCopyTimeline}).
  *
  * <p>Guarantees: a copy-state from a primary generation older than the highest seen, from another
  * generation than the announcement named, or with other contents than the last commit for one of
@@ -34,22 +34,19 @@ final class CopyStates {
   private final ReplicatingReplicaNode node;
   private final int nodeId;
   private final ReplicaContext ctx;
-  /** When the copy-state of a recent version was in hand (for {@link CopyPhases}). */
-  private final ConcurrentSkipListMap<Long, Long> copyStateAt = new ConcurrentSkipListMap<>();
+  private final NrtCopyTimeline timeline;
   /** Replay positions of recently copied versions, as the primary reported them. */
   private final ConcurrentSkipListMap<Long, String> positions = new ConcurrentSkipListMap<>();
 
-  /** For {@code node}, whose id is {@code nodeId} (the primary hands copy-states out per replica). */
-  CopyStates(ReplicatingReplicaNode node, int nodeId, ReplicaContext ctx) {
+  /**
+   * For {@code node}, whose id is {@code nodeId} (the primary hands copy-states out per replica);
+   * {@code timeline} hears when each copy-state is in hand.
+   */
+  CopyStates(ReplicatingReplicaNode node, int nodeId, ReplicaContext ctx, NrtCopyTimeline timeline) {
     this.node = node;
     this.nodeId = nodeId;
     this.ctx = ctx;
-  }
-
-  /** When the copy-state of {@code version} was in hand, or -1. */
-  long arrivedAtNanos(long version) {
-    Long t = copyStateAt.get(version);
-    return t == null ? -1 : t;
+    this.timeline = timeline;
   }
 
   /** The replay position the primary reported with the copy-state of {@code version}, or null. */
@@ -104,10 +101,7 @@ final class CopyStates {
           positions.pollFirstEntry();
         }
       }
-      copyStateAt.putIfAbsent(state.version(), System.nanoTime());
-      while (copyStateAt.size() > 128) {
-        copyStateAt.pollFirstEntry();
-      }
+      timeline.copyStateInHand(state.version());
       ReplicatingReplicaNode.requireCurrentGeneration(ctx, state.primaryGen(), "copy-state version " + state.version());
       if (expectedGen >= 0 && state.primaryGen() != expectedGen) {
         throw new NodeCommunicationException("the primary changed while asking for its copy-state",

@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.index.StandardDirectoryReader;
@@ -61,10 +60,8 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   private final Object commitOrder = new Object();
   /** The copy-states copies start from, and what each reported. */
   private final CopyStates copyStates;
-  /** When the files of the copy being installed had all arrived; only its installer reads it. */
-  private volatile long filesAtNanos;
-  /** When the searcher of the copy installed last switched to it. */
-  private volatile long switchedAtNanos;
+  /** The NRT copy running now, and when the steps of recent ones happened. */
+  private final NrtCopyTimeline timeline = new NrtCopyTimeline();
   private long nextPreCopyId = -1;
   /** The copy-state {@link #newNRTPoint} fetched for Lucene's {@code newCopyJob}; under the monitor. */
   private CopyStates.Fetched prefetched;
@@ -78,10 +75,6 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   private volatile long installedGeneration = -1;
   /** Whether the local commit opened at start (if no copy replaced it) holds writes no refresh published. */
   private volatile LocalCommitPublication localCommit = LocalCommitPublication.none();
-  /** The NRT copy running now (Lucene's {@code curNRTCopy}), readable without the monitor. */
-  private final AtomicReference<CopyJob> nrtCopy = new AtomicReference<>();
-  /** When {@link #nrtCopy} was launched (written before it, so a reader of the job sees its start). */
-  private volatile long nrtCopyStartNanos;
   private final TempOutputs tempOutputs;
   /**
    * This opening of the index from disk ({@link io.nrtcluster.common.Incarnations}): a resync reopens
@@ -103,7 +96,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     this.listener = listener;
     this.badFiles = badFiles;
     this.incarnation = incarnation;
-    this.copyStates = new CopyStates(this, id, ctx);
+    this.copyStates = new CopyStates(this, id, ctx, timeline);
     this.tempOutputs = new TempOutputs(ctx.config().storageFaults());
     setVerboseFiles(false);
   }
@@ -181,19 +174,9 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     return generation;
   }
 
-  /** When the copy-state of {@code version} was in hand, or -1. */
-  long copyStateAtNanos(long version) {
-    return copyStates.arrivedAtNanos(version);
-  }
-
-  /** When the files of the copy that finished last had all arrived and been verified. */
-  long filesAtNanos() {
-    return filesAtNanos;
-  }
-
-  /** When the searcher switched to the copy that finished last. */
-  long switchedAtNanos() {
-    return switchedAtNanos;
+  /** The NRT copy running now and the times of recent copies' steps; never the node's monitor. */
+  NrtCopyTimeline timeline() {
+    return timeline;
   }
 
   /** The link to the primary (a copy that lost its connection resumes on the link's next one). */
@@ -233,19 +216,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   /** True while an NRT point is being copied; never waits for the node's monitor. */
   @Override
   public boolean isCopying() {
-    return nrtCopy.get() != null;
-  }
-
-  /** How long the NRT copy running now has run, or -1 when none runs; never waits for the node's monitor. */
-  long copyingNanos() {
-    long start = nrtCopyStartNanos;
-    return nrtCopy.get() == null ? -1 : System.nanoTime() - start;
-  }
-
-  /** Version of the NRT copy running now, or -1; never waits for the node's monitor. */
-  long copyingVersion() {
-    CopyJob job = nrtCopy.get();
-    return job == null ? -1 : job.getCopyState().version();
+    return timeline.copying();
   }
 
   @Override
@@ -445,8 +416,7 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   protected void launch(CopyJob job) {
     if (job == curNRTCopy) {
       // Lucene launches its current NRT copy under the monitor; merges are launched otherwise.
-      nrtCopyStartNanos = System.nanoTime();
-      nrtCopy.set(job);
+      timeline.launched(job);
     }
     runner.launch((StreamingCopyJob) job);
   }
@@ -465,10 +435,9 @@ final class ReplicatingReplicaNode extends ReplicaNode {
   protected void finishNRTCopy(CopyJob job, long startNS) throws IOException {
     boolean installed = false;
     try {
-      nrtCopy.compareAndSet(job, null);
-      filesAtNanos = System.nanoTime();
+      timeline.filesArrived(job);
       super.finishNRTCopy(job, startNS);
-      switchedAtNanos = System.nanoTime();
+      timeline.switched();
       installed = !job.getFailed();
       if (installed) {
         installedGeneration = job.getCopyState().primaryGen();

@@ -61,9 +61,10 @@ final class SearchedVersions {
     }
     if (!phaseListeners.isEmpty() && job instanceof StreamingCopyJob) {
       ReplicatingReplicaNode n = lifecycle.node();
+      NrtCopyTimeline t = n == null ? null : n.timeline();
       Long heard = announcedAt.get(version);
-      CopyPhases phases = new CopyPhases(version, heard == null ? -1 : heard, n == null ? -1 : n.copyStateAtNanos(version),
-          n == null ? -1 : n.filesAtNanos(), n == null ? -1 : n.switchedAtNanos(), System.nanoTime());
+      CopyPhases phases = new CopyPhases(version, heard == null ? -1 : heard, t == null ? -1 : t.copyStateAtNanos(version),
+          t == null ? -1 : t.filesAtNanos(), t == null ? -1 : t.switchedAtNanos(), System.nanoTime());
       for (Consumer<CopyPhases> l : phaseListeners) {
         try {
           l.accept(phases);
