@@ -49,6 +49,23 @@ final class CopyStates {
     this.timeline = timeline;
   }
 
+  /**
+   * The version of the point the primary of generation {@code gen} publishes now, asked on {@code
+   * c} (the copy-state released at once), or -1 when it could not be asked. Raises {@link
+   * ResyncRequiredException} as {@link #fetch} does.
+   */
+  long currentVersion(Connection c, long gen) throws IOException {
+    Fetched f;
+    try {
+      f = fetch(c, gen);
+    } catch (NodeCommunicationException e) {
+      ctx.log().debug("asking for the primary's current point failed: {}", e.toString());
+      return -1;
+    }
+    f.release();
+    return f.state().version();
+  }
+
   /** The replay position the primary reported with the copy-state of {@code version}, or null. */
   String reportedPosition(long version) {
     return positions.get(version);

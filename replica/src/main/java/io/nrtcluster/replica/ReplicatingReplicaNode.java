@@ -142,17 +142,9 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     if (c == null || c.peerPrimaryGen() != gen) {
       return;
     }
-    CopyStates.Fetched f;
-    try {
-      f = copyStates.fetch(c, gen);
-    } catch (NodeCommunicationException e) {
-      log.debug("asking for the primary's current point failed: {}", e.toString());
-      return;
-    }
-    try {
-      announced(gen, f.state().version());
-    } finally {
-      f.release();
+    long version = copyStates.currentVersion(c, gen);
+    if (version >= 0) {
+      announced(gen, version);
     }
   }
 
@@ -179,12 +171,12 @@ final class ReplicatingReplicaNode extends ReplicaNode {
     return timeline;
   }
 
-  /** The link to the primary (a copy that lost its connection resumes on the link's next one). */
   /** This opening of the index ({@link io.nrtcluster.common.Incarnations}). */
   long incarnation() {
     return incarnation;
   }
 
+  /** The link to the primary (a copy that lost its connection resumes on the link's next one). */
   PrimaryLink link() {
     return link;
   }
