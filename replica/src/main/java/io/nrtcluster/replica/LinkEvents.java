@@ -22,7 +22,8 @@ import org.apache.lucene.store.AlreadyClosedException;
  * is refused ({@link StalePrimaryGenerationException}), and a pushed copy-state no copy will take is
  * released at once; only a point copied from a primary is reported as installed (a local commit may
  * hold unpublished writes); a pre-copy offered while the replica does not run is declined. Runs on
- * the link's threads and never waits for a copy.
+ * the link's threads; the copies it leads to run on the replica's copy executor ({@link
+ * CopyJobRunner}).
  */
 final class LinkEvents implements PrimaryLink.Listener {
   private final ReplicaContext ctx;
