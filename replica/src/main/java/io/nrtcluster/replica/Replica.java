@@ -237,9 +237,9 @@ public final class Replica implements Closeable {
   }
 
   /**
-   * The run of the index this replica has open ({@link Incarnations}): a new
-   * value whenever it opens its index from disk (start, resync), 0 while none is open. Its install
-   * reports to the primary carry it.
+   * The run of the index this replica has open ({@link Incarnations}): a new value whenever it
+   * opens its index from disk (start, resync), 0 while none is open. Its install reports to the
+   * primary carry it.
    */
   public long incarnation() {
     ReplicatingReplicaNode n = lifecycle.node();
