@@ -7,6 +7,7 @@ import io.nrtcluster.common.NotPublishedException;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.SerialExecutor;
 import io.nrtcluster.election.InSyncRecord;
+import io.nrtcluster.election.MemberInfo;
 import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.OutOfSyncReason;
 import io.nrtcluster.primary.Primary;
@@ -399,26 +400,35 @@ final class InSyncSet {
       retryLater();
       return;
     }
-    int self = l.election.config().nodeId();
-    InSyncRecord start = InSyncRecord.start(l.epoch, self, l.primary.incarnation());
-    InSyncRecord last = old.record();
-    if (last != null) {
-      for (Map.Entry<Integer, Long> m : last.members().entrySet()) {
-        if (m.getKey() != self) {
-          start = start.with(m.getKey(), m.getValue());
-        }
-      }
-      if (last.primary() != self && liveIn(l.election, last.primary(), last.primaryIncarnation())) {
-        start = start.with(last.primary(), last.primaryIncarnation());
-      }
-    }
+    InSyncRecord start = firstRecord(old.record(), l.epoch, l.election.config().nodeId(), l.primary.incarnation(),
+        l.election.cachedMembers());
     mustCopyFromPrimary = Set.copyOf(start.members().keySet());
     store(l, old, start, List.of());
   }
 
-  /** Whether {@code nodeId} is a live member in run {@code incarnation}, as the election's cache last saw it. */
-  private static boolean liveIn(IndexElection election, int nodeId, long incarnation) {
-    return election.cachedMembers().stream().anyMatch(m -> m.nodeId() == nodeId && m.incarnation() == incarnation);
+  /**
+   * The first record of epoch {@code epoch} led by {@code self} in run {@code incarnation}, after
+   * {@code last} (null: none), given the members as the election's cache last saw them.
+   */
+  static InSyncRecord firstRecord(InSyncRecord last, long epoch, int self, long incarnation, List<MemberInfo> members) {
+    InSyncRecord start = InSyncRecord.start(epoch, self, incarnation);
+    if (last == null) {
+      return start;
+    }
+    for (Map.Entry<Integer, Long> m : last.members().entrySet()) {
+      if (m.getKey() != self) {
+        start = start.with(m.getKey(), m.getValue());
+      }
+    }
+    if (last.primary() != self && liveIn(members, last.primary(), last.primaryIncarnation())) {
+      start = start.with(last.primary(), last.primaryIncarnation());
+    }
+    return start;
+  }
+
+  /** Whether {@code nodeId} is a live member in run {@code incarnation} among {@code members}. */
+  private static boolean liveIn(List<MemberInfo> members, int nodeId, long incarnation) {
+    return members.stream().anyMatch(m -> m.nodeId() == nodeId && m.incarnation() == incarnation);
   }
 
   private void store(Leading l, InSyncRecord.Stored base, InSyncRecord next, List<Integer> joined) {
