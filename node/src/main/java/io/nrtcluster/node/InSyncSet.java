@@ -31,8 +31,8 @@ import java.util.function.LongSupplier;
  * <p>Guarantees, while this node leads epoch {@code E} with primary {@code P}:
  * <ul>
  *   <li>No replicated acknowledgement before {@code P} wrote its first record of {@code E} (the old
- *       record's replicas, and its primary while that is a live member in the run the record names,
- *       minus itself): the election never elects a node that lacks what it acknowledged.
+ *       record's replicas, and its primary while that is a live member in the run the record names
+ *       or between two runs, minus itself): the election never elects a node that lacks what it acknowledged.
  *   <li>{@link #await} returns for version {@code v} only when every replica of the set as stored
  *       in ZooKeeper, and every replica being added, reported (in the incarnation the set names) that
  *       it installed {@code v} or newer, and at least {@code minInSyncReplicas} did. A replica that
@@ -386,7 +386,8 @@ final class InSyncSet {
 
   /**
    * The first record of this epoch: the last record's replicas, minus this node, and the last
-   * record's primary while it is a live member in the run that record names. That primary holds every
+   * record's primary while it is a live member in the run that record names or between two runs of
+   * its index. That primary holds every
    * version it acknowledged: it still runs as that primary, or it closed with all it published
    * committed and goes on as that run (a graceful hand-off commits before it resigns). Left out, a
    * hand-off's target that dies at once would leave its index no electable node.
@@ -426,9 +427,14 @@ final class InSyncSet {
     return start;
   }
 
-  /** Whether {@code nodeId} is a live member in run {@code incarnation} among {@code members}. */
+  /**
+   * Whether {@code nodeId} is a live member among {@code members} in run {@code incarnation}, or
+   * between two runs (no index open: its record names no run). A graceful hand-off's old primary
+   * passes through the second between closing its primary and opening its replica as the same run;
+   * one that opens a new run instead reports its installs in it and leaves the set as restarted.
+   */
   private static boolean liveIn(List<MemberInfo> members, int nodeId, long incarnation) {
-    return members.stream().anyMatch(m -> m.nodeId() == nodeId && m.incarnation() == incarnation);
+    return members.stream().anyMatch(m -> m.nodeId() == nodeId && (m.incarnation() == incarnation || m.incarnation() == 0));
   }
 
   private void store(Leading l, InSyncRecord.Stored base, InSyncRecord next, List<Integer> joined) {
