@@ -7,7 +7,6 @@ import io.nrtcluster.common.NotPublishedException;
 import io.nrtcluster.common.NrtClusterException;
 import io.nrtcluster.common.SerialExecutor;
 import io.nrtcluster.election.InSyncRecord;
-import io.nrtcluster.election.MemberInfo;
 import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.OutOfSyncReason;
 import io.nrtcluster.primary.Primary;
@@ -401,40 +400,10 @@ final class InSyncSet {
       retryLater();
       return;
     }
-    InSyncRecord start = firstRecord(old.record(), l.epoch, l.election.config().nodeId(), l.primary.incarnation(),
+    InSyncRecord start = FirstInSyncRecord.of(old.record(), l.epoch, l.election.config().nodeId(), l.primary.incarnation(),
         l.election.cachedMembers());
     mustCopyFromPrimary = Set.copyOf(start.members().keySet());
     store(l, old, start, List.of());
-  }
-
-  /**
-   * The first record of epoch {@code epoch} led by {@code self} in run {@code incarnation}, after
-   * {@code last} (null: none), given the members as the election's cache last saw them.
-   */
-  static InSyncRecord firstRecord(InSyncRecord last, long epoch, int self, long incarnation, List<MemberInfo> members) {
-    InSyncRecord start = InSyncRecord.start(epoch, self, incarnation);
-    if (last == null) {
-      return start;
-    }
-    for (Map.Entry<Integer, Long> m : last.members().entrySet()) {
-      if (m.getKey() != self) {
-        start = start.with(m.getKey(), m.getValue());
-      }
-    }
-    if (last.primary() != self && liveIn(members, last.primary(), last.primaryIncarnation())) {
-      start = start.with(last.primary(), last.primaryIncarnation());
-    }
-    return start;
-  }
-
-  /**
-   * Whether {@code nodeId} is a live member among {@code members} in run {@code incarnation}, or
-   * between two runs (no index open: its record names no run). A graceful hand-off's old primary
-   * passes through the second between closing its primary and opening its replica as the same run;
-   * one that opens a new run instead reports its installs in it and leaves the set as restarted.
-   */
-  private static boolean liveIn(List<MemberInfo> members, int nodeId, long incarnation) {
-    return members.stream().anyMatch(m -> m.nodeId() == nodeId && (m.incarnation() == incarnation || m.incarnation() == 0));
   }
 
   private void store(Leading l, InSyncRecord.Stored base, InSyncRecord next, List<Integer> joined) {

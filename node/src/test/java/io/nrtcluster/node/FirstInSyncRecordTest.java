@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
  * three and left its index without an electable node once the target died).
  */
 @Timeout(10)
-class InSyncFirstRecordTest {
+class FirstInSyncRecordTest {
   private static final long OLD_RUN = -6_511_756_931_948_872_516L;
   private static final long REPLICA_RUN = 788_628_717_426_007_308L;
   private static final long NEW_RUN = 42L;
@@ -30,7 +30,7 @@ class InSyncFirstRecordTest {
 
   @Test
   void theLastPrimaryRunningInTheRecordsRunIsNamed() {
-    InSyncRecord first = InSyncSet.firstRecord(LAST, 2, 2, REPLICA_RUN, List.of(replica(1, OLD_RUN), primary(2)));
+    InSyncRecord first = FirstInSyncRecord.of(LAST, 2, 2, REPLICA_RUN, List.of(replica(1, OLD_RUN), primary(2)));
     assertThat(first.primary()).isEqualTo(2);
     assertThat(first.primaryIncarnation()).isEqualTo(REPLICA_RUN);
     assertThat(first.members()).containsExactlyEntriesOf(Map.of(1, OLD_RUN));
@@ -38,22 +38,22 @@ class InSyncFirstRecordTest {
 
   @Test
   void theLastPrimaryBetweenTwoRunsOfItsIndexIsNamed() {
-    InSyncRecord first = InSyncSet.firstRecord(LAST, 2, 2, REPLICA_RUN, List.of(betweenRuns(1), primary(2)));
+    InSyncRecord first = FirstInSyncRecord.of(LAST, 2, 2, REPLICA_RUN, List.of(betweenRuns(1), primary(2)));
     assertThat(first.members()).as(first.describe(0)).containsOnlyKeys(1).containsEntry(1, OLD_RUN);
   }
 
   @Test
   void theLastPrimaryInAnotherRunOrGoneIsNotNamed() {
-    assertThat(InSyncSet.firstRecord(LAST, 2, 2, REPLICA_RUN, List.of(replica(1, NEW_RUN), primary(2))).members()).isEmpty();
-    assertThat(InSyncSet.firstRecord(LAST, 2, 2, REPLICA_RUN, List.of(primary(2))).members()).isEmpty();
+    assertThat(FirstInSyncRecord.of(LAST, 2, 2, REPLICA_RUN, List.of(replica(1, NEW_RUN), primary(2))).members()).isEmpty();
+    assertThat(FirstInSyncRecord.of(LAST, 2, 2, REPLICA_RUN, List.of(primary(2))).members()).isEmpty();
   }
 
   @Test
   void theLastRecordsOtherReplicasStayAndTheNewPrimaryIsNoReplica() {
     InSyncRecord last = LAST.with(3, NEW_RUN);
-    InSyncRecord first = InSyncSet.firstRecord(last, 2, 2, REPLICA_RUN, List.of(primary(2)));
+    InSyncRecord first = FirstInSyncRecord.of(last, 2, 2, REPLICA_RUN, List.of(primary(2)));
     assertThat(first.members()).containsOnlyKeys(3).containsEntry(3, NEW_RUN);
-    assertThat(InSyncSet.firstRecord(null, 1, 1, OLD_RUN, List.of()).members()).isEmpty();
+    assertThat(FirstInSyncRecord.of(null, 1, 1, OLD_RUN, List.of()).members()).isEmpty();
   }
 
   private static MemberInfo replica(int id, long run) {
