@@ -3,6 +3,7 @@ package io.nrtcluster.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
+import java.util.IllegalFormatException;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -56,6 +57,34 @@ class HelpTreeTest {
       }
     }
     assertThat(broken).as("description paragraphs that stop mid-sentence").isEmpty();
+  }
+
+  /**
+   * picocli formats every description as a format string; one it cannot format (a bare {@code %})
+   * is printed raw, {@code %n} and all, after a warning on the console.
+   */
+  @Test
+  void everyDescriptionIsAFormatPicocliCanFormat() {
+    List<List<String>> paths = new ArrayList<>();
+    walk(Main.commandLine(), new ArrayList<>(), paths);
+    List<String> bad = new ArrayList<>();
+    for (List<String> path : paths) {
+      CommandLine cmd = Main.commandLine();
+      for (String name : path) {
+        cmd = cmd.getSubcommands().get(name);
+      }
+      List<String> texts = new ArrayList<>(List.of(cmd.getCommandSpec().usageMessage().description()));
+      cmd.getCommandSpec().options().forEach(o -> texts.addAll(List.of(o.description())));
+      cmd.getCommandSpec().positionalParameters().forEach(p -> texts.addAll(List.of(p.description())));
+      for (String text : texts) {
+        try {
+          String.format(text);
+        } catch (IllegalFormatException e) {
+          bad.add("nrt " + String.join(" ", path) + ": " + e + " in \"" + text + "\"");
+        }
+      }
+    }
+    assertThat(bad).as("descriptions picocli cannot format").isEmpty();
   }
 
   private static void walk(CommandLine cmd, List<String> path, List<List<String>> out) {
