@@ -50,7 +50,8 @@ import picocli.CommandLine.TypeConversionException;
           + "lag per level of the tree, and the merge pre-copy of a large segment per replica against raw transfers.",
       "Writes a table to stdout and DIR/bench.json plus lag plots (DIR/lag-*.png). By default three complete runs "
           + "(DIR/run-1..3), combined into medians with each run's values; --quick one short run.",
-      "With --compare BASE.json, then prints every ratio against that run; exit code 5 when one got worse beyond the tolerance."
+      "With --compare BASE.json, then prints every ratio against that run; exit code 5 when one got worse beyond the tolerance. "
+          + "With --compare-run BENCH.json as well, it runs nothing and compares that finished run instead."
     })
 public final class BenchCommand implements Callable<Integer> {
   @Spec
@@ -104,6 +105,11 @@ public final class BenchCommand implements Callable<Integer> {
           + "and flag those that got worse beyond --compare-tolerance; exit code 5 when any did.")
   Path compare;
 
+  @Option(names = "--compare-run", paramLabel = "BENCH.json",
+      description = "Run nothing: compare this finished run's bench.json with --compare BASE.json, as after a run "
+          + "(for example two committed runs).")
+  Path compareRun;
+
   @Option(names = "--compare-tolerance", paramLabel = "FRACTION",
       description = "How far a ratio may move beyond the base's lowest and highest run before --compare calls it better "
           + "or worse (default 0.1 when the base combined several runs; 0.25 for a single run, whose values have "
@@ -123,6 +129,13 @@ public final class BenchCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     if (markdown != null) {
       return printMarkdown();
+    }
+    if (compareRun != null) {
+      if (compare == null) {
+        throw new ParameterException(spec.commandLine(), "--compare-run needs --compare BASE.json (the run to compare it with)");
+      }
+      JsonNode base = readBase();
+      return printComparison(base, readRun("--compare-run", compareRun), new Console(spec.commandLine().getOut()));
     }
     if (out == null) {
       throw new ParameterException(spec.commandLine(), "Missing required option: '--out=DIR' (or --markdown BENCH.json)");
@@ -157,9 +170,11 @@ public final class BenchCommand implements Callable<Integer> {
       StoreLog.toFile(dir.resolve("object-store.log"));
     }
     JsonNode now = BenchRuns.run(profile ? config.profiled() : config, repeat, console::println);
-    if (base == null) {
-      return 0;
-    }
+    return base == null ? 0 : printComparison(base, now, console);
+  }
+
+  /** Prints {@code now}'s ratios against {@code base}'s; 5 when one got worse beyond the tolerance, else 0. */
+  private int printComparison(JsonNode base, JsonNode now, Console console) {
     double tolerance = compareTolerance != null ? compareTolerance : BenchCompare.defaultTolerance(base);
     List<BenchCompare.Line> lines = BenchCompare.compare(base, now, tolerance);
     console.println(BenchCompare.render(base, now, lines, tolerance));
@@ -167,15 +182,7 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   private int printMarkdown() {
-    JsonNode report;
-    try {
-      report = new ObjectMapper().readTree(markdown.toFile());
-    } catch (IOException e) {
-      throw new ParameterException(spec.commandLine(), "--markdown: cannot read " + markdown + ": " + e.getMessage());
-    }
-    if (report == null || !report.path("figures").isObject()) {
-      throw new ParameterException(spec.commandLine(), "--markdown: " + markdown + " is not a bench.json (no figures)");
-    }
+    JsonNode report = readRun("--markdown", markdown);
     spec.commandLine().getOut().println(BenchMarkdown.BEGIN);
     spec.commandLine().getOut().println(BenchMarkdown.render(report));
     spec.commandLine().getOut().println(BenchMarkdown.END);
@@ -188,14 +195,19 @@ public final class BenchCommand implements Callable<Integer> {
     if (compareTolerance != null && !(compareTolerance >= 0 && compareTolerance < 10)) {
       throw new ParameterException(spec.commandLine(), "--compare-tolerance must be in [0, 10), got " + compareTolerance);
     }
+    return readRun("--compare", compare);
+  }
+
+  /** A run's bench.json named by {@code option}; a file that cannot be read or holds no figures is a usage error. */
+  private JsonNode readRun(String option, Path file) {
     try {
-      JsonNode base = new ObjectMapper().readTree(compare.toFile());
-      if (base == null || !base.path("figures").isObject()) {
-        throw new ParameterException(spec.commandLine(), "--compare: " + compare + " is not a bench.json (no figures)");
+      JsonNode run = new ObjectMapper().readTree(file.toFile());
+      if (run == null || !run.path("figures").isObject()) {
+        throw new ParameterException(spec.commandLine(), option + ": " + file + " is not a bench.json (no figures)");
       }
-      return base;
+      return run;
     } catch (IOException e) {
-      throw new ParameterException(spec.commandLine(), "--compare: cannot read " + compare + ": " + e.getMessage());
+      throw new ParameterException(spec.commandLine(), option + ": cannot read " + file + ": " + e.getMessage());
     }
   }
 

@@ -48,4 +48,21 @@ class BenchCommandTest {
     assertThat(runs.exit()).isEqualTo(2);
     assertThat(runs.err()).contains("--runs must be in [1, 20], got 0");
   }
+
+  /** Two finished runs compared without running anything: the committed run against itself changes nothing. */
+  @Test
+  void compareRunComparesTwoFinishedRunsWithoutRunning() throws Exception {
+    String committed = Path.of("..", "docs", "bench", "bench.json").toString();
+    NrtRun same = NrtRun.nrt("bench", "--compare", committed, "--compare-run", committed);
+    assertThat(same.exit()).as(same.err()).isZero();
+    assertThat(same.out()).contains("same").doesNotContain("REGRESSION");
+
+    NrtRun alone = NrtRun.nrt("bench", "--compare-run", committed);
+    assertThat(alone.exit()).isEqualTo(2);
+    assertThat(alone.err()).contains("--compare-run needs --compare BASE.json");
+
+    NrtRun missing = NrtRun.nrt("bench", "--compare", committed, "--compare-run", dir.resolve("nope.json").toString());
+    assertThat(missing.exit()).isEqualTo(2);
+    assertThat(missing.err()).contains("--compare-run: cannot read");
+  }
 }
