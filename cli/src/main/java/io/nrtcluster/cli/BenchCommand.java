@@ -44,7 +44,7 @@ import picocli.CommandLine.TypeConversionException;
       "The bootstrap figure (bootstrap): a primary with an index of --bootstrap-index-mb (1024) backed up to an "
           + "S3-compatible store (S3Proxy in this JVM, in memory: give it the heap) while two new replicas bootstrap it "
           + "at 1,000 docs/s of indexing, from the primary and from the store: the primary's bytes sent and CPU, time to "
-          + "searching, indexing rate; target: from the store the primary sends at most 5% of the index's bytes.",
+          + "searching, indexing rate; target: from the store the primary sends at most 5%% of the index's bytes.",
       "The fan-out figure (fanout): a primary and 1, 2 and 4 replicas, every replica copying from the primary and then "
           + "through a copy tree (one direct replica, two children per parent): the primary's bytes sent per new byte, "
           + "lag per level of the tree, and the merge pre-copy of a large segment per replica against raw transfers.",
