@@ -23,8 +23,9 @@ final class ReplicaLifecycle {
 
   private final NodeLog log;
   /**
-   * Guards the transitions of {@link #state} together with {@link #node} (held only for those
-   * assignments, never across I/O) and is notified on each.
+   * Guards the transitions of {@link #state} together with {@link #node} and every write of {@link
+   * #resyncGen} (held only for those assignments, never across I/O) and is notified on each
+   * transition.
    */
   private final Object monitor = new Object();
   private volatile State state = State.STARTING;
@@ -104,8 +105,12 @@ final class ReplicaLifecycle {
 
   /** A resync under way reopens at no older generation than {@code gen}, announced meanwhile. */
   void resyncAtLeast(long gen) {
-    if (state == State.RESYNCING) {
-      resyncGen = Math.max(resyncGen, gen);
+    // Under the monitor: a repair raises the same generation there, and two unlocked maxima could
+    // lose the higher one.
+    synchronized (monitor) {
+      if (state == State.RESYNCING) {
+        resyncGen = Math.max(resyncGen, gen);
+      }
     }
   }
 
