@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.LoggerFactory;
@@ -59,8 +60,7 @@ public final class IndexElection implements Closeable {
   /** Orders metadata changes with progress updates, so an older metadata map never overwrites a newer one. */
   private final Object memberLock = new Object();
   private volatile Map<String, String> metadata;
-  private volatile boolean candidate = true;
-  private volatile StepDown lastStepDown;
+  private volatile Supplier<Standing> standing = () -> Standing.CANDIDATE;
   private volatile PlacementSource placement = PlacementSource.NONE;
   private final Runnable onPlacementChange;
 
@@ -106,6 +106,16 @@ public final class IndexElection implements Closeable {
   public void usePlacement(PlacementSource source) {
     placement = source == null ? PlacementSource.NONE : source;
     elector.usePlacement(placement);
+  }
+
+  /**
+   * Where this node's standing ({@link Standing}: candidate or not, its last step-down) is read each
+   * time the member record is written; its owner (the node's index state machine) calls {@link
+   * #giveUp} and {@link #standingChanged} after changing it. Call before {@link #start}; without it
+   * the node is always a candidate.
+   */
+  public void standingFrom(Supplier<Standing> source) {
+    standing = source;
   }
 
   /**
@@ -165,58 +175,54 @@ public final class IndexElection implements Closeable {
   }
 
   /**
-   * Publishes this node's latest progress in its member znode (role and application metadata are
-   * filled in here). Does not wait for ZooKeeper.
+   * Publishes this node's latest progress in its member znode (role, standing and application
+   * metadata are filled in here). Does not wait for ZooKeeper.
    */
   public void update(MemberInfo info) {
     synchronized (memberLock) {
-      membership.update(info.withRole(elector.role()).withMetadata(metadata).withStanding(candidate, lastStepDown),
-          elector.isClosed());
+      membership.update(withOwnFacts(info), elector.isClosed());
     }
   }
 
   /**
-   * This node can no longer lead (its writer is lost): it stops being a candidate, publishes {@code
-   * why} in its member record, resigns its epoch if it holds one (so the best other member takes
-   * over at once, as after a crash) and steps down to a replica ({@link ElectionListener#stepDown()}).
-   * Returns at once; the resignation and the step-down run on the election thread. The node stays
-   * out of elections until {@link #restoreCandidacy()}.
+   * This node can no longer lead (its writer is lost) and its standing ({@link #standingFrom})
+   * already says so, with {@code why}: publishes its member record, resigns its epoch if it holds
+   * one (so the best other member takes over at once, as after a crash) and steps down to a replica
+   * ({@link ElectionListener#stepDown()}). Returns at once; the resignation and the step-down run on
+   * the election thread. The node stays out of elections until its standing makes it a candidate
+   * again ({@link #standingChanged}).
    */
   public void giveUp(StepDown why) {
     synchronized (memberLock) {
-      candidate = false;
-      lastStepDown = why;
       // Written before the resignation (one session's operations apply in order): the others' next
-      // election already reads this node as no candidate.
-      membership.update(membership.current().withRole(elector.role()).withMetadata(metadata).withStanding(false, why),
-          elector.isClosed());
+      // election already reads this node as no candidate (said here too, not only by the owner).
+      membership.update(withOwnFacts(membership.current()).withStanding(false, why), elector.isClosed());
     }
     log.warn("giving epoch {} up: {} ({})", elector.epoch(), why.reason(), why.message());
     elector.giveUp(why.reason() + ": " + why.message());
   }
 
-  /** This node may be elected again (after {@link #giveUp}); nothing changes if it already may. */
-  public void restoreCandidacy() {
+  /**
+   * This node's standing changed (it may be elected again): publishes its member record and, when it
+   * is a candidate, looks at the election again.
+   */
+  public void standingChanged() {
+    boolean candidate;
     synchronized (memberLock) {
-      if (candidate) {
-        return;
-      }
-      candidate = true;
-      membership.update(membership.current().withRole(elector.role()).withMetadata(metadata).withStanding(true, lastStepDown),
-          elector.isClosed());
+      MemberInfo m = withOwnFacts(membership.current());
+      candidate = m.candidate();
+      membership.update(m, elector.isClosed());
     }
-    log.info("a candidate in elections again");
-    elector.scheduleEvaluate(0);
+    if (candidate) {
+      log.info("a candidate in elections again");
+      elector.scheduleEvaluate(0);
+    }
   }
 
-  /** Whether this node may be elected now (false between {@link #giveUp} and {@link #restoreCandidacy}). */
-  public boolean isCandidate() {
-    return candidate;
-  }
-
-  /** The last time this node gave its epoch up by itself, or null. */
-  public StepDown lastStepDown() {
-    return lastStepDown;
+  /** {@code info} with this election's role, the metadata and the standing as its owner says now. */
+  private MemberInfo withOwnFacts(MemberInfo info) {
+    Standing now = standing.get();
+    return info.withRole(elector.role()).withMetadata(metadata).withStanding(now.candidate(), now.lastStepDown());
   }
 
   /**
@@ -232,7 +238,7 @@ public final class IndexElection implements Closeable {
         return;
       }
       metadata = checked;
-      membership.update(membership.current().withRole(elector.role()).withMetadata(checked), elector.isClosed());
+      membership.update(withOwnFacts(membership.current()), elector.isClosed());
     }
   }
 

@@ -98,6 +98,7 @@ public final class ClusterNode implements Closeable {
     ElectionConfig ec = host.electionConfig(settings.name());
     IndexElection election = new IndexElection(host.zooKeeper(), ec, progress.memberInfo(), roles, host.executors());
     election.usePlacement(host.placement());
+    election.standingFrom(() -> roles.snapshot().standing());
     roles.attach(election);
     election.start();
     operators = new OperatorChannel(host.zooKeeper(), ec.layout(), this, host.nodeId(), log, host.executors());

@@ -20,8 +20,8 @@ import java.util.function.UnaryOperator;
  * The one owner of an index's {@link IndexState} on this node: every event that changes it runs on
  * one serial executor ({@code nrt-index-<node>-<index>}, on the host's events pool: {@link
  * io.nrtcluster.common.ExecutorSource.Pool#EVENTS}), every transition is checked against
- * {@link IndexState#TABLE}, and readers see one immutable {@link IndexSnapshot} through a volatile
- * field.
+ * {@link IndexState#TABLE} (and every change of {@link Candidacy} against its table, in the state it
+ * happens in), and readers see one immutable {@link IndexSnapshot} through a volatile field.
  *
  * <p>Guarantees: transitions happen only on the event thread, one at a time, in the order the events
  * were submitted; an illegal transition changes nothing, is logged and raises {@link
@@ -139,7 +139,16 @@ final class IndexStateMachine {
     }
     IndexSnapshot from = snapshot;
     IndexSnapshot to = next.apply(from);
-    IndexState.TABLE.check(from.state(), to.state());
+    boolean standingChanges = from.candidacy() != to.candidacy() || from.loss() != to.loss();
+    if (from.state() != to.state() || !standingChanges) {
+      // A change of standing alone (in FENCED, say) is checked by its own table only.
+      IndexState.TABLE.check(from.state(), to.state());
+    }
+    if (standingChanges) {
+      // Judged in the state it happens in: a node gives up while it holds a primary (moving on to
+      // FENCED in the same step), and is a candidate again only as a replica.
+      Candidacy.check(from.candidacy(), to.candidacy(), from.state());
+    }
     if (from.state().admitsWrites() && !to.state().admitsWrites()) {
       admission.writeLock().lock();
       try {
@@ -155,6 +164,9 @@ final class IndexStateMachine {
     }
     if (from.state() != to.state()) {
       log.info("{} -> {} ({})", from.state(), to.state(), why);
+    }
+    if (from.candidacy() != to.candidacy()) {
+      log.info("candidacy {} -> {} ({})", from.candidacy(), to.candidacy(), why);
     }
     return to;
   }

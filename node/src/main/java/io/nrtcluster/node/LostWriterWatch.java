@@ -8,8 +8,6 @@ import io.nrtcluster.election.StepDownReason;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.replica.Replica;
 import java.io.IOException;
-import java.util.Map;
-import java.util.WeakHashMap;
 import java.util.function.Supplier;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.index.IndexWriter;
@@ -22,13 +20,17 @@ import org.apache.lucene.index.IndexWriter;
  * <p>Guarantees: the writer is looked at after every failed write, refresh and commit, and on every
  * progress report (about every 100 ms: one volatile read), so a loss is acted on at most one
  * report after it happened, also when nothing writes (for example {@code
- * IndexWriter.onTragicEvent} called by another part of the node); each lost writer is acted on once:
- * writes stop at once (the index moves to {@link IndexState#FENCED}), the node stops being a
- * candidate and resigns its epoch ({@link IndexElection#giveUp}), so the best other member takes
- * over as after a crash, and this node rejoins as a replica of its last commit. It is a candidate
- * again once, as a replica, it completed a copy from the new primary, or after {@link #HOLD_OFF}
- * when no other node took over (a one-node cluster) — in both cases only with its data directory
- * above the free-space floor. Nothing here waits for the event thread or the election.
+ * IndexWriter.onTragicEvent} called by another part of the node); each lost writer is acted on once,
+ * in one event of the index's state machine: the node gives up ({@link Candidacy#GAVE_UP}, with
+ * the loss in its {@link IndexSnapshot}) and writes stop (the index moves to {@link
+ * IndexState#FENCED}) in the same transition, then it resigns its epoch ({@link
+ * IndexElection#giveUp}), so the best other member takes over as after a crash, and this node
+ * rejoins as a replica of its last commit. It is a candidate again once, as a replica, it completed
+ * a copy from the new primary, or after {@link #HOLD_OFF_MILLIS} when no other node took over (a
+ * one-node cluster) — in both cases only with its data directory above the free-space floor. This
+ * class keeps no state of its own: the loss and the candidacy are the snapshot's. Nothing here
+ * waits for the event thread or the election. A refusal names the reason the loss was recorded
+ * with; only refusals racing the first event classify the loss themselves (one statfs each).
  */
 final class LostWriterWatch {
   /** How long a node that gave its epoch up stays out of elections when no other node takes over. */
@@ -42,11 +44,6 @@ final class LostWriterWatch {
   private final NodeLog log;
   private final int nodeId;
   private final String index;
-  /** The primaries whose lost writer was acted on (each once), and why; weak: a closed primary goes. */
-  private final Map<Primary, StepDown> acted = new WeakHashMap<>();
-  private volatile long lostAtNanos;
-  /** Lucene's exception of the last lost writer: the cause of every refusal until a new primary is followed. */
-  private volatile Throwable lastTragic;
 
   LostWriterWatch(RoleSwitch roles, DiskFloor floor, Supplier<IndexMetrics> metrics, NodeLog log, int nodeId, String index) {
     this.roles = roles;
@@ -63,7 +60,7 @@ final class LostWriterWatch {
     Primary p = s.primary();
     if (p != null) {
       Throwable tragic = p.writer().getTragicException();
-      if (tragic != null) {
+      if (tragic != null && !s.actedOn(p)) {
         lost(p, tragic);
       }
       return;
@@ -91,11 +88,10 @@ final class LostWriterWatch {
    * the refusal for {@code what}; else null.
    */
   WriterLostException pendingRefusal(String what, IndexSnapshot s) {
-    IndexElection e = roles.election();
-    if (e == null || e.isCandidate() || e.lastStepDown() == null || s.followed() != null) {
+    if (s.candidacy() != Candidacy.GAVE_UP || s.loss() == null || s.followed() != null) {
       return null;
     }
-    return refusal(what, e.lastStepDown(), lastTragic);
+    return refusal(what, s.loss().why(), s.loss().tragic());
   }
 
   private WriterLostException refusal(String what, StepDown why, Throwable tragic) {
@@ -103,42 +99,36 @@ final class LostWriterWatch {
         + why.reason() + ": " + why.message() + "); it gave its epoch up: retry on the next primary", tragic);
   }
 
-  private StepDown lost(Primary p, Throwable tragic) {
-    StepDown why;
-    synchronized (acted) {
-      StepDown seen = acted.get(p);
-      if (seen != null) {
-        return seen;
-      }
-      // Classified once per writer, under the lock (one statfs): every refusal names the same reason.
-      why = new StepDown(classify(tragic), String.valueOf(tragic), System.currentTimeMillis());
-      acted.put(p, why);
-    }
-    lostAtNanos = System.nanoTime();
-    lastTragic = tragic;
-    log.error("the index writer is lost ({}): no more writes; giving the epoch up", why.reason(), tragic);
-    metrics.get().writerLost(why.reason());
-    fence(p, why.reason() + ": " + why.message());
-    IndexElection e = roles.election();
-    if (e != null) {
-      e.giveUp(why);
-    }
-    return why;
-  }
-
   /**
-   * Queued: a primary whose writer is lost stops acknowledging writes (fenced until the election's
-   * step-down it asked for arrives); nothing changes when {@code p} is no longer this node's primary.
+   * Why {@code p}'s writer is lost: as recorded when it was acted on, else classified now, and the
+   * state machine told (it acts once per primary, whoever asks).
    */
-  private void fence(Primary p, String why) {
+  private StepDown lost(Primary p, Throwable tragic) {
+    IndexSnapshot s = roles.snapshot();
+    if (s.actedOn(p)) {
+      return s.loss().why();
+    }
+    StepDown why = new StepDown(classify(tragic), String.valueOf(tragic), System.currentTimeMillis());
     IndexStateMachine machine = roles.machine();
-    machine.submit("fence a lost writer", () -> {
-      IndexSnapshot s = machine.snapshot();
-      if (s.primary() == p && (s.state() == IndexState.LEADING || s.state() == IndexState.HANDING_OFF)) {
-        machine.moveTo(IndexState.FENCED, "index writer lost: " + why);
+    machine.submit("act on a lost writer", () -> {
+      IndexSnapshot now = machine.snapshot();
+      if (now.actedOn(p) || now.primary() != p) {
+        // Acted on already, or this primary is no longer the index's: its switch closed it.
+        return null;
+      }
+      IndexState next = now.state() == IndexState.LEADING || now.state() == IndexState.HANDING_OFF ? IndexState.FENCED
+          : now.state();
+      machine.transition(x -> x.gaveUp(IndexSnapshot.WriterLoss.of(p, why, tragic), next),
+          "index writer lost: " + why.reason() + ": " + why.message());
+      log.error("the index writer is lost ({}): no more writes; giving the epoch up", why.reason(), tragic);
+      metrics.get().writerLost(why.reason());
+      IndexElection e = roles.election();
+      if (e != null) {
+        e.giveUp(why);
       }
       return null;
     });
+    return why;
   }
 
   /** The kind of failure, from the exception chain and, for I/O, how much space is left. */
@@ -158,16 +148,28 @@ final class LostWriterWatch {
   }
 
   private void maybeRestoreCandidacy(IndexSnapshot s) {
-    IndexElection e = roles.election();
-    if (e == null || e.isCandidate() || s.state() != IndexState.REPLICATING || floor.isBelow()) {
+    if (s.candidacy() == Candidacy.CANDIDATE || s.state() != IndexState.REPLICATING || floor.isBelow()) {
       return;
     }
     Replica r = s.replica();
     boolean copied = s.followed() != null && r != null && r.stats().lastCopyCompletedMillis() > 0;
-    boolean waited = System.nanoTime() - lostAtNanos > HOLD_OFF_MILLIS * 1_000_000;
-    if (copied || waited) {
-      log.info("a candidate again ({})", copied ? "copied the new primary's point" : "no other node took over");
-      e.restoreCandidacy();
+    boolean waited = s.loss() == null || System.nanoTime() - s.loss().atNanos() > HOLD_OFF_MILLIS * 1_000_000;
+    if (!copied && !waited) {
+      return;
     }
+    String why = copied ? "copied the new primary's point" : "no other node took over";
+    IndexStateMachine machine = roles.machine();
+    machine.submit("a candidate again", () -> {
+      IndexSnapshot now = machine.snapshot();
+      if (now.candidacy() == Candidacy.CANDIDATE || now.state() != IndexState.REPLICATING) {
+        return null;
+      }
+      machine.transition(IndexSnapshot::candidateAgain, why);
+      IndexElection e = roles.election();
+      if (e != null) {
+        e.standingChanged();
+      }
+      return null;
+    });
   }
 }

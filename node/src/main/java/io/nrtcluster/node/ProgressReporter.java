@@ -7,6 +7,7 @@ import io.nrtcluster.election.MemberInfo;
 import io.nrtcluster.election.MemberIntegrity;
 import io.nrtcluster.election.NotWritableReason;
 import io.nrtcluster.election.Role;
+import io.nrtcluster.election.Standing;
 import io.nrtcluster.primary.Primary;
 import io.nrtcluster.replica.Replica;
 import java.io.IOException;
@@ -125,10 +126,9 @@ final class ProgressReporter {
       // A status is a best-effort picture; ClusterNode.replayPosition() reports the failure itself.
       position = null;
     }
-    IndexElection e = roles.election();
+    Standing standing = roles.snapshot().standing();
     return new NodeStatus(host.nodeId(), index, host.address().toString(), m.role(), m.primaryGen(),
         m.searchingVersion(), m.commitVersion(), roles.primaryAddress(), m.copying(), m.lastCopyMillis(), position,
-        m.integrity(), e == null || e.isCandidate(), e == null ? null : e.lastStepDown(), floor.isBelow(), m.writable(),
-        m.notWritable());
+        m.integrity(), standing.candidate(), standing.lastStepDown(), floor.isBelow(), m.writable(), m.notWritable());
   }
 }
