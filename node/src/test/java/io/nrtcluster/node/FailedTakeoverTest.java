@@ -3,6 +3,7 @@ package io.nrtcluster.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.nrtcluster.election.InSyncRecord;
 import io.nrtcluster.election.ZkLayout;
 import io.nrtcluster.election.ZooKeeperAuth;
 import java.nio.file.Path;
@@ -44,6 +45,12 @@ class FailedTakeoverTest {
       assertThat(owner.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
       c.addDocs(c.node(0), 60);
       c.awaitAllAt(c.node(0).refresh());
+      // Electable only once in the in-sync set: searching the version is not enough, the primary
+      // records the join a moment later, and a kill before it leaves nobody to elect.
+      await("seed " + seed + ": node 2 in the in-sync set").atMost(ClusterHarness.TIMEOUT).until(() -> {
+        InSyncRecord r = c.node(0).inSyncSet();
+        return r != null && r.members().containsKey(2);
+      });
 
       // The published version becomes read-only: whoever wins the next epoch cannot publish.
       List<ACL> writable = owner.getACL().forPath(layout.maxVersion());
