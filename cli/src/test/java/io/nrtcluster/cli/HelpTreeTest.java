@@ -18,8 +18,7 @@ import picocli.CommandLine;
 class HelpTreeTest {
   @Test
   void everyCommandAnswersHelpWithItsUsage() {
-    List<List<String>> paths = new ArrayList<>();
-    walk(Main.commandLine(), new ArrayList<>(), paths);
+    List<List<String>> paths = paths();
     assertThat(paths).as("the tree").hasSizeGreaterThan(10);
     List<String> failures = new ArrayList<>();
     for (List<String> path : paths) {
@@ -42,14 +41,9 @@ class HelpTreeTest {
    */
   @Test
   void everyDescriptionParagraphIsWholeSentences() {
-    List<List<String>> paths = new ArrayList<>();
-    walk(Main.commandLine(), new ArrayList<>(), paths);
     List<String> broken = new ArrayList<>();
-    for (List<String> path : paths) {
-      CommandLine cmd = Main.commandLine();
-      for (String name : path) {
-        cmd = cmd.getSubcommands().get(name);
-      }
+    for (List<String> path : paths()) {
+      CommandLine cmd = command(path);
       for (String paragraph : cmd.getCommandSpec().usageMessage().description()) {
         if (!paragraph.strip().endsWith(".")) {
           broken.add("nrt " + String.join(" ", path) + ": \"" + paragraph + "\"");
@@ -65,14 +59,9 @@ class HelpTreeTest {
    */
   @Test
   void everyDescriptionIsAFormatPicocliCanFormat() {
-    List<List<String>> paths = new ArrayList<>();
-    walk(Main.commandLine(), new ArrayList<>(), paths);
     List<String> bad = new ArrayList<>();
-    for (List<String> path : paths) {
-      CommandLine cmd = Main.commandLine();
-      for (String name : path) {
-        cmd = cmd.getSubcommands().get(name);
-      }
+    for (List<String> path : paths()) {
+      CommandLine cmd = command(path);
       List<String> texts = new ArrayList<>(List.of(cmd.getCommandSpec().usageMessage().description()));
       cmd.getCommandSpec().options().forEach(o -> texts.addAll(List.of(o.description())));
       cmd.getCommandSpec().positionalParameters().forEach(p -> texts.addAll(List.of(p.description())));
@@ -85,6 +74,22 @@ class HelpTreeTest {
       }
     }
     assertThat(bad).as("descriptions picocli cannot format").isEmpty();
+  }
+
+  /** Every command's path of subcommand names, the root's empty. */
+  private static List<List<String>> paths() {
+    List<List<String>> paths = new ArrayList<>();
+    walk(Main.commandLine(), new ArrayList<>(), paths);
+    return paths;
+  }
+
+  /** A fresh command tree's command at {@code path}. */
+  private static CommandLine command(List<String> path) {
+    CommandLine cmd = Main.commandLine();
+    for (String name : path) {
+      cmd = cmd.getSubcommands().get(name);
+    }
+    return cmd;
   }
 
   private static void walk(CommandLine cmd, List<String> path, List<List<String>> out) {
