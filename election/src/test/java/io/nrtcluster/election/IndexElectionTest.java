@@ -135,6 +135,30 @@ class IndexElectionTest {
     assertThat(metadataOf(n1, 2)).isEmpty();
   }
 
+  /**
+   * The role in the member record is the one the record's owner reports (the node's index state
+   * machine, which the rebalancer, the others' elections and {@code nrt status} read through the
+   * record), not the election's own view of its epoch: a node that holds the epoch in ZooKeeper but
+   * whose index is fenced (its writer lost, its primary not yet open) must not advertise PRIMARY.
+   */
+  @Test
+  void theMemberRecordCarriesTheRoleItsOwnerReportsNotTheElectionsViewOfItsEpoch() throws Exception {
+    Events events = new Events();
+    IndexElection n1 = join(client(), 1, 0, 5, events);
+    await().atMost(Duration.ofSeconds(20)).until(() -> events.gen == 1);
+    IndexElection n2 = join(client(), 2, 0, 0, new Events());
+
+    n1.update(new MemberInfo(1, "127.0.0.1:9001", Role.FENCED, 1, 5, 5, false, 0));
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(roleOf(n2, 1)).isEqualTo(Role.FENCED));
+    n1.update(new MemberInfo(1, "127.0.0.1:9001", Role.PRIMARY, 1, 6, 6, false, 0));
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(roleOf(n2, 1)).isEqualTo(Role.PRIMARY));
+    assertThat(roleOf(n1, 2)).as("the initial record's role, as its owner gave it").isEqualTo(Role.JOINING);
+  }
+
+  private static Role roleOf(IndexElection viewer, int nodeId) throws Exception {
+    return viewer.members().stream().filter(m -> m.nodeId() == nodeId).findFirst().orElseThrow().role();
+  }
+
   private static Map<String, String> metadataOf(IndexElection viewer, int nodeId) throws Exception {
     return viewer.members().stream().filter(m -> m.nodeId() == nodeId).findFirst().orElseThrow().metadata();
   }
