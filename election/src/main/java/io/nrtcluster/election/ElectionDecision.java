@@ -92,7 +92,7 @@ final class ElectionDecision {
    * Stage one: what the primary znode says.
    *
    * @param self this node's id
-   * @param role this node's role now
+   * @param hold what this node's session holds of the epochs now
    * @param current the primary znode's content, or null when there is none
    * @param ownedByThisSession whether the znode's ephemeral owner is this node's current session
    *     (only looked at when {@code current} has this node's id)
@@ -101,8 +101,8 @@ final class ElectionDecision {
    *     {@link Action#FOLLOW} or {@link Action#ELECT}, with {@code stepDown} set when this node
    *     leads (or is fenced) and the znode is gone or another node's
    */
-  static Decision onPrimaryZnode(int self, Role role, PrimaryInfo current, boolean ownedByThisSession, PrimaryInfo followed) {
-    boolean leading = role == Role.PRIMARY || role == Role.FENCED;
+  static Decision onPrimaryZnode(int self, EpochHold hold, PrimaryInfo current, boolean ownedByThisSession, PrimaryInfo followed) {
+    boolean leading = hold.claimed();
     if (current == null) {
       return new Decision(Action.ELECT, leading, 0, false);
     }
@@ -110,7 +110,7 @@ final class ElectionDecision {
       if (!ownedByThisSession) {
         return Decision.of(Action.REMOVE_STALE_OWN_ZNODE);
       }
-      return Decision.of(role == Role.FENCED ? Action.UNFENCE : Action.NOTHING);
+      return Decision.of(hold == EpochHold.SUSPENDED ? Action.UNFENCE : Action.NOTHING);
     }
     return new Decision(current.equals(followed) ? Action.NOTHING : Action.FOLLOW, leading, 0, false);
   }

@@ -17,9 +17,11 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * The election decision of one index on one node, and the role it gives this node: follow the
- * primary znode's owner, claim the next epoch when none exists, fence on connection trouble, step
- * down when the epoch is lost, resign or hand off on request.
+ * The election decision of one index on one node, and what it makes this node's session hold
+ * ({@link EpochHold}): follow the primary znode's owner, claim the next epoch when none exists, fence
+ * on connection trouble, step down when the epoch is lost, resign or hand off on request. It tells
+ * its {@link ElectionListener} (the index's state machine) of each change; it keeps no role of the
+ * node's.
  *
  * <p>Guarantees: every election step, resignation and hand-off runs on one serial executor ({@code
  * nrt-elect-<node>-<index>}: one at a time, in order, on a thread of the host's election pool or
@@ -53,8 +55,9 @@ final class Elector {
   private final ScheduledExecutorService executor;
   private final Suspicions suspicions;
   private final InSyncStore inSyncStore;
-  private final Object roleLock = new Object();
-  private volatile Role role = Role.JOINING;
+  /** Orders the changes of {@link #hold}: the connection thread fences while the election thread decides. */
+  private final Object holdLock = new Object();
+  private volatile EpochHold hold = EpochHold.NONE;
   private volatile PrimaryInfo followed;
   private volatile long myEpoch = -1;
   private long noPrimarySince = -1;
@@ -127,8 +130,9 @@ final class Elector {
     }
   }
 
-  Role role() {
-    return role;
+  /** What this node's session holds of the index's epochs, as this election last decided. */
+  EpochHold hold() {
+    return hold;
   }
 
   /** The primary this node follows, or null (also while it is the primary itself). */
@@ -152,17 +156,20 @@ final class Elector {
 
   /**
    * Leaves the election: marks it closed (first, so the resignation's own znode event does not start
-   * an election step), resigns when {@code resign} and this node is the primary, and sets the role to
-   * {@link Role#CLOSED}.
+   * an election step), resigns when {@code resign} and this node holds the epoch, and moves to {@link
+   * EpochHold#LEFT}; leaving again does nothing more.
    */
   void leave(boolean resign) {
-    boolean wasPrimary = role == Role.PRIMARY;
+    boolean wasPrimary = hold == EpochHold.HELD;
     closed = true;
     if (resign && wasPrimary) {
       resign();
     }
-    synchronized (roleLock) {
-      role = Role.CLOSED;
+    synchronized (holdLock) {
+      // Leaving twice (a host halt abandons, then the node's own halt again) is the same leave.
+      if (hold != EpochHold.LEFT) {
+        hold = hold.moveTo(EpochHold.LEFT);
+      }
     }
   }
 
@@ -205,7 +212,7 @@ final class Elector {
     executor.execute(() -> {
       try {
         resignNow();
-        if (role == Role.PRIMARY || role == Role.FENCED) {
+        if (hold.claimed()) {
           stepDown(why);
         }
       } catch (Exception e) {
@@ -221,7 +228,7 @@ final class Elector {
       executor.submit(() -> {
         designate(successor);
         resignNow();
-        if (role == Role.PRIMARY || role == Role.FENCED) {
+        if (hold.claimed()) {
           stepDown("handed off to node " + successor);
         }
         scheduleEvaluate(0);
@@ -244,9 +251,9 @@ final class Elector {
   void onConnectionState(CuratorFramework c, ConnectionState state) {
     switch (state) {
       case SUSPENDED, LOST -> {
-        synchronized (roleLock) {
-          if (role == Role.PRIMARY) {
-            role = role.moveTo(Role.FENCED);
+        synchronized (holdLock) {
+          if (hold == EpochHold.HELD) {
+            hold = hold.moveTo(EpochHold.SUSPENDED);
             log.warn("ZooKeeper connection {}: fenced, no more writes until the epoch is confirmed", state);
             listener.fenced();
           }
@@ -310,7 +317,7 @@ final class Elector {
       noPrimarySince = -1;
     }
     boolean ours = current != null && current.nodeId() == config.nodeId() && stat.getEphemeralOwner() == sessionId();
-    ElectionDecision.Decision d = ElectionDecision.onPrimaryZnode(config.nodeId(), role, current, ours, followed);
+    ElectionDecision.Decision d = ElectionDecision.onPrimaryZnode(config.nodeId(), hold, current, ours, followed);
     if (d.stepDown()) {
       if (current != null) {
         // Another node holds the epoch: the replicas' suspicion deposed us while this session lived,
@@ -323,8 +330,8 @@ final class Elector {
     switch (d.action()) {
       case NOTHING -> { }
       case UNFENCE -> {
-        synchronized (roleLock) {
-          role = role.moveTo(Role.PRIMARY);
+        synchronized (holdLock) {
+          hold = hold.moveTo(EpochHold.HELD);
         }
         log.info("ZooKeeper contact back and epoch {} still ours: writes resume", myEpoch);
         listener.unfenced();
@@ -341,8 +348,8 @@ final class Elector {
       }
       case FOLLOW -> {
         followed = current;
-        synchronized (roleLock) {
-          role = role.moveTo(Role.REPLICA);
+        synchronized (holdLock) {
+          hold = hold.moveTo(EpochHold.NONE);
         }
         log.info("following primary {} at {} (epoch {})", current.nodeId(), current.address(), current.primaryGen());
         try {
@@ -438,8 +445,8 @@ final class Elector {
     long forceVersion = won.forceVersion();
     myEpoch = gen;
     followed = null;
-    synchronized (roleLock) {
-      role = role.moveTo(Role.PRIMARY);
+    synchronized (holdLock) {
+      hold = hold.moveTo(EpochHold.HELD);
     }
     log.info("won epoch {}; becoming primary above version {}", gen, forceVersion - 1);
     try {
@@ -447,8 +454,8 @@ final class Elector {
     } catch (Exception e) {
       log.error("could not become primary; giving epoch {} up", gen, e);
       resignNow();
-      synchronized (roleLock) {
-        role = role.moveTo(Role.REPLICA);
+      synchronized (holdLock) {
+        hold = hold.moveTo(EpochHold.NONE);
       }
       myEpoch = -1;
       scheduleEvaluate(config.retryInterval().toMillis());
@@ -457,8 +464,8 @@ final class Elector {
 
   private void stepDown(String why) throws Exception {
     log.warn("stepping down as primary: {}", why);
-    synchronized (roleLock) {
-      role = role.moveTo(Role.REPLICA);
+    synchronized (holdLock) {
+      hold = hold.moveTo(EpochHold.NONE);
     }
     myEpoch = -1;
     listener.stepDown();

@@ -157,13 +157,18 @@ public final class IndexElection implements Closeable {
     elector.scheduleEvaluate(0);
   }
 
-  public Role role() {
-    return elector.role();
+  /**
+   * What this node's session holds of the index's epochs, as the election last decided: the
+   * election's own fact, which the owner reads to decide its index's state (leading or fenced). It is
+   * not the node's role: the member record carries the role its owner reports ({@link #update}).
+   */
+  public EpochHold hold() {
+    return elector.hold();
   }
 
-  /** The primary this node follows, or (when primary) itself; empty when none is known. */
+  /** The primary this node follows, or (when it holds the epoch) itself; empty when none is known. */
   public Optional<PrimaryInfo> primary() {
-    if (elector.role() == Role.PRIMARY) {
+    if (elector.hold() == EpochHold.HELD) {
       return Optional.of(new PrimaryInfo(config.nodeId(), config.address(), elector.epoch()));
     }
     return Optional.ofNullable(elector.followed());
@@ -175,8 +180,9 @@ public final class IndexElection implements Closeable {
   }
 
   /**
-   * Publishes this node's latest progress in its member znode (role, standing and application
-   * metadata are filled in here). Does not wait for ZooKeeper.
+   * Publishes this node's latest progress in its member znode, with the role {@code info} gives (its
+   * owner's: the index's state, never this election's {@link #hold}); the standing and application
+   * metadata are filled in here. Does not wait for ZooKeeper.
    */
   public void update(MemberInfo info) {
     synchronized (memberLock) {
@@ -219,10 +225,10 @@ public final class IndexElection implements Closeable {
     }
   }
 
-  /** {@code info} with this election's role, the metadata and the standing as its owner says now. */
+  /** {@code info} with the metadata and the standing as its owner says now; its role stays the owner's. */
   private MemberInfo withOwnFacts(MemberInfo info) {
     Standing now = standing.get();
-    return info.withRole(elector.role()).withMetadata(metadata).withStanding(now.candidate(), now.lastStepDown());
+    return info.withMetadata(metadata).withStanding(now.candidate(), now.lastStepDown());
   }
 
   /**
@@ -269,7 +275,7 @@ public final class IndexElection implements Closeable {
    * (the node may still lead; a later attempt may succeed).
    */
   public void publishVersion(long version) throws NrtClusterException {
-    if (elector.role() != Role.PRIMARY) {
+    if (elector.hold() != EpochHold.HELD) {
       throw notPrimary("publishing version " + version);
     }
     long epoch = elector.epoch();
@@ -303,7 +309,7 @@ public final class IndexElection implements Closeable {
    */
   public InSyncRecord.Stored replaceInSync(InSyncRecord next, int expected) throws NrtClusterException {
     long epoch = elector.epoch();
-    if (elector.role() != Role.PRIMARY || epoch != next.epoch() || next.primary() != config.nodeId()) {
+    if (elector.hold() != EpochHold.HELD || epoch != next.epoch() || next.primary() != config.nodeId()) {
       throw notPrimary("changing the in-sync set of epoch " + next.epoch());
     }
     return inSync.replace(next, expected, epoch, () -> notPrimary("changing the in-sync set: epoch " + epoch

@@ -33,7 +33,7 @@ final class MemberRegistration {
     this.config = config;
     this.layout = config.layout();
     this.log = log;
-    this.self = initial.withRole(Role.JOINING);
+    this.self = initial;
   }
 
   /**

@@ -34,45 +34,46 @@ class ElectionDecisionTest {
   // ---------------------------------------------------------------- stage one: the primary znode
 
   @ParameterizedTest
-  @EnumSource(value = Role.class, names = {"PRIMARY", "FENCED"})
-  void aLeaderWhoseZnodeIsGoneStepsDownAndElects(Role role) {
-    assertThat(ElectionDecision.onPrimaryZnode(ME, role, null, false, null))
+  @EnumSource(value = EpochHold.class, names = {"HELD", "SUSPENDED"})
+  void aLeaderWhoseZnodeIsGoneStepsDownAndElects(EpochHold hold) {
+    assertThat(ElectionDecision.onPrimaryZnode(ME, hold, null, false, null))
         .isEqualTo(new Decision(Action.ELECT, true, 0, false));
   }
 
-  @ParameterizedTest
-  @EnumSource(value = Role.class, names = {"JOINING", "REPLICA"})
-  void aNonLeaderWithoutAPrimaryElectsWithoutSteppingDown(Role role) {
-    assertThat(ElectionDecision.onPrimaryZnode(ME, role, null, false, OTHER))
+  @Test
+  void aNonLeaderWithoutAPrimaryElectsWithoutSteppingDown() {
+    assertThat(ElectionDecision.onPrimaryZnode(ME, EpochHold.NONE, null, false, OTHER))
         .isEqualTo(new Decision(Action.ELECT, false, 0, false));
+    assertThat(ElectionDecision.onPrimaryZnode(ME, EpochHold.NONE, null, false, null))
+        .as("joining").isEqualTo(new Decision(Action.ELECT, false, 0, false));
   }
 
   @ParameterizedTest
-  @EnumSource(value = Role.class, names = {"PRIMARY", "FENCED"})
-  void aLeaderSeeingAnotherNodesZnodeStepsDownAndFollowsIt(Role role) {
-    assertThat(ElectionDecision.onPrimaryZnode(ME, role, OTHER, false, null))
+  @EnumSource(value = EpochHold.class, names = {"HELD", "SUSPENDED"})
+  void aLeaderSeeingAnotherNodesZnodeStepsDownAndFollowsIt(EpochHold hold) {
+    assertThat(ElectionDecision.onPrimaryZnode(ME, hold, OTHER, false, null))
         .isEqualTo(new Decision(Action.FOLLOW, true, 0, false));
   }
 
   @Test
   void aReplicaFollowsANewPrimaryAndKeepsFollowingTheSameOne() {
-    assertThat(ElectionDecision.onPrimaryZnode(ME, Role.JOINING, OTHER, false, null).action()).isEqualTo(Action.FOLLOW);
-    assertThat(ElectionDecision.onPrimaryZnode(ME, Role.REPLICA, OTHER, false, new PrimaryInfo(4, "h4:1", 8)))
+    assertThat(ElectionDecision.onPrimaryZnode(ME, EpochHold.NONE, OTHER, false, null).action()).isEqualTo(Action.FOLLOW);
+    assertThat(ElectionDecision.onPrimaryZnode(ME, EpochHold.NONE, OTHER, false, new PrimaryInfo(4, "h4:1", 8)))
         .as("a new epoch is followed").isEqualTo(new Decision(Action.FOLLOW, false, 0, false));
-    assertThat(ElectionDecision.onPrimaryZnode(ME, Role.REPLICA, OTHER, false, new PrimaryInfo(5, "h5:1", 9)))
+    assertThat(ElectionDecision.onPrimaryZnode(ME, EpochHold.NONE, OTHER, false, new PrimaryInfo(5, "h5:1", 9)))
         .as("the same primary again changes nothing").isEqualTo(new Decision(Action.NOTHING, false, 0, false));
   }
 
   @Test
   void theOwnZnodeOfThisSessionKeepsALeaderAndUnfencesAFencedOne() {
-    assertThat(ElectionDecision.onPrimaryZnode(ME, Role.PRIMARY, MINE, true, null)).isEqualTo(Decision.of(Action.NOTHING));
-    assertThat(ElectionDecision.onPrimaryZnode(ME, Role.FENCED, MINE, true, null)).isEqualTo(Decision.of(Action.UNFENCE));
+    assertThat(ElectionDecision.onPrimaryZnode(ME, EpochHold.HELD, MINE, true, null)).isEqualTo(Decision.of(Action.NOTHING));
+    assertThat(ElectionDecision.onPrimaryZnode(ME, EpochHold.SUSPENDED, MINE, true, null)).isEqualTo(Decision.of(Action.UNFENCE));
   }
 
   @ParameterizedTest
-  @EnumSource(Role.class)
-  void theOwnZnodeOfAnEarlierSessionIsRemovedNeverAdoptedOrFollowed(Role role) {
-    Decision d = ElectionDecision.onPrimaryZnode(ME, role, MINE, false, null);
+  @EnumSource(EpochHold.class)
+  void theOwnZnodeOfAnEarlierSessionIsRemovedNeverAdoptedOrFollowed(EpochHold hold) {
+    Decision d = ElectionDecision.onPrimaryZnode(ME, hold, MINE, false, null);
     assertThat(d).isEqualTo(Decision.of(Action.REMOVE_STALE_OWN_ZNODE));
   }
 

@@ -90,7 +90,7 @@ class HostDirectoryTest {
         new IndexElectionTest.Events());
     e.start();
     open.add(e);
-    await().atMost(WAIT).until(() -> e.role() == Role.PRIMARY);
+    await().atMost(WAIT).until(() -> e.hold() == EpochHold.HELD);
     assertThat(ClusterView.indexes(s, CLUSTER)).contains(List.of("hosts"));
     assertThat(ClusterView.members(s, ZkLayout.of(CLUSTER, "hosts"))).extracting(MemberInfo::nodeId).containsExactly(1);
     assertThat(ClusterView.placement(s, CLUSTER).primariesOf(1)).containsExactly("hosts");

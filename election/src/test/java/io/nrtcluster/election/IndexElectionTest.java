@@ -98,13 +98,13 @@ class IndexElectionTest {
     IndexElection n1 = join(client(), 1, 0, 5, e1);
     IndexElection n2 = join(client(), 2, 0, 7, e2);
     IndexElection n3 = join(client(), 3, 0, 6, e3);
-    await().atMost(Duration.ofSeconds(20)).until(() -> n2.role() == Role.PRIMARY);
+    await().atMost(Duration.ofSeconds(20)).until(() -> n2.hold() == EpochHold.HELD);
     await().atMost(Duration.ofSeconds(20)).until(() -> e1.following != null && e3.following != null);
     assertThat(e1.following.nodeId()).isEqualTo(2);
     assertThat(e3.following.nodeId()).isEqualTo(2);
     assertThat(e2.gen).isEqualTo(1);
     assertThat(e2.forceVersion).as("above every version a member reported").isEqualTo(8);
-    assertThat(List.of(n1.role(), n3.role())).containsOnly(Role.REPLICA);
+    assertThat(List.of(n1.hold(), n3.hold())).containsOnly(EpochHold.NONE);
 
     n2.publishVersion(20);
     assertThatThrownBy(() -> n1.publishVersion(21)).isInstanceOfSatisfying(NotPrimaryException.class,
@@ -155,6 +155,18 @@ class IndexElectionTest {
     assertThat(roleOf(n1, 2)).as("the initial record's role, as its owner gave it").isEqualTo(Role.JOINING);
   }
 
+  /** A host's halt abandons every election, then each node's own halt leaves it again: one leave. */
+  @Test
+  void leavingTwiceIsOneLeave() throws Exception {
+    Events events = new Events();
+    IndexElection n1 = join(client(), 1, 0, 5, events);
+    await().atMost(Duration.ofSeconds(20)).until(() -> events.gen == 1);
+    n1.abandon();
+    n1.abandon();
+    n1.close();
+    assertThat(n1.hold()).isEqualTo(EpochHold.LEFT);
+  }
+
   private static Role roleOf(IndexElection viewer, int nodeId) throws Exception {
     return viewer.members().stream().filter(m -> m.nodeId() == nodeId).findFirst().orElseThrow().role();
   }
@@ -176,16 +188,16 @@ class IndexElectionTest {
     IndexElection n1 = join(client(), 1, 0, 5, e1);
     IndexElection n2 = join(c2, 2, 0, 7, e2);
     IndexElection n3 = join(client(), 3, 0, 6, e3);
-    await().atMost(Duration.ofSeconds(20)).until(() -> n2.role() == Role.PRIMARY);
+    await().atMost(Duration.ofSeconds(20)).until(() -> n2.hold() == EpochHold.HELD);
     n2.publishVersion(40);
     await().atMost(Duration.ofSeconds(20)).until(() -> e3.following != null);
 
     c2.close(); // abrupt: no resign; the session closes and its ephemeral znodes vanish
-    await().atMost(Duration.ofSeconds(20)).until(() -> n3.role() == Role.PRIMARY);
+    await().atMost(Duration.ofSeconds(20)).until(() -> n3.hold() == EpochHold.HELD);
     assertThat(e3.gen).isEqualTo(2);
     assertThat(e3.forceVersion).isEqualTo(41);
     await().atMost(Duration.ofSeconds(20)).until(() -> e1.following != null && e1.following.nodeId() == 3);
-    assertThat(n1.role()).isEqualTo(Role.REPLICA);
+    assertThat(n1.hold()).isEqualTo(EpochHold.NONE);
   }
 
   @Test
@@ -195,13 +207,13 @@ class IndexElectionTest {
     CuratorFramework c1 = client();
     IndexElection n1 = join(c1, 1, 0, 9, e1);
     IndexElection n2 = join(client(), 2, 0, 3, e2);
-    await().atMost(Duration.ofSeconds(20)).until(() -> n1.role() == Role.PRIMARY);
+    await().atMost(Duration.ofSeconds(20)).until(() -> n1.hold() == EpochHold.HELD);
 
     c1.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
     await().atMost(Duration.ofSeconds(20)).until(() -> e1.log.contains("fenced"));
-    await().atMost(Duration.ofSeconds(20)).until(() -> n2.role() == Role.PRIMARY || n1.role() == Role.PRIMARY && n1.epoch() > 1);
+    await().atMost(Duration.ofSeconds(20)).until(() -> n2.hold() == EpochHold.HELD || n1.hold() == EpochHold.HELD && n1.epoch() > 1);
     await().atMost(Duration.ofSeconds(20)).until(() -> e1.log.contains("stepDown"));
-    if (n2.role() == Role.PRIMARY) {
+    if (n2.hold() == EpochHold.HELD) {
       assertThatThrownBy(() -> n1.publishVersion(100)).isInstanceOf(NotPrimaryException.class);
     }
   }
@@ -228,7 +240,7 @@ class IndexElectionTest {
     IndexElection n1 = join(c1, 1, 0, 9, e1);
     IndexElection n2 = join(client(), 2, 0, 7, e2);
     IndexElection n3 = join(c3, 3, 0, 5, e3);
-    await().atMost(Duration.ofSeconds(20)).until(() -> n1.role() == Role.PRIMARY);
+    await().atMost(Duration.ofSeconds(20)).until(() -> n1.hold() == EpochHold.HELD);
     await().atMost(Duration.ofSeconds(20)).until(() -> e2.following != null && e3.following != null);
     n1.publishVersion(30);
     PrimaryInfo old = e2.following;
@@ -238,14 +250,14 @@ class IndexElectionTest {
     await().atMost(Duration.ofSeconds(20)).until(() -> Suspicions.read(c3, layout).equals(Map.of(3, 1L)));
     assertThat(n3.suspectedEpoch()).isEqualTo(1);
     await("one suspicion of two voters deposes nobody").during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
-        .until(() -> n1.role() == Role.PRIMARY && n2.role() == Role.REPLICA);
+        .until(() -> n1.hold() == EpochHold.HELD && n2.hold() == EpochHold.NONE);
 
     n2.suspect(old, "test");
-    await().atMost(Duration.ofSeconds(20)).until(() -> n2.role() == Role.PRIMARY);
+    await().atMost(Duration.ofSeconds(20)).until(() -> n2.hold() == EpochHold.HELD);
     assertThat(e2.gen).as("the next epoch").isEqualTo(2);
     assertThat(e2.forceVersion).as("above every published version").isEqualTo(31);
     await().atMost(Duration.ofSeconds(20)).until(() -> e1.log.contains("stepDown"));
-    assertThat(n1.role()).isEqualTo(Role.REPLICA);
+    assertThat(n1.hold()).isEqualTo(EpochHold.NONE);
     assertThat(e1.log).as("the deposed primary was never fenced: its session lived").doesNotContain("fenced");
     assertThatThrownBy(() -> n1.publishVersion(32)).isInstanceOf(NotPrimaryException.class);
     assertThat(c1.getZookeeperClient().isConnected()).isTrue();
@@ -275,10 +287,10 @@ class IndexElectionTest {
         new MemberInfo(2, "127.0.0.1:9002", Role.JOINING, 0, 5, 5, false, 0), e2);
     n2.start();
     elections.add(n2);
-    await().atMost(Duration.ofSeconds(20)).until(() -> n1.role() == Role.PRIMARY && e2.following != null);
+    await().atMost(Duration.ofSeconds(20)).until(() -> n1.hold() == EpochHold.HELD && e2.following != null);
     n2.suspect(e2.following, "test");
     await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
-        .until(() -> n1.role() == Role.PRIMARY && Suspicions.read(c2, ZkLayout.of("c1", "docs")).isEmpty());
+        .until(() -> n1.hold() == EpochHold.HELD && Suspicions.read(c2, ZkLayout.of("c1", "docs")).isEmpty());
   }
 
   @Test
@@ -337,10 +349,10 @@ class IndexElectionTest {
     n2.usePlacement(placement);
     n2.start();
     elections.add(n2);
-    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).until(() -> n2.role() != Role.PRIMARY);
+    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).until(() -> n2.hold() != EpochHold.HELD);
 
     placement.set(Placement.of(List.of(HostRecord.of(1, java.util.Set.of("x", "y", "z")), HostRecord.of(2, java.util.Set.of()))));
-    await().atMost(Duration.ofSeconds(10)).until(() -> n2.role() == Role.PRIMARY);
+    await().atMost(Duration.ofSeconds(10)).until(() -> n2.hold() == EpochHold.HELD);
     assertThat(events.log).containsExactly("primary 1");
   }
 }

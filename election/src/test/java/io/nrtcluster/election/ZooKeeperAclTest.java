@@ -70,17 +70,17 @@ class ZooKeeperAclTest {
     IndexElection n1 = join(c1, "docs", 1, 9, new IndexElectionTest.Events());
     IndexElection n2 = join(client(AUTH), "docs", 2, 5, new IndexElectionTest.Events());
     join(client(AUTH), "docs", 3, 4, new IndexElectionTest.Events());
-    await().atMost(Duration.ofSeconds(20)).until(() -> n1.role() == Role.PRIMARY);
+    await().atMost(Duration.ofSeconds(20)).until(() -> n1.hold() == EpochHold.HELD);
     n1.publishVersion(12);
     // An abrupt loss of the primary: its session ends, the next best takes a new epoch.
     n1.abandon();
     c1.close();
-    await().atMost(Duration.ofSeconds(30)).until(() -> n2.role() == Role.PRIMARY);
+    await().atMost(Duration.ofSeconds(30)).until(() -> n2.hold() == EpochHold.HELD);
     assertThat(n2.epoch()).isEqualTo(2);
     n2.publishVersion(13);
     // A second index and an operator's designation: more znodes of more kinds.
     IndexElection logs = join(client(AUTH), "logs", 4, 0, new IndexElectionTest.Events());
-    await().atMost(Duration.ofSeconds(20)).until(() -> logs.role() == Role.PRIMARY);
+    await().atMost(Duration.ofSeconds(20)).until(() -> logs.hold() == EpochHold.HELD);
     n2.designate(3);
     return n2;
   }
@@ -156,7 +156,7 @@ class ZooKeeperAclTest {
   void aTreeCreatedWithoutCredentialsIsRefusedWithAuthUntilSecured() throws Exception {
     CuratorFramework open = client(null);
     IndexElection n1 = join(open, "docs", 1, 0, new IndexElectionTest.Events());
-    await().atMost(Duration.ofSeconds(20)).until(() -> n1.role() == Role.PRIMARY);
+    await().atMost(Duration.ofSeconds(20)).until(() -> n1.hold() == EpochHold.HELD);
     n1.publishVersion(3);
     n1.close();
     open.close();
@@ -180,7 +180,7 @@ class ZooKeeperAclTest {
     // The secured cluster carries on with credentials, above the version published before.
     IndexElectionTest.Events events = new IndexElectionTest.Events();
     IndexElection n2 = join(secured, "docs", 2, 0, events);
-    await().atMost(Duration.ofSeconds(20)).until(() -> n2.role() == Role.PRIMARY);
+    await().atMost(Duration.ofSeconds(20)).until(() -> n2.hold() == EpochHold.HELD);
     assertThat(events.gen).isEqualTo(2);
     assertThat(events.forceVersion).isEqualTo(4);
   }

@@ -15,7 +15,6 @@ import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.MemberMetadata;
 import io.nrtcluster.election.Placement;
 import io.nrtcluster.election.PlacementSource;
-import io.nrtcluster.election.Role;
 import io.nrtcluster.election.ZkLayout;
 import io.nrtcluster.election.ZooKeeperAccess;
 import io.nrtcluster.election.ZooKeeperSession;
@@ -288,7 +287,7 @@ public final class NrtHost implements Closeable {
       Set<String> led = new TreeSet<>();
       for (ClusterNode n : indexes.values()) {
         IndexElection e = n.election();
-        if (e != null && (e.role() == Role.PRIMARY || e.role() == Role.FENCED)) {
+        if (e != null && e.hold().claimed()) {
           led.add(n.index());
         }
       }

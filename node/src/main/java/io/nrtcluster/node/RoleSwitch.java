@@ -4,6 +4,7 @@ import io.nrtcluster.common.ExecutorSource;
 import io.nrtcluster.common.NodeClosedException;
 import io.nrtcluster.common.NodeLog;
 import io.nrtcluster.election.ElectionListener;
+import io.nrtcluster.election.EpochHold;
 import io.nrtcluster.election.IndexElection;
 import io.nrtcluster.election.PrimaryInfo;
 import io.nrtcluster.election.Role;
@@ -115,7 +116,7 @@ final class RoleSwitch implements ElectionListener {
         e.publishVersion(p.version());
         Primary opened = p;
         // A fence that arrived while promoting left the state alone: decide here, after the election did.
-        IndexState end = e.role() == Role.PRIMARY ? IndexState.LEADING : IndexState.FENCED;
+        IndexState end = e.hold() == EpochHold.HELD ? IndexState.LEADING : IndexState.FENCED;
         IndexSnapshot.Bridge bridge = machine.snapshot().bridge();
         machine.transition(s -> s.leading(end, opened), "epoch " + primaryGen + " published");
         release(bridge);
@@ -187,7 +188,7 @@ final class RoleSwitch implements ElectionListener {
     machine.submit("unfence", () -> {
       IndexElection e = election;
       IndexSnapshot s = machine.snapshot();
-      if (s.state() == IndexState.FENCED && e != null && e.role() == Role.PRIMARY && !writerLost(s.primary())) {
+      if (s.state() == IndexState.FENCED && e != null && e.hold() == EpochHold.HELD && !writerLost(s.primary())) {
         machine.moveTo(IndexState.LEADING, "epoch confirmed after reconnect");
       }
       return null;
@@ -270,7 +271,7 @@ final class RoleSwitch implements ElectionListener {
     machine.call("hand-off abort", () -> {
       if (machine.state() == IndexState.HANDING_OFF) {
         IndexElection e = election;
-        machine.moveTo(e != null && e.role() == Role.PRIMARY ? IndexState.LEADING : IndexState.FENCED, "hand-off failed: " + why);
+        machine.moveTo(e != null && e.hold() == EpochHold.HELD ? IndexState.LEADING : IndexState.FENCED, "hand-off failed: " + why);
       }
       return null;
     });

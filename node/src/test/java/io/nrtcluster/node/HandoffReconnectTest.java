@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.nrtcluster.common.NotPrimaryException;
-import io.nrtcluster.election.Role;
+import io.nrtcluster.election.EpochHold;
 import io.nrtcluster.transport.FaultInjection;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -89,7 +89,7 @@ class HandoffReconnectTest {
 
       c.restartZooKeeper();
       await("reconnected and the epoch confirmed").atMost(Duration.ofSeconds(30))
-          .until(() -> old.election().role() == Role.PRIMARY);
+          .until(() -> old.election().hold() == EpochHold.HELD);
       long after = attempts.get();
       await("writes tried after the reconnect").atMost(Duration.ofSeconds(20)).until(() -> attempts.get() > after + 1000);
       assertThat(old.state()).as("seed %d: a reconnect does not end a hand-off", seed).isEqualTo(IndexState.HANDING_OFF);
