@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -248,6 +249,36 @@ class IndexStateMachineTest {
     assertThat(promoting.generation()).isEqualTo(6);
     assertThat(promoting.primary()).isNull();
     assertThat(promoting.replica()).isNull();
+  }
+
+  /**
+   * The role is derived from the index state alone (the member record, the status and the metrics
+   * show it): every allowed move of the state, with and without a followed primary where the state
+   * has one, shows as no change of role or as a move {@link Role#next()} lists.
+   */
+  @Test
+  void everyMoveOfTheIndexStateIsARoleMoveTheRoleTableLists() {
+    PrimaryInfo followed = new PrimaryInfo(2, "127.0.0.1:9", 5);
+    for (IndexState from : IndexState.values()) {
+      for (IndexState to : IndexState.TABLE.next(from)) {
+        for (Role a : rolesOf(from, followed)) {
+          for (Role b : rolesOf(to, followed)) {
+            if (a != b) {
+              assertThat(a.next()).as("%s (%s) -> %s (%s)", from, a, to, b).contains(b);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** The roles a snapshot in {@code state} shows: with and without a followed primary. */
+  private static Set<Role> rolesOf(IndexState state, PrimaryInfo followed) {
+    Set<Role> roles = EnumSet.noneOf(Role.class);
+    for (PrimaryInfo f : Arrays.asList(followed, null)) {
+      roles.add(new IndexSnapshot(state, null, null, f, 5, null, Candidacy.CANDIDATE, null).role());
+    }
+    return roles;
   }
 
   @Test
