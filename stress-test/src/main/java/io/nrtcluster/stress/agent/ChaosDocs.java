@@ -88,12 +88,21 @@ public final class ChaosDocs {
    * digests at equal versions mean equal contents (up to a 64-bit collision).
    */
   public static Fingerprint fingerprint(IndexSearcher searcher) throws IOException {
-    long[] digestAndCount = new long[2];
-    forEachLive(searcher, (id, rev) -> {
-      digestAndCount[0] += mix(StringHelper.murmurhash3_x86_32(id, 0x5eed) * 0x9E3779B97F4A7C15L + rev);
-      digestAndCount[1]++;
-    });
-    return new Fingerprint(version(searcher), (int) digestAndCount[1], digestAndCount[0]);
+    Digest digest = new Digest();
+    forEachLive(searcher, digest);
+    return new Fingerprint(version(searcher), digest.count, digest.sum);
+  }
+
+  /** The running sum of the mixed pairs and their count, one pass over the live documents. */
+  private static final class Digest implements LiveDocVisitor {
+    private long sum;
+    private int count;
+
+    @Override
+    public void visit(BytesRef id, long rev) {
+      sum += mix(StringHelper.murmurhash3_x86_32(id, 0x5eed) * 0x9E3779B97F4A7C15L + rev);
+      count++;
+    }
   }
 
   /** Every live document's id and revision ({@code ?} for a document without an id). */
