@@ -30,6 +30,17 @@ final class ZkEnsemble implements ZooKeeperServers {
     cluster.start();
   }
 
+  /** Every port the servers listen on (client, quorum and election port of each). */
+  List<Integer> ports() {
+    List<Integer> out = new ArrayList<>();
+    for (InstanceSpec s : servers) {
+      out.add(s.getPort());
+      out.add(s.getQuorumPort());
+      out.add(s.getElectionPort());
+    }
+    return out;
+  }
+
   @Override
   public String connectString() {
     return cluster.getConnectString();
