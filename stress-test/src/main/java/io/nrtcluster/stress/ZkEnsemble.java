@@ -1,5 +1,6 @@
 package io.nrtcluster.stress;
 
+import io.nrtcluster.common.QuietPorts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

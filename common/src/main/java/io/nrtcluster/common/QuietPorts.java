@@ -1,4 +1,4 @@
-package io.nrtcluster.stress;
+package io.nrtcluster.common;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -13,14 +13,16 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Free TCP ports below the kernel's ephemeral range, for servers that choose a port, close it and
- * bind it later (and again after a restart). A port from the ephemeral range can be handed to any
- * outgoing connection meanwhile; one below it is never handed out, only bound on purpose.
+ * bind it later (and again after a restart): test and harness ZooKeeper ensembles, whose quorum peers
+ * end their JVM when they cannot bind. A port from the ephemeral range can be handed to any outgoing
+ * connection meanwhile; one below it is never handed out, only bound on purpose.
  *
  * <p>Guarantees: each port returned was bindable on every address when it was chosen, lies in
  * [{@code max(1024, low / 2)}, {@code low}) where {@code low} is the first port of {@code
  * /proc/sys/net/ipv4/ip_local_port_range} (32768 when it cannot be read), and appears once.
  */
-final class QuietPorts {
+@Internal
+public final class QuietPorts {
   private static final Path RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
   private static final int DEFAULT_LOW = 32768;
   private static final int MAX_TRIES = 10_000;
@@ -28,7 +30,7 @@ final class QuietPorts {
   private QuietPorts() {}
 
   /** {@code count} distinct ports, each free now. */
-  static List<Integer> take(int count) throws IOException {
+  public static List<Integer> take(int count) throws IOException {
     int low = lowestEphemeral();
     int from = Math.max(1024, low / 2);
     if (low - from < count) {
@@ -49,7 +51,7 @@ final class QuietPorts {
   }
 
   /** The first port the kernel hands to outgoing connections. */
-  static int lowestEphemeral() {
+  public static int lowestEphemeral() {
     try {
       // readAllLines, not readString: procfs reports a size of 0 and readString then returns one byte.
       List<String> lines = Files.readAllLines(RANGE);
