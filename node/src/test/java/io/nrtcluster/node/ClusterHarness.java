@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.nrtcluster.election.InSyncRecord;
 import io.nrtcluster.election.ZooKeeperAuth;
 import io.nrtcluster.transport.TransportConfig;
 import java.io.IOException;
@@ -16,6 +17,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.curator.test.TestingServer;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -431,6 +434,28 @@ public final class ClusterHarness implements AutoCloseable {
 
   public void awaitAllAt(long version) {
     awaitAllAt(INDEX, version, TIMEOUT);
+  }
+
+  /**
+   * Waits until the primary of {@link #INDEX} has recorded every other live node of it in its in-sync
+   * set. Only those are electable, and the primary records a replica's join a moment after the
+   * replica searches its version, so a test that kills the primary to see a failover waits for this
+   * first: {@link #awaitAllAt} alone leaves a window in which nobody may be elected, as promised.
+   */
+  public void awaitInSync() {
+    int p = awaitPrimary();
+    ClusterNode primary = node(p);
+    Set<Integer> others = new TreeSet<>();
+    for (int i = 0; i < hosts.size(); i++) {
+      if (i != p && node(i) != null) {
+        others.add(i + 1);
+      }
+    }
+    await("the in-sync set of N" + (p + 1) + " holds " + others + " (seed " + seed + ")").atMost(TIMEOUT)
+        .pollInterval(POLL).until(() -> {
+          InSyncRecord r = primary.inSyncSet();
+          return r != null && r.members().keySet().containsAll(others);
+        });
   }
 
   /** Adds {@code n} new documents on {@code primary}. */

@@ -26,6 +26,7 @@ class ClusterHarnessTest {
       ClusterHarness.View first = c.assertSameHits(c.refresh());
       assertThat(first.counts().get(0)).as("seed %d", seed).isEqualTo(50);
 
+      c.awaitInSync();
       c.halt(0);
       assertThat(c.isUp(0)).isFalse();
       assertThat(c.node(0)).isNull();

@@ -118,6 +118,7 @@ class FailoverTest {
       }
       int other = 1 - p;
       c.awaitAllAt(v);
+      c.awaitInSync();
       assertThat(c.node(other).replayPosition()).isEqualTo("queue-offset-100");
       c.kill(p);
       int np = c.awaitPrimary();

@@ -100,6 +100,7 @@ class MetricsTest {
         assertThat(counter(registries[i], NrtMeters.FAILOVERS)).isZero();
       }
       long oldGen = primary.primaryGen();
+      c.awaitInSync();
 
       c.kill(0);
       assertThat(nrtMeterNames(registries[0])).as("a stopped index leaves the registry").isEmpty();

@@ -51,6 +51,7 @@ class PrimaryScrubTest {
       long v = c.node(0).refresh();
       c.node(0).commit();
       c.awaitAllAt(v);
+      c.awaitInSync();
 
       // The primary whose files were copied (and recorded as verified) while it was a replica.
       c.kill(0);

@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.nrtcluster.common.NotPrimaryException;
+import io.nrtcluster.common.QuietPorts;
 import io.nrtcluster.election.Role;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
+import org.apache.zookeeper.util.ServiceUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,6 +29,7 @@ class RecoveryTest {
       c.addDocs(old, 100);
       long v = old.refresh();
       c.awaitAllAt(v);
+      c.awaitInSync();
       // Committed on the old primary but never replicated: must vanish when it returns.
       c.addDocs(old, 50);
       old.commit();
@@ -114,7 +118,15 @@ class RecoveryTest {
   @Test
   void aZooKeeperServerOfAnEnsembleDyingAndReturningCausesNoFailover() throws Exception {
     long seed = FailoverTest.seed();
-    try (TestingCluster ensemble = new TestingCluster(3)) {
+    // Ports below the ephemeral range (a restarted server rebinds its own), and a peer that still
+    // cannot bind fails this test instead of ending the test JVM with System.exit(14).
+    ServiceUtils.setSystemExitProcedure(ServiceUtils.LOG_ONLY);
+    List<Integer> ports = QuietPorts.take(9);
+    List<InstanceSpec> specs = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      specs.add(new InstanceSpec(null, ports.get(3 * i), ports.get(3 * i + 1), ports.get(3 * i + 2), true, i + 1));
+    }
+    try (TestingCluster ensemble = new TestingCluster(specs)) {
       ensemble.start();
       // A session timeout long enough for the ensemble to elect a new leader when its leader dies.
       try (ClusterHarness c = new ClusterHarness(dir, seed, 3, List.of(ClusterHarness.INDEX), ensemble.getConnectString())

@@ -45,6 +45,7 @@ class SuspicionFailoverTest {
       c.addDocs(primary, 50);
       long v = primary.refresh("p1");
       c.awaitAllAt(v);
+      c.awaitInSync();
       long oldGen = primary.primaryGen();
       // An ephemeral znode of the primary's session: it exists exactly as long as that session does.
       CuratorFramework oldSession = c.host(0).zooKeeper().curator();

@@ -55,6 +55,7 @@ class ZooKeeperAuthClusterTest {
         ClusterAdmin admin = ClusterAdmin.connect(c.zk, TIMEOUT, AUTH)) {
       c.addDocs(c.node(0), 100);
       c.awaitAllAt(c.node(0).refresh());
+      c.awaitInSync();
       assertThat(admin.commit(ClusterHarness.CLUSTER, ClusterHarness.INDEX, null, TIMEOUT).values())
           .as("seed %d", seed).hasSize(3).allMatch(CommandAck::isOk);
 
