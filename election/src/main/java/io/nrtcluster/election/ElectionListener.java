@@ -19,7 +19,11 @@ public interface ElectionListener {
   /** Follow {@code primary} as a replica (also called when it changes). */
   void followPrimary(PrimaryInfo primary) throws Exception;
 
-  /** ZooKeeper contact is suspended or lost while primary: stop acknowledging writes now. */
+  /**
+   * ZooKeeper contact is suspended or lost while primary: stop acknowledging writes now. Called on
+   * Curator's connection thread under the election's own lock (so a later unfence is ordered after
+   * it): it must only record or queue the fence, never wait.
+   */
   void fenced();
 
   /** Contact came back and this node still holds its epoch: writes may resume. */

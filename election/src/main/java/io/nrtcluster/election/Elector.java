@@ -251,12 +251,18 @@ final class Elector {
   void onConnectionState(CuratorFramework c, ConnectionState state) {
     switch (state) {
       case SUSPENDED, LOST -> {
+        boolean fenced = false;
         synchronized (holdLock) {
           if (hold == EpochHold.HELD) {
             hold = hold.moveTo(EpochHold.SUSPENDED);
-            log.warn("ZooKeeper connection {}: fenced, no more writes until the epoch is confirmed", state);
+            // Queued under the lock (fenced() only submits to the index's event queue, it never
+            // waits), so a reconnect that finds the epoch ours again queues its unfence after it.
             listener.fenced();
+            fenced = true;
           }
+        }
+        if (fenced) {
+          log.warn("ZooKeeper connection {}: fenced, no more writes until the epoch is confirmed", state);
         }
       }
       case CONNECTED, RECONNECTED -> {
